@@ -1,0 +1,90 @@
+//! `ketama`: the command-line tool of the ketama library.
+//!
+//! It maps keys to servers (`find`), prints continuums (`dump`) and checks
+//! server files (`check`) with exactly the library's engine.
+
+mod args;
+mod ring_commands;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: ketama <command> [options]
+
+commands:
+  find  [RING OPTIONS] (SERVERS_FILE | --servers H:P,...) [KEY...]
+        print KEY<TAB>SERVER for each key (keys from stdin, one per line, when none given)
+  dump  [RING OPTIONS] (SERVERS_FILE | --servers H:P,...)
+        print POINT<TAB>SERVER for every point in continuum order
+  check SERVERS_FILE
+        validate a server file strictly; exit 1 with line-precise errors
+
+ring options:
+  --flavor NAME        placement flavour (default: libketama)
+  --hash NAME          key hash (default: the flavour's own)
+  --servers LIST       comma-separated server addresses instead of a file
+  --weights LIST       comma-separated weights for --servers, in list order
+  --libketama-parser   read the server file exactly like the original libketama
+                       (default: strict, rejecting lines the original misreads)
+";
+
+/// A command's failure: the message and the exit code.
+pub struct Failure {
+    message: String,
+    code: u8,
+}
+
+impl Failure {
+    /// A usage error (exit code 2).
+    pub fn usage(message: impl Into<String>) -> Self {
+        Failure { message: message.into(), code: 2 }
+    }
+
+    /// A runtime failure (exit code 1).
+    pub fn failed(message: impl Into<String>) -> Self {
+        Failure { message: message.into(), code: 1 }
+    }
+}
+
+impl From<ketama::Error> for Failure {
+    fn from(error: ketama::Error) -> Self {
+        Failure::failed(error.to_string())
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(error: std::io::Error) -> Self {
+        Failure::failed(format!("I/O error: {error}"))
+    }
+}
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let result = match argv.first().map(String::as_str) {
+        Some("find") => ring_commands::find(&argv[1..]),
+        Some("dump") => ring_commands::dump(&argv[1..]),
+        Some("check") => ring_commands::check(&argv[1..]),
+        Some("-h" | "--help" | "help") => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some("--version" | "-V") => {
+            println!("ketama {}", env!("CARGO_PKG_VERSION"));
+            Ok(())
+        }
+        Some(other) => Err(Failure::usage(format!("unknown command '{other}'"))),
+        None => Err(Failure::usage("no command given")),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) if failure.message.contains("Broken pipe") => ExitCode::SUCCESS,
+        Err(failure) => {
+            let _ = writeln!(std::io::stderr(), "ketama: {}", failure.message);
+            if failure.code == 2 {
+                let _ = write!(std::io::stderr(), "{USAGE}");
+            }
+            ExitCode::from(failure.code)
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! `find`, `dump` and `check`.
+
+use std::io::{BufRead, BufWriter, Write};
+
+use ketama::parser::{libketama, strict};
+use ketama::ring::read_server_file;
+
+use crate::Failure;
+use crate::args::RingArgs;
+
+/// `ketama find`: KEY<TAB>SERVER per key.
+pub fn find(args: &[String]) -> Result<(), Failure> {
+    let parsed = RingArgs::parse(args)?;
+    let ring = parsed.ring()?;
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut answer = |key: &[u8]| -> Result<(), Failure> {
+        let server = ring
+            .find_server(key)
+            .ok_or_else(|| Failure::failed("the ring has no points: no server can take a key"))?;
+        out.write_all(key)?;
+        out.write_all(b"\t")?;
+        out.write_all(server.address())?;
+        out.write_all(b"\n")?;
+        Ok(())
+    };
+    if parsed.rest.is_empty() {
+        for line in std::io::stdin().lock().split(b'\n') {
+            let line = line?;
+            answer(line.strip_suffix(b"\r").unwrap_or(&line))?;
+        }
+    } else {
+        for key in &parsed.rest {
+            answer(key.as_bytes())?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// `ketama dump`: POINT<TAB>SERVER for every point in continuum order.
+pub fn dump(args: &[String]) -> Result<(), Failure> {
+    let parsed = RingArgs::parse(args)?;
+    if !parsed.rest.is_empty() {
+        return Err(Failure::usage(format!("dump takes no keys (got '{}')", parsed.rest[0])));
+    }
+    let ring = parsed.ring()?;
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let continuum = ring.continuum();
+    for (&point, &owner) in continuum.points().iter().zip(continuum.owners()) {
+        write!(out, "{point}\t")?;
+        out.write_all(ring.servers()[owner as usize].address())?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// `ketama check FILE`: strict validation with line-precise errors.
+pub fn check(args: &[String]) -> Result<(), Failure> {
+    let [file] = args else {
+        return Err(Failure::usage("check takes exactly one SERVERS_FILE"));
+    };
+    let path = std::path::Path::new(file);
+    let content = read_server_file(path)?;
+    let servers = strict::parse(&content, file)?;
+    for server in &servers {
+        if server.address.len() > libketama::MAX_ADDRESS_BYTES {
+            eprintln!(
+                "ketama: warning: address '{}' is longer than 23 bytes; the original libketama rejects it",
+                String::from_utf8_lossy(&server.address)
+            );
+        }
+    }
+    let ring = ketama::Ring::new(servers, Default::default())?;
+    println!("{file}: OK, {} servers, {} points", ring.servers().len(), ring.continuum().len());
+    for server in ring.servers().iter().filter(|s| s.point_count() == 0) {
+        eprintln!(
+            "ketama: warning: server '{}' gets no points (its weight is too small) and will receive no keys",
+            String::from_utf8_lossy(server.address())
+        );
+    }
+    Ok(())
+}

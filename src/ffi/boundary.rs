@@ -1,0 +1,114 @@
+//! The panic boundary and the argument checks shared by every export.
+
+use std::ffi::{CStr, c_char};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use super::status::{ketama_status, set_last_error};
+use crate::Error;
+
+/// Runs a status-returning body: `Ok` → `KETAMA_OK`; an error → its status,
+/// with the message recorded for `ketama_error()`; a panic →
+/// `KETAMA_ERR_PANIC`. Nothing unwinds into C.
+pub fn guard_status(body: impl FnOnce() -> Result<(), Error>) -> ketama_status {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => ketama_status::KETAMA_OK,
+        Ok(Err(error)) => {
+            set_last_error(&error.to_string());
+            ketama_status::of(&error)
+        }
+        Err(payload) => {
+            record_panic(payload);
+            ketama_status::KETAMA_ERR_PANIC
+        }
+    }
+}
+
+/// Runs a body that returns a plain value; a panic yields `default`.
+pub fn guard_value<T>(default: T, body: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| {
+        record_panic(payload);
+        default
+    })
+}
+
+fn record_panic(payload: Box<dyn std::any::Any + Send>) {
+    let detail = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    set_last_error(&format!("internal error in libketama (please report): {detail}"));
+}
+
+/// Maps a C integer to a status, if it is one.
+pub fn status_from_u32(value: u32) -> Option<ketama_status> {
+    use ketama_status::*;
+    [
+        KETAMA_OK,
+        KETAMA_ERR_NULL_ARGUMENT,
+        KETAMA_ERR_INVALID_ARGUMENT,
+        KETAMA_ERR_IO,
+        KETAMA_ERR_PARSE,
+        KETAMA_ERR_NO_SERVERS,
+        KETAMA_ERR_BUFFER_TOO_SMALL,
+        KETAMA_ERR_NO_SERVER_AVAILABLE,
+        KETAMA_ERR_OUT_OF_RANGE,
+        KETAMA_ERR_PANIC,
+    ]
+    .into_iter()
+    .find(|s| *s as u32 == value)
+}
+
+/// Borrows `*ptr`, or fails naming the NULL argument.
+///
+/// # Safety
+/// `ptr` is NULL or valid for reads for `'a`.
+pub unsafe fn arg_ref<'a, T>(ptr: *const T, name: &'static str) -> Result<&'a T, Error> {
+    // SAFETY: the caller guarantees validity when non-NULL.
+    unsafe { ptr.as_ref() }.ok_or(Error::NullArgument(name))
+}
+
+/// Borrows an output slot, or fails naming the NULL argument.
+///
+/// # Safety
+/// `ptr` is NULL or valid for writes for `'a`.
+pub unsafe fn arg_out<'a, T>(ptr: *mut T, name: &'static str) -> Result<&'a mut T, Error> {
+    // SAFETY: the caller guarantees validity when non-NULL.
+    unsafe { ptr.as_mut() }.ok_or(Error::NullArgument(name))
+}
+
+/// Borrows `len` bytes at `ptr`; NULL is accepted only when `len` is 0.
+///
+/// # Safety
+/// `ptr` is NULL or valid for `len` bytes of reads for `'a`.
+pub unsafe fn arg_bytes<'a>(ptr: *const u8, len: usize, name: &'static str) -> Result<&'a [u8], Error> {
+    if ptr.is_null() {
+        return if len == 0 { Ok(&[]) } else { Err(Error::NullArgument(name)) };
+    }
+    // SAFETY: non-NULL, and the caller guarantees `len` readable bytes.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// Borrows `len` elements at `ptr`; NULL is accepted only when `len` is 0.
+///
+/// # Safety
+/// `ptr` is NULL or valid for `len` elements of reads for `'a`.
+pub unsafe fn arg_slice<'a, T>(ptr: *const T, len: usize, name: &'static str) -> Result<&'a [T], Error> {
+    if ptr.is_null() {
+        return if len == 0 { Ok(&[]) } else { Err(Error::NullArgument(name)) };
+    }
+    // SAFETY: non-NULL, and the caller guarantees `len` readable elements.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// Borrows a NUL-terminated string, or fails naming the NULL argument.
+///
+/// # Safety
+/// `ptr` is NULL or a valid NUL-terminated string for `'a`.
+pub unsafe fn arg_cstr<'a>(ptr: *const c_char, name: &'static str) -> Result<&'a CStr, Error> {
+    if ptr.is_null() {
+        return Err(Error::NullArgument(name));
+    }
+    // SAFETY: non-NULL and NUL-terminated per the caller.
+    Ok(unsafe { CStr::from_ptr(ptr) })
+}

@@ -1,0 +1,403 @@
+//! The original libketama API: same structs, same eight functions, same
+//! continuum, minus the original's hazards.
+//!
+//! Differences from the original, none of which moves a key:
+//! * No SysV shared memory or semaphores. `ketama_roll` builds a process-local
+//!   continuum and caches it per file name: a second roll of an unchanged file
+//!   (same content, size, mtime and inode) shares the cached continuum; a file
+//!   whose content changed, even with its mtime kept, is read again. A
+//!   continuum handed out is never modified; it stays valid until smoked.
+//! * No capacity limit (the original crashed past 18,723 points).
+//! * `ketama_smoke` frees only the continuum it is given; NULL, a continuum
+//!   already smoked, and the empty continuum of a failed roll are ignored.
+//! * The error text is per thread and keeps its reason:
+//!   `Invalid memory value (line 3 in servers.txt)`.
+//! * A failed roll whose file could not be found (the original's `ftok`
+//!   failure) leaves `*contptr` untouched, as the original does. Any other
+//!   failed roll stores a shared, static, empty continuum (`numpoints` 0,
+//!   `array` NULL) instead of leaking a fresh one: `ketama_get_server` on it
+//!   returns NULL (exactly what the original returned),
+//!   `ketama_print_continuum` prints `Continuum empty`, smoking it is a no-op.
+//! * `mcs.ip` is NUL-terminated for 22- and 23-byte addresses: the 23rd byte
+//!   and a NUL are stored in the struct's two padding bytes (layout unchanged).
+//! * NULL arguments never crash: `ketama_get_server` returns NULL,
+//!   `ketama_hashi(NULL)` returns 0, `ketama_md5_digest` with a NULL argument
+//!   does nothing, `ketama_print_continuum(NULL)` prints nothing,
+//!   `ketama_compare` orders NULL before any record.
+//! * `modtime` points to the file's `st_mtime` (the original stored
+//!   `mktime(gmtime(mtime))`, which equals it only when TZ is UTC).
+
+use std::collections::{HashMap, HashSet};
+use std::ffi::{CStr, OsStr, c_char, c_int, c_uchar, c_uint, c_ulong, c_void};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+use std::ptr::{self, null_mut};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::boundary::guard_value;
+use super::status::{clear_last_error, last_error_ptr, set_last_error};
+use crate::hash::md5_digest;
+use crate::parser::libketama as compat_parser;
+use crate::ring::read_server_file;
+use crate::{Error, Ring, RingConfig};
+
+/// Size of the original's SysV shared memory segment (512 KiB). Kept for
+/// source compatibility; this library uses no shared memory.
+pub const MC_SHMSIZE: u32 = 524288;
+
+/// A point of the continuum as the original exposes it: the point value and
+/// the first 22 bytes of the server address. 28 bytes on every ABI.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct mcs {
+    /// The point on the circle.
+    pub point: c_uint,
+    /// The server address (22 bytes; NUL-terminated in this library, see above).
+    pub ip: [c_char; 22],
+}
+
+/// A server as the original's file reader stores it (part of the original
+/// header; no function takes it).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct serverinfo {
+    /// The address, up to 22 bytes.
+    pub addr: [c_char; 22],
+    /// The weight ("memory") column.
+    pub memory: c_ulong,
+}
+
+/// The original continuum: clients read `numpoints` and walk `array` (a
+/// sorted `mcs[numpoints]`) directly. `modtime` points to a `time_t`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct continuum {
+    /// Number of points in `array`.
+    pub numpoints: c_int,
+    /// Points to the server file's modification time (`time_t`).
+    pub modtime: *mut c_void,
+    /// Points to `numpoints` `mcs` records sorted by point.
+    pub array: *mut c_void,
+}
+
+/// Handle type of the original API.
+pub type ketama_continuum = *mut continuum;
+
+/// The record actually stored: `mcs` with its two padding bytes named, so
+/// the 23rd address byte and a terminating NUL can live there.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct McsRecord {
+    point: c_uint,
+    ip: [u8; 24],
+}
+
+const _: () = assert!(size_of::<McsRecord>() == size_of::<mcs>());
+const _: () = assert!(align_of::<McsRecord>() == align_of::<mcs>());
+const _: () = assert!(size_of::<mcs>() == 28);
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(size_of::<continuum>() == 24 && size_of::<serverinfo>() == 32);
+
+/// A built continuum shared by every handle rolled from the same file state.
+struct Snapshot {
+    ring: Ring,
+    records: Box<[McsRecord]>,
+    modtime: Box<libc::time_t>,
+    state: FileState,
+}
+
+/// What identifies a file state for the roll cache.
+#[derive(PartialEq, Eq)]
+struct FileState {
+    content: Vec<u8>,
+    size: u64,
+    mtime: (i64, i64),
+    inode: (u64, u64),
+}
+
+/// What `ketama_roll` hands out: the C-visible struct first, then the
+/// snapshot keeping its arrays alive.
+#[repr(C)]
+struct CompatHandle {
+    cont: continuum,
+    snapshot: Arc<Snapshot>,
+}
+
+/// Shared read-only `continuum` given out by failed rolls.
+struct StaticContinuum(std::cell::UnsafeCell<continuum>);
+// SAFETY: the empty continuum is never written by this library, and its
+// fields are a zero count, a pointer to an immutable static and NULL.
+unsafe impl Sync for StaticContinuum {}
+
+static EMPTY_MODTIME: libc::time_t = 0;
+static EMPTY: StaticContinuum = StaticContinuum(std::cell::UnsafeCell::new(continuum {
+    numpoints: 0,
+    modtime: &EMPTY_MODTIME as *const libc::time_t as *mut c_void,
+    array: null_mut(),
+}));
+
+/// Latest snapshot per file name, and the set of live handles.
+static CACHE: Mutex<Option<HashMap<Vec<u8>, Arc<Snapshot>>>> = Mutex::new(None);
+static LIVE: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
+
+fn lock<T>(m: &Mutex<Option<T>>) -> MutexGuard<'_, Option<T>> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Builds (or reuses) the snapshot for `filename`.
+fn snapshot_for(filename: &[u8]) -> Result<Arc<Snapshot>, Error> {
+    let path = Path::new(OsStr::from_bytes(filename));
+    let shown = String::from_utf8_lossy(filename).into_owned();
+    let content = read_server_file(path)?;
+    let meta = std::fs::metadata(path).map_err(|e| Error::Io { path: shown.clone(), message: e.to_string() })?;
+    let state = FileState {
+        size: meta.size(),
+        mtime: (meta.mtime(), meta.mtime_nsec()),
+        inode: (meta.dev(), meta.ino()),
+        content,
+    };
+    if let Some(cached) = lock(&CACHE).as_ref().and_then(|c| c.get(filename)) {
+        if cached.state == state {
+            return Ok(Arc::clone(cached));
+        }
+    }
+    let servers = compat_parser::parse(&state.content, &shown)?;
+    let ring = Ring::new(servers, RingConfig::default())?;
+    let records = mcs_records(&ring);
+    let snapshot = Arc::new(Snapshot { ring, records, modtime: Box::new(meta.mtime() as libc::time_t), state });
+    lock(&CACHE).get_or_insert_with(HashMap::new).insert(filename.to_vec(), Arc::clone(&snapshot));
+    Ok(snapshot)
+}
+
+/// The `mcs` mirror of a ring's continuum.
+fn mcs_records(ring: &Ring) -> Box<[McsRecord]> {
+    let continuum = ring.continuum();
+    continuum
+        .points()
+        .iter()
+        .zip(continuum.owners())
+        .map(|(&point, &owner)| {
+            let address = ring.servers()[owner as usize].address();
+            let mut ip = [0u8; 24];
+            let kept = address.len().min(compat_parser::MAX_ADDRESS_BYTES);
+            ip[..kept].copy_from_slice(&address[..kept]);
+            McsRecord { point, ip }
+        })
+        .collect()
+}
+
+/// Message for a failed roll, in the original's words where it had some.
+fn roll_error_message(error: &Error, filename: &str) -> String {
+    match error {
+        Error::Io { message, .. } => format!("Invalid filename specified: {filename} ({message})"),
+        other => other.to_string(),
+    }
+}
+
+/// Reads the server file `filename` and stores a continuum in `*contptr`.
+/// Returns 1 on success, 0 on failure with the reason in `ketama_error()`.
+///
+/// # Safety
+/// `contptr` is NULL or writable; `filename` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_roll(contptr: *mut ketama_continuum, filename: *mut c_char) -> c_int {
+    guard_value(0, || {
+        clear_last_error();
+        if contptr.is_null() || filename.is_null() {
+            set_last_error(if contptr.is_null() { "ketama_roll: contptr is NULL" } else { "ketama_roll: filename is NULL" });
+            return 0;
+        }
+        // SAFETY: checked non-NULL; NUL-terminated per the C contract.
+        let name = unsafe { CStr::from_ptr(filename) }.to_bytes();
+        let shown = String::from_utf8_lossy(name).into_owned();
+        match snapshot_for(name) {
+            Ok(snapshot) => {
+                let numpoints = c_int::try_from(snapshot.records.len()).unwrap_or(c_int::MAX);
+                let handle = Box::new(CompatHandle {
+                    cont: continuum {
+                        numpoints,
+                        modtime: &*snapshot.modtime as *const libc::time_t as *mut c_void,
+                        array: snapshot.records.as_ptr() as *mut c_void,
+                    },
+                    snapshot,
+                });
+                let raw = Box::into_raw(handle);
+                lock(&LIVE).get_or_insert_with(HashSet::new).insert(raw as usize);
+                // SAFETY: contptr checked non-NULL above.
+                unsafe { *contptr = raw.cast::<continuum>() };
+                1
+            }
+            Err(error) => {
+                set_last_error(&roll_error_message(&error, &shown));
+                let file_missing = matches!(error, Error::Io { .. }) && std::fs::metadata(OsStr::from_bytes(name)).is_err();
+                if !file_missing {
+                    // SAFETY: contptr checked non-NULL above.
+                    unsafe { *contptr = EMPTY.0.get() };
+                }
+                0
+            }
+        }
+    })
+}
+
+/// Frees a continuum returned by `ketama_roll`. Only that continuum is
+/// affected; NULL, an already smoked continuum and the empty continuum of a
+/// failed roll are ignored.
+///
+/// # Safety
+/// `contptr` is NULL or a value `ketama_roll` stored.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_smoke(contptr: ketama_continuum) {
+    guard_value((), || {
+        let was_live = lock(&LIVE).as_mut().is_some_and(|live| live.remove(&(contptr as usize)));
+        if !was_live {
+            return;
+        }
+        // SAFETY: the pointer was registered by ketama_roll as a leaked Box<CompatHandle>
+        // and is removed from the registry exactly once.
+        let handle = unsafe { Box::from_raw(contptr.cast::<CompatHandle>()) };
+        let mut cache = lock(&CACHE);
+        if let Some(map) = cache.as_mut() {
+            // Drop the cached snapshot once no handle uses it any more.
+            map.retain(|_, cached| !(Arc::ptr_eq(cached, &handle.snapshot) && Arc::strong_count(cached) == 2));
+        }
+        drop(cache);
+        drop(handle);
+    })
+}
+
+/// Maps a NUL-terminated key to the `mcs` of its server: the first point
+/// ≥ `ketama_hashi(key)`, wrapping to the first point. Returns a pointer into
+/// `cont->array`; NULL when `key` or `cont` is NULL or the continuum is empty.
+///
+/// # Safety
+/// `cont` is NULL or a continuum from `ketama_roll` not yet smoked; `key` is
+/// NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_get_server(key: *mut c_char, cont: ketama_continuum) -> *mut mcs {
+    guard_value(null_mut(), || {
+        if key.is_null() || cont.is_null() {
+            return null_mut();
+        }
+        // SAFETY: cont is non-NULL and valid per the contract.
+        let c = unsafe { &*cont };
+        if c.numpoints <= 0 || c.array.is_null() {
+            return c.array.cast::<mcs>();
+        }
+        // SAFETY: a non-empty continuum comes from ketama_roll, whose
+        // allocation is a CompatHandle starting with the continuum.
+        let handle = unsafe { &*cont.cast::<CompatHandle>() };
+        // SAFETY: key is non-NULL and NUL-terminated.
+        let key = unsafe { CStr::from_ptr(key) }.to_bytes();
+        match handle.snapshot.ring.locate(key) {
+            Some(at) => c.array.cast::<mcs>().wrapping_add(at.point_index),
+            None => null_mut(),
+        }
+    })
+}
+
+/// Prints the continuum to C's stdout: `Numpoints in continuum: N`, then
+/// `<ip> (<point>)` per point, or `Continuum empty`.
+///
+/// # Safety
+/// `c` is NULL or a continuum from `ketama_roll` not yet smoked.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_print_continuum(c: ketama_continuum) {
+    guard_value((), || {
+        if c.is_null() {
+            return;
+        }
+        // SAFETY: non-NULL and valid per the contract.
+        let c = unsafe { &*c };
+        // SAFETY: printf with matching format arguments.
+        unsafe { libc::printf(c"Numpoints in continuum: %d\n".as_ptr(), c.numpoints) };
+        if c.array.is_null() {
+            // SAFETY: constant format string without arguments.
+            unsafe { libc::printf(c"Continuum empty\n".as_ptr()) };
+            return;
+        }
+        let records = c.array.cast::<McsRecord>();
+        for i in 0..c.numpoints.max(0) as usize {
+            // SAFETY: array holds numpoints records, each NUL-terminated within its 24 bytes.
+            unsafe {
+                let record = &*records.add(i);
+                libc::printf(c"%s (%u)\n".as_ptr(), record.ip.as_ptr().cast::<c_char>(), record.point);
+            }
+        }
+    })
+}
+
+/// Compares two `mcs` by point: −1, 0 or 1 (the address is ignored).
+///
+/// # Safety
+/// Each argument is NULL or points to an `mcs`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_compare(a: *mut mcs, b: *mut mcs) -> c_int {
+    guard_value(0, || {
+        // SAFETY: each is NULL or valid per the contract.
+        let (a, b) = unsafe { (a.as_ref().map(|m| m.point), b.as_ref().map(|m| m.point)) };
+        match a.cmp(&b) {
+            std::cmp::Ordering::Less => -1,
+            std::cmp::Ordering::Equal => 0,
+            std::cmp::Ordering::Greater => 1,
+        }
+    })
+}
+
+/// libketama's key hash: the first four bytes of MD5 of the NUL-terminated
+/// string, little-endian. 0 for NULL.
+///
+/// # Safety
+/// `inString` is NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+#[allow(non_snake_case)]
+pub unsafe extern "C" fn ketama_hashi(inString: *mut c_char) -> c_uint {
+    guard_value(0, || {
+        if inString.is_null() {
+            return 0;
+        }
+        // SAFETY: non-NULL and NUL-terminated.
+        crate::hash::ketama_hash(unsafe { CStr::from_ptr(inString) }.to_bytes())
+    })
+}
+
+/// Writes the MD5 digest of the NUL-terminated string into `md5pword[16]`.
+/// Does nothing when either pointer is NULL.
+///
+/// # Safety
+/// `inString` is NULL or NUL-terminated; `md5pword` is NULL or 16 writable bytes.
+#[unsafe(no_mangle)]
+#[allow(non_snake_case)]
+pub unsafe extern "C" fn ketama_md5_digest(inString: *mut c_char, md5pword: *mut c_uchar) {
+    guard_value((), || {
+        if inString.is_null() || md5pword.is_null() {
+            return;
+        }
+        // SAFETY: non-NULL and NUL-terminated.
+        let digest = md5_digest(unsafe { CStr::from_ptr(inString) }.to_bytes());
+        // SAFETY: md5pword has room for 16 bytes per the contract.
+        unsafe { ptr::copy_nonoverlapping(digest.as_ptr(), md5pword, 16) };
+    })
+}
+
+/// The last error of this thread: `""` after a successful `ketama_roll`, the
+/// reason after a failed one (also set by failing modern API calls). The
+/// pointer stays valid until the next failing call or roll on this thread.
+#[unsafe(no_mangle)]
+pub extern "C" fn ketama_error() -> *mut c_char {
+    guard_value(c"".as_ptr() as *mut c_char, last_error_ptr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layouts_match_the_original_abi() {
+        assert_eq!(std::mem::offset_of!(mcs, ip), 4);
+        assert_eq!(std::mem::offset_of!(serverinfo, memory), 24);
+        assert_eq!(std::mem::offset_of!(continuum, modtime), 8);
+        assert_eq!(std::mem::offset_of!(continuum, array), 16);
+    }
+}

@@ -1,0 +1,402 @@
+//! The modern ring API: an opaque, immutable, thread-safe `ketama_ring`
+//! built from a file or an in-memory server list, for any flavour.
+
+use std::ffi::{OsStr, c_char};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::boundary::{arg_bytes, arg_cstr, arg_out, arg_ref, arg_slice, guard_status, guard_value};
+use super::status::ketama_status;
+use crate::flavour::Flavour;
+use crate::hash::HashAlgorithm;
+use crate::parser::ParseMode;
+use crate::ring::Location;
+use crate::{Error, Ring, RingConfig, ServerSpec};
+
+/// An immutable consistent-hashing ring. Opaque; create it with
+/// `ketama_ring_new` or `ketama_ring_new_from_file`, release it with
+/// `ketama_ring_free`. Safe to use from many threads at once.
+pub struct ketama_ring {
+    _private: [u8; 0],
+}
+
+/// Placement flavours (pass as `uint32_t`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ketama_flavour {
+    /// The original libketama continuum (default).
+    KETAMA_FLAVOUR_LIBKETAMA = 0,
+}
+
+/// Key hashes (pass as `uint32_t`); `KETAMA_HASH_DEFAULT` uses the flavour's own.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ketama_hash {
+    /// The flavour's default key hash.
+    KETAMA_HASH_DEFAULT = 0,
+    /// Word 0 of MD5(key), little-endian (libketama, KETAMA_HASH).
+    KETAMA_HASH_MD5 = 1,
+}
+
+/// Server file readings for `ketama_ring_new_from_file` (pass as `uint32_t`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ketama_parse_mode {
+    /// Reject every line the original libketama would misread (default).
+    KETAMA_PARSE_STRICT = 0,
+    /// Read exactly like the original libketama (for existing files).
+    KETAMA_PARSE_LIBKETAMA = 1,
+}
+
+/// One server of an in-memory list.
+#[repr(C)]
+pub struct ketama_server {
+    /// Address bytes as the peer spells them (`10.0.0.1:11211`, `[::1]:11211`, a hostname).
+    pub address: *const c_char,
+    /// Length of `address` in bytes (no NUL needed).
+    pub address_len: usize,
+    /// Weight; 0 means "not given" (the flavour's default).
+    pub weight: u64,
+    /// Optional explicit server name (twemproxy); NULL for none.
+    pub name: *const c_char,
+    /// Length of `name` in bytes.
+    pub name_len: usize,
+}
+
+/// Where a key landed. `address` points into the ring and stays valid while
+/// the ring is alive; it is NUL-terminated.
+#[repr(C)]
+pub struct ketama_server_ref {
+    /// Index of the server in input order.
+    pub server_index: u32,
+    /// The continuum point that was hit.
+    pub point: u32,
+    /// Index of that point in continuum order.
+    pub point_index: usize,
+    /// The server address (NUL-terminated).
+    pub address: *const c_char,
+    /// Length of `address` without the NUL.
+    pub address_len: usize,
+}
+
+/// Information about one server of a ring.
+#[repr(C)]
+pub struct ketama_server_info {
+    /// The server address (NUL-terminated, owned by the ring).
+    pub address: *const c_char,
+    /// Length of `address` without the NUL.
+    pub address_len: usize,
+    /// The explicit name, or NULL.
+    pub name: *const c_char,
+    /// Length of `name`.
+    pub name_len: usize,
+    /// The weight as given; 0 when none was given.
+    pub weight: u64,
+    /// Number of points the server owns.
+    pub point_count: u32,
+}
+
+fn flavour_from_u32(id: u32) -> Result<Flavour, Error> {
+    Flavour::ALL
+        .get(id as usize)
+        .copied()
+        .ok_or_else(|| Error::InvalidArgument(format!("unknown flavour id {id}")))
+}
+
+fn hash_from_u32(id: u32) -> Result<Option<HashAlgorithm>, Error> {
+    match id {
+        0 => Ok(None),
+        1 => Ok(Some(HashAlgorithm::Md5)),
+        _ => Err(Error::InvalidArgument(format!("unknown hash id {id}"))),
+    }
+}
+
+fn parse_mode_from_u32(id: u32) -> Result<ParseMode, Error> {
+    match id {
+        0 => Ok(ParseMode::Strict),
+        1 => Ok(ParseMode::Libketama),
+        _ => Err(Error::InvalidArgument(format!("unknown parse mode {id}"))),
+    }
+}
+
+fn config(flavour: u32, hash: u32) -> Result<RingConfig, Error> {
+    Ok(RingConfig { flavour: flavour_from_u32(flavour)?, hash: hash_from_u32(hash)? })
+}
+
+fn hand_out(ring: Ring) -> *const ketama_ring {
+    Arc::into_raw(Arc::new(ring)).cast::<ketama_ring>()
+}
+
+/// Borrows the ring behind a handle.
+///
+/// # Safety
+/// `ring` is NULL or a live handle from this module.
+pub(crate) unsafe fn ring_ref<'a>(ring: *const ketama_ring) -> Result<&'a Ring, Error> {
+    // SAFETY: live handles are `Arc<Ring>` pointers.
+    unsafe { arg_ref(ring.cast::<Ring>(), "ring") }
+}
+
+/// Builds a ring from `count` servers.
+///
+/// `flavour` is a `ketama_flavour`, `hash` a `ketama_hash`. On success
+/// `*ring_out` receives a new ring to release with `ketama_ring_free`.
+///
+/// # Safety
+/// `servers` points to `count` valid entries (or is NULL with `count` 0);
+/// `ring_out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_new(
+    servers: *const ketama_server,
+    count: usize,
+    flavour: u32,
+    hash: u32,
+    ring_out: *mut *const ketama_ring,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_out(ring_out, "ring_out") }?;
+        let entries = unsafe { arg_slice(servers, count, "servers") }?;
+        let specs = entries
+            .iter()
+            .map(|entry| {
+                // SAFETY: each entry's pointers are valid for their lengths.
+                let address = unsafe { arg_bytes(entry.address.cast(), entry.address_len, "servers[].address") }?;
+                let name = if entry.name.is_null() {
+                    None
+                } else {
+                    // SAFETY: as above.
+                    Some(unsafe { arg_bytes(entry.name.cast(), entry.name_len, "servers[].name") }?.to_vec())
+                };
+                if address.is_empty() {
+                    return Err(Error::InvalidArgument("server address is empty".into()));
+                }
+                Ok(ServerSpec { address: address.to_vec(), weight: (entry.weight != 0).then_some(entry.weight), name })
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        *out = hand_out(Ring::new(specs, config(flavour, hash)?)?);
+        Ok(())
+    })
+}
+
+/// Builds a ring from a server file (`ADDRESS<TAB>WEIGHT` lines).
+///
+/// `parse_mode` is a `ketama_parse_mode`: strict (default) rejects every
+/// line the original would misread, naming the line; libketama reads like
+/// the original.
+///
+/// # Safety
+/// `path` is a NUL-terminated string; `ring_out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_new_from_file(
+    path: *const c_char,
+    flavour: u32,
+    hash: u32,
+    parse_mode: u32,
+    ring_out: *mut *const ketama_ring,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_out(ring_out, "ring_out") }?;
+        let path = unsafe { arg_cstr(path, "path") }?;
+        let path = Path::new(OsStr::from_bytes(path.to_bytes()));
+        *out = hand_out(Ring::from_file(path, config(flavour, hash)?, parse_mode_from_u32(parse_mode)?)?);
+        Ok(())
+    })
+}
+
+/// Returns a new reference to the same ring (release each with
+/// `ketama_ring_free`); NULL for NULL.
+///
+/// # Safety
+/// `ring` is NULL or a live ring.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_clone(ring: *const ketama_ring) -> *const ketama_ring {
+    guard_value(std::ptr::null(), || {
+        if !ring.is_null() {
+            // SAFETY: a live handle is an Arc<Ring> pointer.
+            unsafe { Arc::increment_strong_count(ring.cast::<Ring>()) };
+        }
+        ring
+    })
+}
+
+/// Releases a ring reference. NULL is ignored.
+///
+/// # Safety
+/// `ring` is NULL or a live ring, not used after this call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_free(ring: *const ketama_ring) {
+    guard_value((), || {
+        if !ring.is_null() {
+            // SAFETY: a live handle is an Arc<Ring> pointer, released once.
+            drop(unsafe { Arc::from_raw(ring.cast::<Ring>()) });
+        }
+    })
+}
+
+fn server_ref(ring: &Ring, at: Location) -> ketama_server_ref {
+    let address = ring.servers()[at.server_index].address_c();
+    ketama_server_ref {
+        server_index: at.server_index as u32,
+        point: at.point,
+        point_index: at.point_index,
+        address: address.as_ptr(),
+        address_len: address.to_bytes().len(),
+    }
+}
+
+/// Finds the server for `key_len` bytes at `key` (any bytes, NUL included).
+///
+/// # Safety
+/// `ring` is a live ring; `key` is valid for `key_len` bytes (or NULL with
+/// `key_len` 0); `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_find_server(
+    ring: *const ketama_ring,
+    key: *const u8,
+    key_len: usize,
+    out: *mut ketama_server_ref,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let ring = unsafe { ring_ref(ring) }?;
+        let key = unsafe { arg_bytes(key, key_len, "key") }?;
+        let out = unsafe { arg_out(out, "out") }?;
+        let at = ring.locate(key).ok_or_else(no_points)?;
+        *out = server_ref(ring, at);
+        Ok(())
+    })
+}
+
+/// Failover lookup: like `ketama_find_server`, but servers whose indices are
+/// listed in `down` are skipped by walking on along the continuum to the
+/// next live server (the ring is not rebuilt). Fails with
+/// `KETAMA_ERR_NO_SERVER_AVAILABLE` when every server is down.
+///
+/// # Safety
+/// As `ketama_find_server`; `down` points to `down_count` indices (or NULL with 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_find_server_avoiding(
+    ring: *const ketama_ring,
+    key: *const u8,
+    key_len: usize,
+    down: *const u32,
+    down_count: usize,
+    out: *mut ketama_server_ref,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let ring = unsafe { ring_ref(ring) }?;
+        let key = unsafe { arg_bytes(key, key_len, "key") }?;
+        let down = unsafe { arg_slice(down, down_count, "down") }?;
+        let out = unsafe { arg_out(out, "out") }?;
+        let mut is_down = vec![false; ring.servers().len()];
+        for &index in down {
+            *is_down.get_mut(index as usize).ok_or_else(|| {
+                Error::InvalidArgument(format!("down server index {index} is out of range"))
+            })? = true;
+        }
+        let at = ring.locate_live(key, |s| is_down[s]).ok_or_else(|| {
+            if ring.continuum().is_empty() {
+                no_points()
+            } else {
+                Error::NoServerAvailable("every server owning points is marked down".into())
+            }
+        })?;
+        *out = server_ref(ring, at);
+        Ok(())
+    })
+}
+
+fn no_points() -> Error {
+    Error::NoServerAvailable("the ring has no points: no server can take a key".into())
+}
+
+/// Number of servers on the ring (0 for NULL).
+///
+/// # Safety
+/// `ring` is NULL or a live ring.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_server_count(ring: *const ketama_ring) -> usize {
+    // SAFETY: per the contract above.
+    guard_value(0, || unsafe { ring_ref(ring) }.map_or(0, |r| r.servers().len()))
+}
+
+/// Number of points on the continuum (0 for NULL).
+///
+/// # Safety
+/// `ring` is NULL or a live ring.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_point_count(ring: *const ketama_ring) -> usize {
+    // SAFETY: per the contract above.
+    guard_value(0, || unsafe { ring_ref(ring) }.map_or(0, |r| r.continuum().len()))
+}
+
+/// Describes server `index` (input order).
+///
+/// # Safety
+/// `ring` is a live ring; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_server(
+    ring: *const ketama_ring,
+    index: usize,
+    out: *mut ketama_server_info,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let ring = unsafe { ring_ref(ring) }?;
+        let out = unsafe { arg_out(out, "out") }?;
+        let server = ring.servers().get(index).ok_or_else(|| out_of_range("server", index, ring.servers().len()))?;
+        let (name, name_len) = match server.name() {
+            Some(name) => (name.as_ptr().cast::<c_char>(), name.len()),
+            None => (std::ptr::null(), 0),
+        };
+        *out = ketama_server_info {
+            address: server.address_c().as_ptr(),
+            address_len: server.address().len(),
+            name,
+            name_len,
+            weight: server.weight().unwrap_or(0),
+            point_count: server.point_count(),
+        };
+        Ok(())
+    })
+}
+
+/// Reads point `index` in continuum order: its value and owning server.
+///
+/// # Safety
+/// `ring` is a live ring; `point` and `server_index` are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_point(
+    ring: *const ketama_ring,
+    index: usize,
+    point: *mut u32,
+    server_index: *mut u32,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let ring = unsafe { ring_ref(ring) }?;
+        let point = unsafe { arg_out(point, "point") }?;
+        let server_index = unsafe { arg_out(server_index, "server_index") }?;
+        let len = ring.continuum().len();
+        if index >= len {
+            return Err(out_of_range("point", index, len));
+        }
+        let at = ring.location(index);
+        *point = at.point;
+        *server_index = at.server_index as u32;
+        Ok(())
+    })
+}
+
+fn out_of_range(what: &str, index: usize, len: usize) -> Error {
+    Error::OutOfRange(format!("{what} index {index} is out of range (the ring has {len})"))
+}
+
+/// The library version, e.g. `"1.0.0"` (static string).
+#[unsafe(no_mangle)]
+pub extern "C" fn ketama_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+}

@@ -1,0 +1,101 @@
+//! Status codes and the per-thread error message of the C ABI.
+
+use std::cell::RefCell;
+use std::ffi::{CString, c_char};
+
+use crate::Error;
+
+/// Result of a modern API call. `KETAMA_OK` is 0; every other value comes
+/// with a message readable through `ketama_error()` on the same thread.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ketama_status {
+    /// Success.
+    KETAMA_OK = 0,
+    /// A required pointer argument was NULL.
+    KETAMA_ERR_NULL_ARGUMENT = 1,
+    /// An argument had a value the function does not accept.
+    KETAMA_ERR_INVALID_ARGUMENT = 2,
+    /// A file could not be opened or read.
+    KETAMA_ERR_IO = 3,
+    /// A server list line was rejected; the message names the line.
+    KETAMA_ERR_PARSE = 4,
+    /// The server list holds no usable server.
+    KETAMA_ERR_NO_SERVERS = 5,
+    /// An output buffer is too small.
+    KETAMA_ERR_BUFFER_TOO_SMALL = 6,
+    /// No server can take the key (empty continuum, or all servers down).
+    KETAMA_ERR_NO_SERVER_AVAILABLE = 7,
+    /// An index is past the end.
+    KETAMA_ERR_OUT_OF_RANGE = 8,
+    /// The library hit an internal bug; the host process is unaffected.
+    KETAMA_ERR_PANIC = 99,
+}
+
+impl ketama_status {
+    /// The status an error maps to.
+    pub fn of(error: &Error) -> Self {
+        match error {
+            Error::NullArgument(_) => ketama_status::KETAMA_ERR_NULL_ARGUMENT,
+            Error::InvalidArgument(_) => ketama_status::KETAMA_ERR_INVALID_ARGUMENT,
+            Error::Io { .. } => ketama_status::KETAMA_ERR_IO,
+            Error::Parse { .. } => ketama_status::KETAMA_ERR_PARSE,
+            Error::NoServers(_) => ketama_status::KETAMA_ERR_NO_SERVERS,
+            Error::BufferTooSmall { .. } => ketama_status::KETAMA_ERR_BUFFER_TOO_SMALL,
+            Error::NoServerAvailable(_) => ketama_status::KETAMA_ERR_NO_SERVER_AVAILABLE,
+            Error::OutOfRange(_) => ketama_status::KETAMA_ERR_OUT_OF_RANGE,
+        }
+    }
+
+    /// The status's name as a static NUL-terminated string.
+    pub fn name(self) -> &'static std::ffi::CStr {
+        match self {
+            ketama_status::KETAMA_OK => c"KETAMA_OK",
+            ketama_status::KETAMA_ERR_NULL_ARGUMENT => c"KETAMA_ERR_NULL_ARGUMENT",
+            ketama_status::KETAMA_ERR_INVALID_ARGUMENT => c"KETAMA_ERR_INVALID_ARGUMENT",
+            ketama_status::KETAMA_ERR_IO => c"KETAMA_ERR_IO",
+            ketama_status::KETAMA_ERR_PARSE => c"KETAMA_ERR_PARSE",
+            ketama_status::KETAMA_ERR_NO_SERVERS => c"KETAMA_ERR_NO_SERVERS",
+            ketama_status::KETAMA_ERR_BUFFER_TOO_SMALL => c"KETAMA_ERR_BUFFER_TOO_SMALL",
+            ketama_status::KETAMA_ERR_NO_SERVER_AVAILABLE => c"KETAMA_ERR_NO_SERVER_AVAILABLE",
+            ketama_status::KETAMA_ERR_OUT_OF_RANGE => c"KETAMA_ERR_OUT_OF_RANGE",
+            ketama_status::KETAMA_ERR_PANIC => c"KETAMA_ERR_PANIC",
+        }
+    }
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+}
+
+/// Records `message` as this thread's last error (NUL bytes become `\0` text).
+pub fn set_last_error(message: &str) {
+    let text = CString::new(message.replace('\0', "\\0")).unwrap_or_default();
+    LAST_ERROR.with(|slot| *slot.borrow_mut() = text);
+}
+
+/// Clears this thread's last error (as `ketama_roll` does on entry).
+pub fn clear_last_error() {
+    LAST_ERROR.with(|slot| *slot.borrow_mut() = CString::default());
+}
+
+/// This thread's last error as a Rust string.
+pub fn last_error() -> String {
+    LAST_ERROR.with(|slot| slot.borrow().to_string_lossy().into_owned())
+}
+
+/// Pointer to this thread's last error, valid until the next failing call on
+/// this thread (or `ketama_roll`).
+pub(crate) fn last_error_ptr() -> *mut c_char {
+    LAST_ERROR.with(|slot| slot.borrow().as_ptr() as *mut c_char)
+}
+
+/// Returns the name of a status code (`"KETAMA_ERR_PARSE"`), or
+/// `"KETAMA_UNKNOWN_STATUS"` for a value that is not one.
+#[unsafe(no_mangle)]
+pub extern "C" fn ketama_status_name(status: u32) -> *const c_char {
+    crate::ffi::boundary::guard_value(c"KETAMA_UNKNOWN_STATUS".as_ptr(), || {
+        crate::ffi::boundary::status_from_u32(status)
+            .map_or(c"KETAMA_UNKNOWN_STATUS".as_ptr(), |s| s.name().as_ptr())
+    })
+}

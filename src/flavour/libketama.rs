@@ -1,0 +1,75 @@
+//! libketama's continuum: `4 * floorf(pct * 40.0 * n)` points per server,
+//! from MD5 digests of `"<address>-<k>"`, four little-endian words each.
+
+use std::io::Write;
+
+use super::GeneratedPoints;
+use crate::continuum::TiePolicy;
+use crate::hash::{md5_digest, md5_word};
+use crate::{Error, ServerSpec};
+
+/// Number of MD5 digests (each giving four points) libketama computes for a
+/// server of weight `weight` out of `total` among `servers` servers.
+///
+/// The original evaluates `floorf(pct * 40.0 * (float)n)` with
+/// `pct = (float)w / (float)total`: the product in double precision, narrowed
+/// to float before flooring. This differs from the exact
+/// `floor(40 * n * w / total)`, e.g. 61 equal servers get 39 digests each.
+pub fn digests_per_server(weight: u64, total: u64, servers: usize) -> u32 {
+    let pct = weight as f32 / total as f32;
+    let product = f64::from(pct) * 40.0 * f64::from(servers as f32);
+    (product as f32).floor() as u32
+}
+
+/// Generates the libketama points for `servers` (weight 1 where none is given).
+pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
+    let weights: Vec<u64> = servers.iter().map(|s| s.weight.unwrap_or(1)).collect();
+    let mut total = 0u64;
+    for &w in &weights {
+        if w == 0 {
+            return Err(Error::InvalidArgument("server weight must be positive".into()));
+        }
+        total = total
+            .checked_add(w)
+            .ok_or_else(|| Error::InvalidArgument("sum of server weights overflows 64 bits".into()))?;
+    }
+    let mut points = Vec::with_capacity(servers.len() * 160);
+    let mut per_server = Vec::with_capacity(servers.len());
+    let mut label = Vec::with_capacity(64);
+    for (index, (server, &weight)) in servers.iter().zip(&weights).enumerate() {
+        let digests = digests_per_server(weight, total, servers.len());
+        for k in 0..digests {
+            label.clear();
+            label.extend_from_slice(&server.address);
+            write!(label, "-{k}").expect("writing to a Vec cannot fail");
+            let digest = md5_digest(&label);
+            for word in 0..4 {
+                points.push((md5_word(&digest, word), index as u32));
+            }
+        }
+        per_server.push(digests * 4);
+    }
+    Ok(GeneratedPoints { points, per_server, ties: TiePolicy::FirstWins })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_rule_matches_the_measured_quirks() {
+        assert_eq!(digests_per_server(1, 61, 61), 39, "61 equal servers get 156 points");
+        assert_eq!(digests_per_server(1, 60, 60), 40);
+        assert_eq!(digests_per_server(512, 7040, 11), 31, "exact arithmetic would give 32");
+        assert_eq!(digests_per_server(1, 2001, 3), 0, "a tiny weight gets no points");
+    }
+
+    #[test]
+    fn python_binding_vector() {
+        // From libketama's python binding tests: 600/400 gives 320 points.
+        let servers = [ServerSpec::new("127.0.0.1:11211", 600), ServerSpec::new("127.0.0.1:11212", 400)];
+        let generated = generate(&servers).unwrap();
+        assert_eq!(generated.points.len(), 320);
+        assert_eq!(generated.per_server, vec![192, 128]);
+    }
+}

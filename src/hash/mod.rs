@@ -1,0 +1,47 @@
+//! Hash functions: MD5 as libketama uses it, and the key hashes of the peers.
+
+pub mod md5;
+
+pub use md5::{md5_digest, md5_word};
+
+/// libketama's key hash: the first four bytes of MD5(key) as a little-endian
+/// `u32` (`ketama_hashi`).
+#[inline]
+pub fn ketama_hash(key: &[u8]) -> u32 {
+    md5_word(&md5_digest(key), 0)
+}
+
+/// A key hash: how a key's bytes become a position on the circle.
+///
+/// Each placement flavour has a default; some peers let users choose another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum HashAlgorithm {
+    /// Word 0 of MD5(key), little-endian (libketama, KETAMA_HASH).
+    Md5,
+}
+
+impl HashAlgorithm {
+    /// Hashes `key` to a 32-bit value.
+    #[inline]
+    pub fn hash(self, key: &[u8]) -> u32 {
+        match self {
+            HashAlgorithm::Md5 => ketama_hash(key),
+        }
+    }
+
+    /// The canonical name (as accepted by `--hash`).
+    pub fn name(self) -> &'static str {
+        match self {
+            HashAlgorithm::Md5 => "md5",
+        }
+    }
+
+    /// Looks a hash up by any of its accepted spellings.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name.to_ascii_lowercase().as_str() {
+            "md5" | "ketama" => Some(HashAlgorithm::Md5),
+            _ => None,
+        }
+    }
+}

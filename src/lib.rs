@@ -1,0 +1,41 @@
+//! # ketama
+//!
+//! A drop-in replacement for Last.fm's libketama and a consistent-hashing
+//! library for memcached clients.
+//!
+//! * [`ring`]: the immutable, thread-safe ring (servers + continuum) that
+//!   maps keys to servers, built for a placement [`flavour`].
+//! * [`continuum`]: the sorted point array and its constant-time lookup index.
+//! * [`hash`]: MD5 and the key hashes used by the peers.
+//! * [`parser`]: server files, read exactly like libketama (compat) or
+//!   strictly (modern API and CLI).
+//! * [`ffi`]: the C ABI, both the original libketama functions and the
+//!   modern `ketama_*` API. It is a thin layer over the safe modules above.
+//!
+//! ```
+//! use ketama::{Ring, RingConfig, ServerSpec};
+//! let servers = vec![
+//!     ServerSpec::new("10.0.1.1:11211", 600),
+//!     ServerSpec::new("10.0.1.2:11211", 400),
+//! ];
+//! let ring = Ring::new(servers, RingConfig::default()).unwrap();
+//! let server = ring.find_server(b"user:42").unwrap();
+//! assert!(server.address() == b"10.0.1.1:11211" || server.address() == b"10.0.1.2:11211");
+//! ```
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
+pub mod continuum;
+pub mod error;
+pub mod ffi;
+pub mod flavour;
+pub mod hash;
+pub mod parser;
+pub mod ring;
+pub mod server;
+
+pub use error::Error;
+pub use flavour::Flavour;
+pub use ring::{Ring, RingConfig, Server};
+pub use server::ServerSpec;

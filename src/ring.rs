@@ -1,0 +1,241 @@
+//! The ring: servers plus their continuum, immutable and shareable between
+//! threads. This is the engine behind the compat ABI, the modern API and the CLI.
+
+use std::ffi::CString;
+use std::path::Path;
+
+use crate::continuum::Continuum;
+use crate::flavour::Flavour;
+use crate::hash::HashAlgorithm;
+use crate::parser::{ParseMode, parse_server_file};
+use crate::{Error, ServerSpec};
+
+/// How to build a ring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RingConfig {
+    /// Placement flavour (default: libketama).
+    pub flavour: Flavour,
+    /// Key hash; `None` uses the flavour's default.
+    pub hash: Option<HashAlgorithm>,
+}
+
+impl RingConfig {
+    /// A configuration for `flavour` with its default key hash.
+    pub fn flavour(flavour: Flavour) -> Self {
+        RingConfig { flavour, hash: None }
+    }
+}
+
+/// A server on a built ring.
+#[derive(Debug, Clone)]
+pub struct Server {
+    address: CString,
+    name: Option<CString>,
+    weight: Option<u64>,
+    points: u32,
+}
+
+impl Server {
+    /// The address exactly as given.
+    pub fn address(&self) -> &[u8] {
+        self.address.to_bytes()
+    }
+
+    /// The address as a NUL-terminated C string.
+    pub fn address_c(&self) -> &std::ffi::CStr {
+        &self.address
+    }
+
+    /// The explicit server name, when one was given (twemproxy).
+    pub fn name(&self) -> Option<&[u8]> {
+        self.name.as_ref().map(|n| n.to_bytes())
+    }
+
+    /// The weight, when one was given.
+    pub fn weight(&self) -> Option<u64> {
+        self.weight
+    }
+
+    /// How many points this server owns on the continuum.
+    pub fn point_count(&self) -> u32 {
+        self.points
+    }
+}
+
+/// Where a key landed: the point hit and the server owning it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location {
+    /// Index of the point in continuum order.
+    pub point_index: usize,
+    /// The point's value.
+    pub point: u32,
+    /// Index of the owning server, in input order.
+    pub server_index: usize,
+}
+
+/// An immutable consistent-hashing ring. `Send + Sync`: share it freely.
+#[derive(Debug, Clone)]
+pub struct Ring {
+    servers: Box<[Server]>,
+    continuum: Continuum,
+    config: RingConfig,
+    key_hash: HashAlgorithm,
+}
+
+impl Ring {
+    /// Builds a ring from a server list.
+    pub fn new(servers: Vec<ServerSpec>, config: RingConfig) -> Result<Ring, Error> {
+        if servers.is_empty() {
+            return Err(Error::NoServers("the server list".into()));
+        }
+        let generated = config.flavour.generate(&servers)?;
+        let continuum = Continuum::new(generated.points, generated.ties);
+        let servers = servers
+            .into_iter()
+            .zip(generated.per_server)
+            .map(|(spec, points)| {
+                Ok(Server {
+                    address: to_c_string(spec.address, "server address")?,
+                    name: spec.name.map(|n| to_c_string(n, "server name")).transpose()?,
+                    weight: spec.weight,
+                    points,
+                })
+            })
+            .collect::<Result<Box<[Server]>, Error>>()?;
+        let key_hash = config.hash.unwrap_or_else(|| config.flavour.default_hash());
+        Ok(Ring { servers, continuum, config, key_hash })
+    }
+
+    /// Reads a libketama server file and builds a ring from it.
+    pub fn from_file(path: &Path, config: RingConfig, mode: ParseMode) -> Result<Ring, Error> {
+        let shown = path.display().to_string();
+        let content = read_server_file(path)?;
+        Ring::new(parse_server_file(&content, &shown, mode)?, config)
+    }
+
+    /// The configuration the ring was built with.
+    pub fn config(&self) -> RingConfig {
+        self.config
+    }
+
+    /// The key hash in use.
+    pub fn key_hash(&self) -> HashAlgorithm {
+        self.key_hash
+    }
+
+    /// The servers, in input order.
+    pub fn servers(&self) -> &[Server] {
+        &self.servers
+    }
+
+    /// The continuum (sorted points and their owners).
+    pub fn continuum(&self) -> &Continuum {
+        &self.continuum
+    }
+
+    /// Hashes `key` with the ring's key hash.
+    #[inline]
+    pub fn hash_key(&self, key: &[u8]) -> u32 {
+        self.key_hash.hash(key)
+    }
+
+    /// Where a key hash lands; `None` when no server owns any point.
+    #[inline]
+    pub fn locate_hash(&self, hash: u32) -> Option<Location> {
+        let point_index = self.continuum.locate(hash)?;
+        Some(self.location(point_index))
+    }
+
+    /// Where `key` lands; `None` when no server owns any point.
+    #[inline]
+    pub fn locate(&self, key: &[u8]) -> Option<Location> {
+        self.locate_hash(self.hash_key(key))
+    }
+
+    /// The server that holds `key`.
+    #[inline]
+    pub fn find_server(&self, key: &[u8]) -> Option<&Server> {
+        self.locate(key).map(|l| &self.servers[l.server_index])
+    }
+
+    /// Failover lookup: the first point at or after `key`'s position whose
+    /// server is not down, walking the continuum (without rebuilding it).
+    /// `None` when every server that owns points is down.
+    pub fn locate_live(&self, key: &[u8], is_down: impl Fn(usize) -> bool) -> Option<Location> {
+        let start = self.continuum.locate(self.hash_key(key))?;
+        let owners = self.continuum.owners();
+        (0..owners.len())
+            .map(|step| (start + step) % owners.len())
+            .find(|&i| !is_down(owners[i] as usize))
+            .map(|i| self.location(i))
+    }
+
+    /// The point at `point_index` in continuum order.
+    pub fn location(&self, point_index: usize) -> Location {
+        Location {
+            point_index,
+            point: self.continuum.points()[point_index],
+            server_index: self.continuum.owners()[point_index] as usize,
+        }
+    }
+}
+
+/// Reads a server file, with errors that name the path and the reason
+/// (missing file, permission, directory).
+pub fn read_server_file(path: &Path) -> Result<Vec<u8>, Error> {
+    let io_error = |message: String| Error::Io { path: path.display().to_string(), message };
+    let metadata = std::fs::metadata(path).map_err(|e| io_error(e.to_string()))?;
+    if metadata.is_dir() {
+        return Err(io_error("is a directory, not a server file".into()));
+    }
+    std::fs::read(path).map_err(|e| io_error(e.to_string()))
+}
+
+fn to_c_string(bytes: Vec<u8>, what: &str) -> Result<CString, Error> {
+    CString::new(bytes).map_err(|e| {
+        Error::InvalidArgument(format!("{what} contains a NUL byte at offset {}", e.nul_position()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn two_servers() -> Ring {
+        let servers = vec![ServerSpec::new("127.0.0.1:11211", 600), ServerSpec::new("127.0.0.1:11212", 400)];
+        Ring::new(servers, RingConfig::default()).unwrap()
+    }
+
+    #[test]
+    fn python_binding_vector() {
+        let ring = two_servers();
+        let at = ring.locate(b"test").unwrap();
+        assert_eq!(at.point, 3_454_255_383);
+        assert_eq!(ring.servers()[at.server_index].address(), b"127.0.0.1:11211");
+    }
+
+    #[test]
+    fn a_point_label_hashes_onto_its_point() {
+        let ring = two_servers();
+        let at = ring.locate(b"127.0.0.1:11212-7").unwrap();
+        assert_eq!(at.point, ring.hash_key(b"127.0.0.1:11212-7"));
+        assert_eq!(at.server_index, 1);
+    }
+
+    #[test]
+    fn failover_skips_down_servers() {
+        let ring = two_servers();
+        for key in ["a", "b", "c", "user:1", "user:2"] {
+            let live = ring.locate_live(key.as_bytes(), |s| s == 0).unwrap();
+            assert_eq!(live.server_index, 1);
+            assert_eq!(ring.locate_live(key.as_bytes(), |_| false), ring.locate(key.as_bytes()));
+        }
+        assert_eq!(ring.locate_live(b"x", |_| true), None);
+    }
+
+    #[test]
+    fn nul_in_address_is_rejected() {
+        let err = Ring::new(vec![ServerSpec::new("a\0b", 1)], RingConfig::default()).unwrap_err();
+        assert_eq!(err.to_string(), "server address contains a NUL byte at offset 1");
+    }
+}
