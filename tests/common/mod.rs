@@ -1,0 +1,198 @@
+//! Helpers shared by the integration tests: the built shared library, C
+//! programs compiled against it, real memcached servers on loopback, and
+//! external tools that must be installed (a missing one fails the test with
+//! the package to install, never skips it).
+
+#![allow(dead_code)]
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The repository root.
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A scratch directory unique to this test process (under target/).
+pub fn scratch_dir(name: &str) -> PathBuf {
+    let dir = repo_root().join("target").join("test-scratch").join(format!("{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create scratch dir");
+    dir
+}
+
+/// Panics with the Debian package to install when `tool` is not on PATH.
+pub fn require_tool(tool: &str, package: &str) {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {tool}")])
+        .stdout(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    assert!(found, "`{tool}` is not installed: run `make deps` (Debian package {package})");
+}
+
+/// Directory holding `libketama.so` and a `libketama.so.1` link to it, as
+/// built by this `cargo test` run.
+pub fn shared_library_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().expect("test executable path");
+        let deps = exe.parent().expect("deps dir");
+        let candidates = [deps.join("libketama.so"), deps.parent().unwrap().join("libketama.so")];
+        let library = candidates
+            .iter()
+            .find(|p| p.exists())
+            .unwrap_or_else(|| panic!("libketama.so not found in {candidates:?}"))
+            .clone();
+        let dir = scratch_dir("lib");
+        let copy = dir.join("libketama.so");
+        std::fs::copy(&library, &copy).expect("copy libketama.so");
+        let link = dir.join("libketama.so.1");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink("libketama.so", &link).expect("symlink libketama.so.1");
+        dir
+    })
+}
+
+/// Compiles C sources against `include/ketama.h` and the built shared
+/// library; returns the executable. `extra` is appended to the gcc command
+/// (e.g. `-lmemcached`).
+pub fn compile_c(sources: &[&Path], output_name: &str, extra: &[&str]) -> PathBuf {
+    require_tool("gcc", "gcc");
+    let lib_dir = shared_library_dir();
+    let out = scratch_dir("c").join(output_name);
+    let mut cmd = Command::new("gcc");
+    cmd.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-D_GNU_SOURCE"])
+        .arg(format!("-I{}", repo_root().join("include").display()))
+        .args(sources)
+        .arg("-o")
+        .arg(&out)
+        .arg(format!("-L{}", lib_dir.display()))
+        .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
+        .arg("-lketama")
+        .args(extra);
+    let result = cmd.output().expect("run gcc");
+    assert!(result.status.success(), "gcc failed:\n{}", String::from_utf8_lossy(&result.stderr));
+    out
+}
+
+/// Runs a command to completion with a time limit, killing it when exceeded.
+pub fn run_with_timeout(cmd: &mut Command, limit: Duration) -> Output {
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    let stdout = child.stdout.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || read_all(stdout));
+    let err_reader = std::thread::spawn(move || read_all(stderr));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Output { status, stdout: out_reader.join().unwrap(), stderr: err_reader.join().unwrap() }
+}
+
+fn read_all(mut r: impl std::io::Read) -> Vec<u8> {
+    let mut buf = Vec::new();
+    let _ = r.read_to_end(&mut buf);
+    buf
+}
+
+/// Runs `program` under valgrind and asserts zero errors and zero leaks.
+pub fn assert_valgrind_clean(program: &Path, args: &[&str], limit: Duration) -> Output {
+    require_tool("valgrind", "valgrind");
+    let output = run_with_timeout(
+        Command::new("valgrind")
+            .args(["--error-exitcode=97", "--leak-check=full", "--show-leak-kinds=definite,indirect,possible"])
+            .args(["--errors-for-leak-kinds=definite,indirect,possible", "--quiet"])
+            .arg(program)
+            .args(args),
+        limit,
+    );
+    assert!(
+        output.status.success(),
+        "valgrind reported errors for {program:?} (exit {:?}):\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// A free TCP port on 127.0.0.1.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().unwrap().port()
+}
+
+/// A real memcached server on 127.0.0.1, stopped (by PID) when dropped.
+pub struct Memcached {
+    child: Child,
+    /// The port it listens on.
+    pub port: u16,
+}
+
+impl Memcached {
+    /// Starts `memcached` on a free loopback port with `memory_mb` MiB and
+    /// optional extra arguments; waits (at most 10 s) until it accepts connections.
+    pub fn start_with(memory_mb: u32, extra: &[&str]) -> Memcached {
+        require_tool("memcached", "memcached");
+        for _attempt in 0..5 {
+            let port = free_port();
+            let child = Command::new("memcached")
+                .args(["-l", "127.0.0.1", "-p", &port.to_string(), "-U", "0", "-m", &memory_mb.to_string()])
+                .args(extra)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("spawn memcached");
+            let mut server = Memcached { child, port };
+            let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline {
+                if TcpStream::connect_timeout(&addr, Duration::from_millis(100)).is_ok() {
+                    return server;
+                }
+                if server.child.try_wait().ok().flatten().is_some() {
+                    break; // port taken meanwhile: try another
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            server.stop();
+        }
+        panic!("memcached did not start on 127.0.0.1");
+    }
+
+    /// Starts memcached with 64 MiB.
+    pub fn start() -> Memcached {
+        Memcached::start_with(64, &[])
+    }
+
+    /// `127.0.0.1:PORT`.
+    pub fn address(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    /// The server's PID.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Memcached {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
