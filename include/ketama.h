@@ -36,32 +36,6 @@ typedef int (*compfn)( const void*, const void* );
 #define MC_SHMSIZE 524288
 
 /**
- * The default memcached port; libmemcached, twemproxy and spymemcached's
- * LIBMEMCACHED format leave it out of point labels.
- */
-#define DEFAULT_PORT 11211
-
-/**
- * FNV-32 offset basis.
- */
-#define FNV32_INIT 2166136261
-
-/**
- * FNV-32 prime.
- */
-#define FNV32_PRIME 16777619
-
-/**
- * Low 32 bits of the FNV-64 offset basis `0xcbf29ce484222325`.
- */
-#define FNV64_INIT_LOW 2216829733
-
-/**
- * Low 32 bits of the FNV-64 prime `0x100000001b3`.
- */
-#define FNV64_PRIME_LOW 435
-
-/**
  * Result of a modern API call. `KETAMA_OK` is 0; every other value comes
  * with a message readable through `ketama_error()` on the same thread.
  */

@@ -9,7 +9,7 @@ use crate::{Error, ServerSpec};
 
 /// The default memcached port; libmemcached, twemproxy and spymemcached's
 /// LIBMEMCACHED format leave it out of point labels.
-pub const DEFAULT_PORT: u16 = 11211;
+pub(crate) const DEFAULT_PORT: u16 = 11211;
 
 /// Each server's weight (1 when none is given) and their sum. Weights must be
 /// positive and the sum must fit in 64 bits.

@@ -7,13 +7,13 @@
 //! (`0x84222325`, `0x1b3`), which is what libmemcached's fnv1a_64 computes.
 
 /// FNV-32 offset basis.
-pub const FNV32_INIT: u32 = 0x811c_9dc5;
+pub(crate) const FNV32_INIT: u32 = 0x811c_9dc5;
 /// FNV-32 prime.
-pub const FNV32_PRIME: u32 = 0x0100_0193;
+pub(crate) const FNV32_PRIME: u32 = 0x0100_0193;
 /// Low 32 bits of the FNV-64 offset basis `0xcbf29ce484222325`.
-pub const FNV64_INIT_LOW: u32 = 0x8422_2325;
+pub(crate) const FNV64_INIT_LOW: u32 = 0x8422_2325;
 /// Low 32 bits of the FNV-64 prime `0x100000001b3`.
-pub const FNV64_PRIME_LOW: u32 = 0x0000_01b3;
+pub(crate) const FNV64_PRIME_LOW: u32 = 0x0000_01b3;
 
 /// FNV-1 (multiply, then XOR) over `units`, modulo 2^32.
 #[inline]
