@@ -1,5 +1,7 @@
-//! Paul Hsieh's SuperFastHash as twemproxy and libmemcached compute it
-//! (initial hash 0, the odd tail byte read as a sign-extended C `char`).
+//! Paul Hsieh's SuperFastHash as twemproxy and libmemcached compute it:
+//! initial hash 0; the third byte of a 3-byte tail is read as a
+//! sign-extended C `char`, a 1-byte tail as unsigned (as measured against
+//! nutcracker with non-ASCII keys).
 
 /// twemproxy's / libmemcached's `hsieh`.
 pub fn hsieh(key: &[u8]) -> u32 {
@@ -28,7 +30,7 @@ pub fn hsieh(key: &[u8]) -> u32 {
             hash = hash.wrapping_add(hash >> 17);
         }
         [x] => {
-            hash = hash.wrapping_add(*x as i8 as i32 as u32);
+            hash = hash.wrapping_add(u32::from(*x));
             hash ^= hash << 10;
             hash = hash.wrapping_add(hash >> 1);
         }
