@@ -1,7 +1,8 @@
 //! The libmemcached flavours and the C hash family, checked against the real
 //! libmemcached 1.1.4 (Debian `libmemcached-dev`) in the same run: a C
 //! program linked to it answers `memcached_generate_hash` (no network) for the
-//! same servers and keys, and `memcached_generate_hash_value` next to our
+//! same servers and keys, next to this library's C API (`ketama_ring_new` with
+//! the libmemcached flavours, `ketama_find_server`), and `memcached_generate_hash_value` next to our
 //! `ketama_hash_bytes` for every hash.
 
 mod common;
@@ -86,8 +87,17 @@ fn run_cases(cases: &[Case]) -> usize {
     assert!(output.status.success(), "libmemcached_peer failed: {}", String::from_utf8_lossy(&output.stderr));
     let mut compared = 0;
     for c in cases {
-        let peer: Vec<usize> =
-            std::fs::read_to_string(&c.out).unwrap().lines().map(|l| l.parse().expect("index")).collect();
+        let rows: Vec<(usize, usize)> = std::fs::read_to_string(&c.out)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let (peer, through_c) = l.split_once(' ').expect("PEER OURS");
+                (peer.parse().unwrap(), through_c.parse().unwrap())
+            })
+            .collect();
+        let peer: Vec<usize> = rows.iter().map(|r| r.0).collect();
+        let through_c: Vec<usize> = rows.iter().map(|r| r.1).collect();
+        assert_eq!(through_c, c.ours, "{}: the C API disagrees with the Rust API", c.name);
         compared += assert_same(&c.name, &c.keys, &c.ours, &peer);
     }
     compared

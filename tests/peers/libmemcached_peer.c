@@ -8,7 +8,10 @@
  *       hash N                         (memcached_hash_t; -1 keeps the default)
  *       server HOST PORT WEIGHT        (WEIGHT 0: memcached_server_add)
  *       keys PATH                      (one key per line)
- *       out PATH                       (receives one server index per key)
+ *       out PATH                       (per key: "PEER OURS", the server index
+ *                                      from libmemcached and from this library's
+ *                                      C API, ketama_ring_new + ketama_find_server,
+ *                                      with the matching flavour and hash)
  *   libmemcached_peer hash KEYS OUT    per key: for each libmemcached hash,
  *                                      "peer ours" via ketama_hash_bytes
  */
@@ -61,28 +64,47 @@ static void free_keys(struct keys *k) {
     free(k->len);
 }
 
+/* memcached_hash_t -> ketama_hash (libmemcached's default is one-at-a-time). */
+static uint32_t our_hash(int peer) {
+    static const uint32_t map[] = {KETAMA_HASH_ONE_AT_A_TIME, KETAMA_HASH_MD5, KETAMA_HASH_CRC,
+                                   KETAMA_HASH_FNV1_64, KETAMA_HASH_FNV1A_64, KETAMA_HASH_FNV1_32,
+                                   KETAMA_HASH_FNV1A_32, KETAMA_HASH_HSIEH, KETAMA_HASH_MURMUR,
+                                   KETAMA_HASH_JENKINS, KETAMA_HASH_MURMUR3};
+    if (peer < 0) return KETAMA_HASH_DEFAULT;
+    if ((size_t)peer >= sizeof map / sizeof map[0]) die("no ketama_hash for", "memcached_hash_t");
+    return map[peer];
+}
+
 static void run_case(const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) die("cannot open case", path);
     memcached_st *memc = memcached_create(NULL);
     char word[64], a[256], out_path[4096] = "", keys_path[4096] = "";
+    uint32_t flavour = KETAMA_FLAVOUR_LIBMEMCACHED, hash = KETAMA_HASH_DEFAULT;
+    ketama_server servers[256];
+    char addresses[256][300];
+    size_t count = 0;
     while (fscanf(f, "%63s", word) == 1) {
         if (!strcmp(word, "distribution")) {
             if (fscanf(f, "%255s", a) != 1) die("bad distribution line", path);
             memcached_return_t rc;
-            if (!strcmp(a, "weighted"))
+            if (!strcmp(a, "weighted")) {
                 rc = memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_KETAMA_WEIGHTED, 1);
-            else if (!strcmp(a, "consistent"))
+                flavour = KETAMA_FLAVOUR_LIBMEMCACHED;
+            } else if (!strcmp(a, "consistent")) {
                 rc = memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION, MEMCACHED_DISTRIBUTION_CONSISTENT);
-            else if (!strcmp(a, "spy"))
+                flavour = KETAMA_FLAVOUR_LIBMEMCACHED_CONSISTENT;
+            } else if (!strcmp(a, "spy")) {
                 rc = memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION,
                                             MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY);
-            else
+                flavour = KETAMA_FLAVOUR_LIBMEMCACHED_SPY;
+            } else
                 die("unknown distribution", a);
             if (rc != MEMCACHED_SUCCESS) die("distribution rejected", memcached_strerror(memc, rc));
         } else if (!strcmp(word, "hash")) {
             int h;
             if (fscanf(f, "%d", &h) != 1) die("bad hash line", path);
+            hash = our_hash(h);
             if (h >= 0) {
                 memcached_return_t rc = memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_HASH, (uint64_t)h);
                 if (rc != MEMCACHED_SUCCESS) die("hash rejected", memcached_strerror(memc, rc));
@@ -94,6 +116,10 @@ static void run_case(const char *path) {
                 ? memcached_server_add_with_weight(memc, a, (in_port_t)port, weight)
                 : memcached_server_add(memc, a, (in_port_t)port);
             if (rc != MEMCACHED_SUCCESS) die("server rejected", memcached_strerror(memc, rc));
+            if (count == 256) die("too many servers", path);
+            int len = snprintf(addresses[count], sizeof addresses[count], strchr(a, ':') ? "[%s]:%u" : "%s:%u", a, port);
+            servers[count] = (ketama_server){.address = addresses[count], .address_len = (size_t)len, .weight = weight};
+            count++;
         } else if (!strcmp(word, "keys")) {
             if (fscanf(f, "%4095s", keys_path) != 1) die("bad keys line", path);
         } else if (!strcmp(word, "out")) {
@@ -103,13 +129,20 @@ static void run_case(const char *path) {
         }
     }
     fclose(f);
+    const ketama_ring *ring = NULL;
+    if (ketama_ring_new(servers, count, flavour, hash, &ring) != KETAMA_OK) die("ketama_ring_new failed", ketama_error());
     struct keys k = read_keys(keys_path);
     FILE *out = fopen(out_path, "w");
     if (!out) die("cannot write", out_path);
-    for (size_t i = 0; i < k.count; i++)
-        fprintf(out, "%u\n", memcached_generate_hash(memc, k.key[i], k.len[i]));
+    for (size_t i = 0; i < k.count; i++) {
+        ketama_server_ref at;
+        if (ketama_find_server(ring, (const uint8_t *)k.key[i], k.len[i], &at) != KETAMA_OK)
+            die("ketama_find_server failed", ketama_error());
+        fprintf(out, "%u %u\n", memcached_generate_hash(memc, k.key[i], k.len[i]), at.server_index);
+    }
     fclose(out);
     free_keys(&k);
+    ketama_ring_free(ring);
     memcached_free(memc);
 }
 
