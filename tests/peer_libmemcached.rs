@@ -1,38 +1,29 @@
 //! The libmemcached flavours and the C hash family, checked against the real
-//! libmemcached 1.1.4 (Debian `libmemcached-dev`) in the same run: a C
-//! program linked to it answers `memcached_generate_hash` (no network) for the
-//! same servers and keys, next to this library's C API (`ketama_ring_new` with
-//! the libmemcached flavours, `ketama_find_server`), and `memcached_generate_hash_value` next to our
-//! `ketama_hash_bytes` for every hash.
+//! libmemcached 1.1.4 (Debian `libmemcached-dev`) in the same run. A C
+//! program linked to it answers `memcached_generate_hash` (no network) for
+//! the same servers and keys, next to this library's C API (`ketama_ring_new`
+//! with the libmemcached flavours, `ketama_find_server`); and it answers
+//! `memcached_generate_hash_value` next to `ketama_hash_bytes` for every hash.
 
 mod common;
+#[path = "common/peer_programs.rs"]
+mod peer_programs;
 #[path = "common/peers.rs"]
 mod peers;
 
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
 use ketama::hash::HashAlgorithm;
 use ketama::{Flavour, Ring, RingConfig};
+use peer_programs::{LibmemcachedCase, libmemcached_answers, libmemcached_program};
 use peers::{ServerList, assert_same, edge_lists, keys_for, our_indices, standard_lists, write_keys};
-
-fn peer_program() -> PathBuf {
-    require_libmemcached();
-    let source = common::repo_root().join("tests/peers/libmemcached_peer.c");
-    common::compile_c(&[&source], "libmemcached_peer", &["-lmemcached"])
-}
-
-fn require_libmemcached() {
-    common::require_tool("pkg-config", "pkg-config");
-    let found = Command::new("pkg-config").args(["--exists", "libmemcached"]).status().is_ok_and(|s| s.success());
-    assert!(found, "libmemcached is not installed: run `make deps` (Debian package libmemcached-dev)");
-}
 
 /// libmemcached's `memcached_hash_t` for a hash.
 fn memcached_hash_id(hash: HashAlgorithm) -> i32 {
     use HashAlgorithm as H;
     match hash {
+        H::OneAtATime => 0,
         H::Md5 => 1,
         H::Crc => 2,
         H::Fnv1_64 => 3,
@@ -43,62 +34,46 @@ fn memcached_hash_id(hash: HashAlgorithm) -> i32 {
         H::Murmur => 8,
         H::Jenkins => 9,
         H::Murmur3 => 10,
-        H::OneAtATime => 0,
         other => panic!("libmemcached has no {other:?}"),
     }
 }
 
-struct Case {
-    name: String,
-    file: PathBuf,
-    out: PathBuf,
-    keys: Vec<Vec<u8>>,
-    ours: Vec<usize>,
-}
-
-fn case(dir: &std::path::Path, n: usize, flavour: Flavour, hash: Option<HashAlgorithm>, list: &ServerList) -> Case {
-    let ring = Ring::new(list.specs(), RingConfig { flavour, hash }).expect("library ring");
-    let keys = keys_for(list, &ring);
-    let name = format!("{} hash {} on {}", flavour.name(), ring.key_hash().name(), list.name);
-    let (file, out, key_file) = (dir.join(format!("case{n}")), dir.join(format!("case{n}.out")), dir.join(format!("case{n}.keys")));
-    write_keys(&key_file, &keys);
-    let distribution = match flavour {
+fn distribution(flavour: Flavour) -> &'static str {
+    match flavour {
         Flavour::Libmemcached => "weighted",
         Flavour::LibmemcachedConsistent => "consistent",
         Flavour::LibmemcachedSpy => "spy",
         other => panic!("not a libmemcached flavour: {other:?}"),
-    };
-    let mut text = format!("distribution {distribution}\nhash {}\n", hash.map_or(-1, memcached_hash_id));
-    for s in &list.servers {
-        text += &format!("server {} {} {}\n", s.host, s.port, s.weight.unwrap_or(0));
     }
-    text += &format!("keys {}\nout {}\n", key_file.display(), out.display());
-    std::fs::write(&file, text).unwrap();
-    let ours = our_indices(&ring, &keys);
-    Case { name, file, out, keys, ours }
 }
 
-fn run_cases(cases: &[Case]) -> usize {
-    let program = peer_program();
-    let output = common::run_with_timeout(
-        Command::new(&program).arg("ring").args(cases.iter().map(|c| &c.file)),
-        Duration::from_secs(300),
-    );
-    assert!(output.status.success(), "libmemcached_peer failed: {}", String::from_utf8_lossy(&output.stderr));
+/// Asks libmemcached about every (flavour, hash, list) and compares each
+/// answer with the library's, through the Rust API and through the C API.
+fn check(questions: &[(Flavour, Option<HashAlgorithm>, ServerList)]) -> usize {
+    let rings: Vec<Ring> = questions
+        .iter()
+        .map(|(flavour, hash, list)| Ring::new(list.specs(), RingConfig { flavour: *flavour, hash: *hash }).unwrap())
+        .collect();
+    let keys: Vec<Vec<Vec<u8>>> = questions.iter().zip(&rings).map(|((_, _, list), ring)| keys_for(list, ring)).collect();
+    let cases: Vec<LibmemcachedCase> = questions
+        .iter()
+        .zip(&keys)
+        .map(|((flavour, hash, list), keys)| LibmemcachedCase {
+            distribution: distribution(*flavour),
+            hash: hash.map(memcached_hash_id),
+            servers: list,
+            keys,
+        })
+        .collect();
+    let answers = libmemcached_answers(&cases);
     let mut compared = 0;
-    for c in cases {
-        let rows: Vec<(usize, usize)> = std::fs::read_to_string(&c.out)
-            .unwrap()
-            .lines()
-            .map(|l| {
-                let (peer, through_c) = l.split_once(' ').expect("PEER OURS");
-                (peer.parse().unwrap(), through_c.parse().unwrap())
-            })
-            .collect();
-        let peer: Vec<usize> = rows.iter().map(|r| r.0).collect();
-        let through_c: Vec<usize> = rows.iter().map(|r| r.1).collect();
-        assert_eq!(through_c, c.ours, "{}: the C API disagrees with the Rust API", c.name);
-        compared += assert_same(&c.name, &c.keys, &c.ours, &peer);
+    for (((flavour, _, list), ring), (keys, answer)) in questions.iter().zip(&rings).zip(keys.iter().zip(&answers)) {
+        let name = format!("{} hash {} on {}", flavour.name(), ring.key_hash().name(), list.name);
+        let ours = our_indices(ring, keys);
+        let through_c: Vec<usize> = answer.iter().map(|a| a.1).collect();
+        assert_eq!(through_c, ours, "{name}: the C API disagrees with the Rust API");
+        let peer: Vec<usize> = answer.iter().map(|a| a.0).collect();
+        compared += assert_same(&name, keys, &ours, &peer);
     }
     compared
 }
@@ -107,44 +82,45 @@ const FLAVOURS: [Flavour; 3] = [Flavour::Libmemcached, Flavour::LibmemcachedCons
 
 #[test]
 fn every_libmemcached_distribution_matches_on_3_10_100_servers_and_edge_lists() {
-    let dir = common::scratch_dir("libmemcached-lists");
-    let mut cases = Vec::new();
+    let mut questions = Vec::new();
     for flavour in FLAVOURS {
-        for list in standard_lists().iter().chain(&edge_lists()) {
-            cases.push(case(&dir, cases.len(), flavour, None, list));
+        for list in standard_lists().into_iter().chain(edge_lists()) {
+            questions.push((flavour, None, list));
         }
     }
-    let compared = run_cases(&cases);
-    assert!(compared >= cases.len() * 10_000);
+    let compared = check(&questions);
+    assert!(compared >= questions.len() * 10_000);
 }
 
 #[test]
 fn every_libmemcached_key_hash_matches_in_every_distribution() {
-    let dir = common::scratch_dir("libmemcached-hashes");
     let lists = [peers::servers(10, peers::Weights::None), peers::servers(10, peers::Weights::Unequal)];
-    let mut cases = Vec::new();
+    let mut questions = Vec::new();
     for flavour in FLAVOURS {
         // Debian builds libhashkit without hsieh (see the hash test below).
         for &hash in flavour.hashes().iter().filter(|&&h| h != HashAlgorithm::Hsieh) {
             for list in &lists {
-                cases.push(case(&dir, cases.len(), flavour, Some(hash), list));
+                questions.push((flavour, Some(hash), list.clone()));
             }
         }
     }
-    run_cases(&cases);
+    check(&questions);
 }
 
 #[test]
 fn c_hash_family_matches_libmemcached_through_ketama_hash_bytes() {
-    let program = peer_program();
     let dir = common::scratch_dir("libmemcached-hash-values");
     let mut keys = peers::keys();
     keys.extend(peers::non_ascii_keys());
     keys.push(Vec::new());
     let (key_file, out) = (dir.join("keys"), dir.join("out"));
     write_keys(&key_file, &keys);
-    let output = common::run_with_timeout(Command::new(&program).arg("hash").arg(&key_file).arg(&out), Duration::from_secs(120));
+    let output = common::run_with_timeout(
+        Command::new(libmemcached_program()).arg("hash").arg(&key_file).arg(&out),
+        Duration::from_secs(120),
+    );
     assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    // The column order of HASHES in tests/peers/libmemcached_peer.c.
     let order = [
         HashAlgorithm::OneAtATime,
         HashAlgorithm::Md5,
@@ -167,8 +143,8 @@ fn c_hash_family_matches_libmemcached_through_ketama_hash_bytes() {
         let ours: Vec<u32> = keys.iter().map(|k| hash.hash(k)).collect();
         assert_eq!(through_c, ours, "ketama_hash_bytes disagrees with the Rust API for {}", hash.name());
         if hash == HashAlgorithm::Hsieh {
-            // Debian's libhashkit is built without hsieh and answers 0 (or 1):
-            // hsieh is checked against twemproxy instead.
+            // Debian's libhashkit is built without hsieh and answers 0 or 1:
+            // hsieh is checked against twemproxy (tests/peer_twemproxy.rs).
             assert!(peer.iter().all(|&v| v <= 1), "libmemcached now has hsieh: compare it here");
             continue;
         }

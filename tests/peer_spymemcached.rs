@@ -5,48 +5,21 @@
 //! and each key's node; both must equal the library's.
 
 mod common;
+#[path = "common/peer_programs.rs"]
+mod peer_programs;
 #[path = "common/peers.rs"]
 mod peers;
 
 use std::net::IpAddr;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
-use std::time::Duration;
+use std::path::Path;
 
 use ketama::hash::HashAlgorithm;
 use ketama::{Flavour, Ring, RingConfig, ServerSpec};
+use peer_programs::{SpyCase, SpyServer, spy_java, spymemcached_answers};
 use peers::{ServerList, Weights, assert_same, edge_lists, keys_for, our_indices, standard_lists, write_keys};
 
-const SPY_JAR: &str = "/usr/share/java/spymemcached.jar";
-
-/// Compiles tests/peers/SpyPeer.java once; returns the classpath.
-fn classpath() -> &'static str {
-    static CP: OnceLock<String> = OnceLock::new();
-    CP.get_or_init(|| {
-        common::require_tool("javac", "openjdk-17-jdk-headless");
-        common::require_tool("java", "openjdk-17-jdk-headless");
-        assert!(Path::new(SPY_JAR).exists(), "{SPY_JAR} is missing: run `make deps` (Debian package libspymemcached-java)");
-        let classes = common::scratch_dir("spy-classes");
-        let source = common::repo_root().join("tests/peers/SpyPeer.java");
-        let output = common::run_with_timeout(
-            Command::new("javac").args(["-cp", SPY_JAR, "-d"]).arg(&classes).arg(&source),
-            Duration::from_secs(180),
-        );
-        assert!(output.status.success(), "javac failed: {}", String::from_utf8_lossy(&output.stderr));
-        format!("{}:{SPY_JAR}", classes.display())
-    })
-}
-
-fn java(args: &[&Path]) {
-    let output = common::run_with_timeout(
-        Command::new("java").args(["-cp", classpath(), "SpyPeer"]).args(args),
-        Duration::from_secs(300),
-    );
-    assert!(output.status.success(), "SpyPeer failed: {}", String::from_utf8_lossy(&output.stderr));
-}
-
-fn java_hash_name(hash: HashAlgorithm) -> &'static str {
+/// spymemcached's `DefaultHashAlgorithm` name for a hash.
+pub fn java_hash_name(hash: HashAlgorithm) -> &'static str {
     use HashAlgorithm as H;
     match hash {
         H::Md5 => "KETAMA_HASH",
@@ -60,101 +33,97 @@ fn java_hash_name(hash: HashAlgorithm) -> &'static str {
     }
 }
 
-struct Case {
-    name: String,
-    dir: PathBuf,
-    keys: Vec<Vec<u8>>,
-    ring: Ring,
+/// A list as spymemcached users build it, and as the library is given it:
+/// IP literals stay literals; a hostname gets the fixed IP 10.9.9.N without
+/// DNS, which Java prints as `name/10.9.9.N:port` (the SPYMEMCACHED node key).
+/// LIBMEMCACHED format names every node with its host text, so
+/// `getHostName()` never reverse-resolves.
+fn spy_servers(flavour: Flavour, list: &ServerList) -> (Vec<SpyServer>, Vec<ServerSpec>) {
+    list.servers
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let literal = s.host.parse::<IpAddr>().is_ok();
+            let ip = if literal { s.host.clone() } else { format!("10.9.9.{}", i + 1) };
+            let java_name = if literal && flavour == Flavour::Spymemcached { "-".to_string() } else { s.host.clone() };
+            let address = if literal || flavour == Flavour::SpymemcachedLibmemcached {
+                s.address()
+            } else {
+                format!("{}/{ip}:{}", s.host, s.port)
+            };
+            let spec = ServerSpec { address: address.into_bytes(), weight: s.weight, name: None };
+            (SpyServer { java_name, ip, port: s.port, weight: s.weight.unwrap_or(1) }, spec)
+        })
+        .unzip()
 }
 
-/// One locator: the list as spymemcached users build it, and as the library
-/// is given it. IP literals stay literals; a hostname gets the fixed IP
-/// 10.9.9.N without DNS, which Java prints as `name/10.9.9.N:port`.
-fn case(root: &Path, n: usize, flavour: Flavour, hash: HashAlgorithm, list: &ServerList) -> Case {
-    let weighted = list.servers.iter().any(|s| s.weight.is_some());
-    let format = if flavour == Flavour::Spymemcached { "SPYMEMCACHED" } else { "LIBMEMCACHED" };
-    let mut text = format!("format {format}\nhash {}\nweighted {}\n", java_hash_name(hash), u8::from(weighted));
-    let mut specs = Vec::new();
-    for (i, s) in list.servers.iter().enumerate() {
-        let literal = s.host.parse::<IpAddr>().is_ok();
-        let ip = if literal { s.host.clone() } else { format!("10.9.9.{}", i + 1) };
-        let java_name = if literal && flavour == Flavour::Spymemcached { "-" } else { &s.host };
-        text += &format!("server {java_name} {ip} {} {}\n", s.port, s.weight.unwrap_or(1));
-        let address = if literal || flavour == Flavour::SpymemcachedLibmemcached {
-            s.address()
-        } else {
-            format!("{}/{ip}:{}", s.host, s.port)
-        };
-        specs.push(ServerSpec { address: address.into_bytes(), weight: s.weight, name: None });
+/// Asks spymemcached about every (flavour, hash, list): a list with weights
+/// takes the weighted path on both sides. Compares every key and the whole
+/// continuum; returns the library's rings.
+fn check(questions: &[(Flavour, HashAlgorithm, ServerList)]) -> Vec<Ring> {
+    let mut rings = Vec::new();
+    let mut all_keys = Vec::new();
+    let mut nodes = Vec::new();
+    for (flavour, hash, list) in questions {
+        let (spy, specs) = spy_servers(*flavour, list);
+        let ring = Ring::new(specs, RingConfig { flavour: *flavour, hash: Some(*hash) }).expect("library ring");
+        all_keys.push(keys_for(list, &ring));
+        rings.push(ring);
+        nodes.push(spy);
     }
-    let ring = Ring::new(specs, RingConfig { flavour, hash: Some(hash) }).expect("library ring");
-    let keys = keys_for(list, &ring);
-    let dir = root.join(format!("case{n}"));
-    std::fs::create_dir_all(&dir).unwrap();
-    write_keys(&dir.join("keys"), &keys);
-    for (what, file) in [("keys", "keys"), ("out", "out"), ("dump", "dump")] {
-        text += &format!("{what} {}\n", dir.join(file).display());
+    let cases: Vec<SpyCase> = questions
+        .iter()
+        .zip(nodes)
+        .zip(&all_keys)
+        .map(|(((flavour, hash, list), servers), keys)| SpyCase {
+            format: if *flavour == Flavour::Spymemcached { "SPYMEMCACHED" } else { "LIBMEMCACHED" },
+            hash: java_hash_name(*hash),
+            weighted: list.servers.iter().any(|s| s.weight.is_some()),
+            servers,
+            keys,
+        })
+        .collect();
+    let answers = spymemcached_answers(&cases);
+    for (((flavour, hash, list), ring), (keys, answer)) in questions.iter().zip(&rings).zip(all_keys.iter().zip(&answers)) {
+        let name = format!("{} hash {} on {}", flavour.name(), hash.name(), list.name);
+        assert_same(&name, keys, &our_indices(ring, keys), &answer.nodes);
+        let c = ring.continuum();
+        let ours: Vec<(u32, u32)> = c.points().iter().copied().zip(c.owners().iter().copied()).collect();
+        assert_eq!(ours.len(), answer.continuum.len(), "{name}: continuum sizes differ");
+        let differing = ours.iter().zip(&answer.continuum).filter(|(a, b)| a != b).count();
+        assert_eq!(differing, 0, "{name}: {differing} continuum points differ");
     }
-    std::fs::write(dir.join("case"), text).unwrap();
-    let name = format!("{} hash {} on {}", flavour.name(), hash.name(), list.name);
-    Case { name, dir, keys, ring }
-}
-
-fn run(cases: &[Case]) {
-    let files: Vec<PathBuf> = cases.iter().map(|c| c.dir.join("case")).collect();
-    let mut args: Vec<&Path> = vec![Path::new("ring")];
-    args.extend(files.iter().map(PathBuf::as_path));
-    java(&args);
-    for c in cases {
-        let peer: Vec<usize> =
-            std::fs::read_to_string(c.dir.join("out")).unwrap().lines().map(|l| l.parse().unwrap()).collect();
-        assert_same(&c.name, &c.keys, &our_indices(&c.ring, &c.keys), &peer);
-        let dump: Vec<(u32, u32)> = std::fs::read_to_string(c.dir.join("dump"))
-            .unwrap()
-            .lines()
-            .map(|l| {
-                let (p, s) = l.split_once(' ').unwrap();
-                (p.parse().unwrap(), s.parse().unwrap())
-            })
-            .collect();
-        let continuum = c.ring.continuum();
-        let ours: Vec<(u32, u32)> = continuum.points().iter().copied().zip(continuum.owners().iter().copied()).collect();
-        assert_eq!(ours.len(), dump.len(), "{}: continuum sizes differ", c.name);
-        let differing = ours.iter().zip(&dump).filter(|(a, b)| a != b).count();
-        assert_eq!(differing, 0, "{}: {differing} continuum points differ", c.name);
-    }
+    rings
 }
 
 const SPY_FLAVOURS: [Flavour; 2] = [Flavour::Spymemcached, Flavour::SpymemcachedLibmemcached];
 
 #[test]
 fn default_ketama_hash_matches_on_3_10_100_servers_weighted_and_not() {
-    let root = common::scratch_dir("spy-lists");
-    let mut cases = Vec::new();
+    let mut questions = Vec::new();
     for flavour in SPY_FLAVOURS {
-        for list in standard_lists().iter().chain(&edge_lists()) {
-            cases.push(case(&root, cases.len(), flavour, HashAlgorithm::Md5, list));
+        for list in standard_lists().into_iter().chain(edge_lists()) {
+            questions.push((flavour, HashAlgorithm::Md5, list));
         }
     }
-    run(&cases);
+    let rings = check(&questions);
     // The weighted path gives 156 points to each of 100 equal servers.
-    let equal_100 = cases.iter().find(|c| c.name.contains("on 100 servers, Equal")).unwrap();
-    assert!(equal_100.ring.servers().iter().all(|s| s.point_count() == 156));
+    let equal_100 = questions.iter().position(|q| q.2.name == "100 servers, Equal weights").unwrap();
+    assert!(rings[equal_100].servers().iter().all(|s| s.point_count() == 156));
 }
 
 #[test]
 fn every_spymemcached_hash_matches_points_and_keys() {
-    let root = common::scratch_dir("spy-hashes");
     let lists = [peers::servers(10, Weights::None), peers::servers(10, Weights::Unequal), edge_lists().remove(1)];
-    let mut cases = Vec::new();
+    let mut questions = Vec::new();
     for flavour in SPY_FLAVOURS {
         for &hash in flavour.hashes() {
             for list in &lists {
-                cases.push(case(&root, cases.len(), flavour, hash, list));
+                questions.push((flavour, hash, list.clone()));
             }
         }
     }
-    run(&cases);
+    check(&questions);
 }
 
 #[test]
@@ -165,7 +134,7 @@ fn spymemcached_string_hashes_match_including_non_ascii() {
     keys.extend(peers::non_ascii_keys().into_iter().filter(|k| std::str::from_utf8(k).is_ok()));
     keys.push(Vec::new());
     write_keys(&dir.join("keys"), &keys);
-    java(&[Path::new("hash"), &dir.join("keys"), &dir.join("out")]);
+    spy_java(&[Path::new("hash"), &dir.join("keys"), &dir.join("out")]);
     let text = std::fs::read_to_string(dir.join("out")).unwrap();
     let rows: Vec<&str> = text.lines().collect();
     for &hash in Flavour::Spymemcached.hashes() {

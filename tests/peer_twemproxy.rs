@@ -58,7 +58,7 @@ struct Nutcracker {
 impl Nutcracker {
     fn start(config: &str, listen_ports: &[u16]) -> Nutcracker {
         common::require_tool("nutcracker", "nutcracker");
-        let dir = common::scratch_dir("nutcracker");
+        let dir = common::scratch_dir(&format!("nutcracker-{}", listen_ports[0]));
         let conf = dir.join("nutcracker.yml");
         std::fs::write(&conf, config).unwrap();
         let test = common::run_with_timeout(Command::new("nutcracker").arg("-t").arg("-c").arg(&conf), Duration::from_secs(20));

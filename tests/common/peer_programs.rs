@@ -1,0 +1,183 @@
+//! Runners for the peer programs in tests/peers/ (included with `#[path]`
+//! next to `peers.rs`): they hand the real libmemcached and spymemcached the
+//! server lists and keys, and return the peers' answers.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use crate::common;
+use crate::peers::{ServerList, write_keys};
+
+/// The libmemcached peer program, compiled against the built library.
+pub fn libmemcached_program() -> &'static Path {
+    static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
+    PROGRAM.get_or_init(|| {
+        common::require_tool("pkg-config", "pkg-config");
+        let found = Command::new("pkg-config").args(["--exists", "libmemcached"]).status().is_ok_and(|s| s.success());
+        assert!(found, "libmemcached is not installed: run `make deps` (Debian package libmemcached-dev)");
+        let source = common::repo_root().join("tests/peers/libmemcached_peer.c");
+        common::compile_c(&[&source], "libmemcached_peer", &["-lmemcached"])
+    })
+}
+
+/// One libmemcached pool to ask about.
+pub struct LibmemcachedCase<'a> {
+    /// `weighted` (KETAMA_WEIGHTED), `consistent` or `spy`.
+    pub distribution: &'static str,
+    /// `memcached_hash_t` to set with MEMCACHED_BEHAVIOR_HASH, if any.
+    pub hash: Option<i32>,
+    /// The servers (no weight: `memcached_server_add`).
+    pub servers: &'a ServerList,
+    /// The keys.
+    pub keys: &'a [Vec<u8>],
+}
+
+/// Per case, per key: (libmemcached's server index, this library's index
+/// through the C API with the matching flavour and hash).
+pub fn libmemcached_answers(cases: &[LibmemcachedCase]) -> Vec<Vec<(usize, usize)>> {
+    let dir = fresh_dir("libmemcached-cases");
+    let files: Vec<PathBuf> = cases
+        .iter()
+        .enumerate()
+        .map(|(n, c)| {
+            let (file, keys) = (dir.join(format!("case{n}")), dir.join(format!("case{n}.keys")));
+            write_keys(&keys, c.keys);
+            let mut text = format!("distribution {}\nhash {}\n", c.distribution, c.hash.unwrap_or(-1));
+            for s in &c.servers.servers {
+                text += &format!("server {} {} {}\n", s.host, s.port, s.weight.unwrap_or(0));
+            }
+            text += &format!("keys {}\nout {}.out\n", keys.display(), file.display());
+            std::fs::write(&file, text).unwrap();
+            file
+        })
+        .collect();
+    let output = common::run_with_timeout(
+        Command::new(libmemcached_program()).arg("ring").args(&files),
+        Duration::from_secs(300),
+    );
+    assert!(output.status.success(), "libmemcached_peer failed: {}", String::from_utf8_lossy(&output.stderr));
+    files
+        .iter()
+        .map(|file| {
+            std::fs::read_to_string(format!("{}.out", file.display()))
+                .unwrap()
+                .lines()
+                .map(|l| {
+                    let (peer, ours) = l.split_once(' ').expect("PEER OURS");
+                    (peer.parse().unwrap(), ours.parse().unwrap())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// A fresh scratch directory per call (tests run in parallel threads).
+fn fresh_dir(name: &str) -> PathBuf {
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
+    common::scratch_dir(&format!("{name}-{}", CALLS.fetch_add(1, Ordering::Relaxed)))
+}
+
+const SPY_JAR: &str = "/usr/share/java/spymemcached.jar";
+
+/// Runs tests/peers/SpyPeer.java (compiled once) with `args`.
+pub fn spy_java(args: &[&Path]) {
+    static CLASSPATH: OnceLock<String> = OnceLock::new();
+    let classpath = CLASSPATH.get_or_init(|| {
+        common::require_tool("javac", "openjdk-17-jdk-headless");
+        common::require_tool("java", "openjdk-17-jdk-headless");
+        assert!(Path::new(SPY_JAR).exists(), "{SPY_JAR} is missing: run `make deps` (Debian package libspymemcached-java)");
+        let classes = common::scratch_dir("spy-classes");
+        let source = common::repo_root().join("tests/peers/SpyPeer.java");
+        let output = common::run_with_timeout(
+            Command::new("javac").args(["-cp", SPY_JAR, "-d"]).arg(&classes).arg(&source),
+            Duration::from_secs(180),
+        );
+        assert!(output.status.success(), "javac failed: {}", String::from_utf8_lossy(&output.stderr));
+        format!("{}:{SPY_JAR}", classes.display())
+    });
+    let output = common::run_with_timeout(
+        Command::new("java").args(["-cp", classpath, "SpyPeer"]).args(args),
+        Duration::from_secs(300),
+    );
+    assert!(output.status.success(), "SpyPeer failed: {}", String::from_utf8_lossy(&output.stderr));
+}
+
+/// A server as spymemcached gets it: `java_name` "-" for a bare IP literal,
+/// else an `InetAddress` named so (no DNS) with address `ip`.
+pub struct SpyServer {
+    /// Host name given to `InetAddress.getByAddress`, or "-".
+    pub java_name: String,
+    /// IP literal.
+    pub ip: String,
+    /// Port.
+    pub port: u16,
+    /// Weight (used when the case is weighted).
+    pub weight: u64,
+}
+
+/// One `KetamaNodeLocator` to ask about.
+pub struct SpyCase<'a> {
+    /// `SPYMEMCACHED` or `LIBMEMCACHED`.
+    pub format: &'static str,
+    /// A `DefaultHashAlgorithm` name.
+    pub hash: &'static str,
+    /// Whether to pass the weights map (the weighted path).
+    pub weighted: bool,
+    /// The nodes.
+    pub servers: Vec<SpyServer>,
+    /// The keys.
+    pub keys: &'a [Vec<u8>],
+}
+
+/// spymemcached's answer for one locator.
+pub struct SpyAnswer {
+    /// The node index of each key (`getPrimary`).
+    pub nodes: Vec<usize>,
+    /// The whole continuum as (point, node index), in order.
+    pub continuum: Vec<(u32, u32)>,
+}
+
+/// Asks spymemcached about every case in one JVM.
+pub fn spymemcached_answers(cases: &[SpyCase]) -> Vec<SpyAnswer> {
+    let root = fresh_dir("spy-cases");
+    let dirs: Vec<PathBuf> = cases
+        .iter()
+        .enumerate()
+        .map(|(n, c)| {
+            let dir = root.join(format!("case{n}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            write_keys(&dir.join("keys"), c.keys);
+            let mut text = format!("format {}\nhash {}\nweighted {}\n", c.format, c.hash, u8::from(c.weighted));
+            for s in &c.servers {
+                text += &format!("server {} {} {} {}\n", s.java_name, s.ip, s.port, s.weight);
+            }
+            for what in ["keys", "out", "dump"] {
+                text += &format!("{what} {}\n", dir.join(what).display());
+            }
+            std::fs::write(dir.join("case"), text).unwrap();
+            dir
+        })
+        .collect();
+    let files: Vec<PathBuf> = dirs.iter().map(|d| d.join("case")).collect();
+    let mut args: Vec<&Path> = vec![Path::new("ring")];
+    args.extend(files.iter().map(PathBuf::as_path));
+    spy_java(&args);
+    dirs.iter()
+        .map(|dir| SpyAnswer {
+            nodes: std::fs::read_to_string(dir.join("out")).unwrap().lines().map(|l| l.parse().unwrap()).collect(),
+            continuum: std::fs::read_to_string(dir.join("dump"))
+                .unwrap()
+                .lines()
+                .map(|l| {
+                    let (p, s) = l.split_once(' ').unwrap();
+                    (p.parse().unwrap(), s.parse().unwrap())
+                })
+                .collect(),
+        })
+        .collect()
+}
