@@ -27,11 +27,13 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let mut total = 0u64;
     for &w in &weights {
         if w == 0 {
-            return Err(Error::InvalidArgument("server weight must be positive".into()));
+            return Err(Error::InvalidArgument(
+                "server weight must be positive".into(),
+            ));
         }
-        total = total
-            .checked_add(w)
-            .ok_or_else(|| Error::InvalidArgument("sum of server weights overflows 64 bits".into()))?;
+        total = total.checked_add(w).ok_or_else(|| {
+            Error::InvalidArgument("sum of server weights overflows 64 bits".into())
+        })?;
     }
     let mut points = Vec::with_capacity(servers.len() * 160);
     let mut per_server = Vec::with_capacity(servers.len());
@@ -49,7 +51,11 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
         }
         per_server.push(digests * 4);
     }
-    Ok(GeneratedPoints { points, per_server, ties: TiePolicy::FirstWins })
+    Ok(GeneratedPoints {
+        points,
+        per_server,
+        ties: TiePolicy::FirstWins,
+    })
 }
 
 #[cfg(test)]
@@ -58,16 +64,31 @@ mod tests {
 
     #[test]
     fn float_rule_matches_the_measured_quirks() {
-        assert_eq!(digests_per_server(1, 61, 61), 39, "61 equal servers get 156 points");
+        assert_eq!(
+            digests_per_server(1, 61, 61),
+            39,
+            "61 equal servers get 156 points"
+        );
         assert_eq!(digests_per_server(1, 60, 60), 40);
-        assert_eq!(digests_per_server(512, 7040, 11), 31, "exact arithmetic would give 32");
-        assert_eq!(digests_per_server(1, 2001, 3), 0, "a tiny weight gets no points");
+        assert_eq!(
+            digests_per_server(512, 7040, 11),
+            31,
+            "exact arithmetic would give 32"
+        );
+        assert_eq!(
+            digests_per_server(1, 2001, 3),
+            0,
+            "a tiny weight gets no points"
+        );
     }
 
     #[test]
     fn python_binding_vector() {
         // From libketama's python binding tests: 600/400 gives 320 points.
-        let servers = [ServerSpec::new("127.0.0.1:11211", 600), ServerSpec::new("127.0.0.1:11212", 400)];
+        let servers = [
+            ServerSpec::new("127.0.0.1:11211", 600),
+            ServerSpec::new("127.0.0.1:11212", 400),
+        ];
         let generated = generate(&servers).unwrap();
         assert_eq!(generated.points.len(), 320);
         assert_eq!(generated.per_server, vec![192, 128]);

@@ -35,7 +35,9 @@ impl RingArgs {
         let mut iter = args.iter();
         while let Some(arg) = iter.next() {
             let mut value = |name: &str| {
-                iter.next().cloned().ok_or_else(|| Failure::usage(format!("{name} needs a value")))
+                iter.next()
+                    .cloned()
+                    .ok_or_else(|| Failure::usage(format!("{name} needs a value")))
             };
             match arg.as_str() {
                 "--flavor" | "--flavour" => {
@@ -79,7 +81,10 @@ impl RingArgs {
             return Ok(Ring::from_file(file, self.config, self.parse_mode)?);
         }
         let list = self.servers.as_deref().unwrap_or_default();
-        Ok(Ring::new(server_list(list, self.weights.as_deref())?, self.config)?)
+        Ok(Ring::new(
+            server_list(list, self.weights.as_deref())?,
+            self.config,
+        )?)
     }
 }
 
@@ -87,7 +92,10 @@ impl RingArgs {
 fn server_list(list: &str, weights: Option<&str>) -> Result<Vec<ServerSpec>, Failure> {
     let addresses: Vec<&str> = list.split(',').map(str::trim).collect();
     if let Some(empty) = addresses.iter().position(|a| a.is_empty()) {
-        return Err(Failure::usage(format!("--servers entry {} is empty", empty + 1)));
+        return Err(Failure::usage(format!(
+            "--servers entry {} is empty",
+            empty + 1
+        )));
     }
     let weights: Vec<Option<u64>> = match weights {
         None => vec![None; addresses.len()],
@@ -96,7 +104,10 @@ fn server_list(list: &str, weights: Option<&str>) -> Result<Vec<ServerSpec>, Fai
             .enumerate()
             .map(|(i, w)| match w.trim().parse::<u64>() {
                 Ok(v) if v > 0 => Ok(Some(v)),
-                _ => Err(Failure::usage(format!("--weights entry {} ('{w}') is not a positive integer", i + 1))),
+                _ => Err(Failure::usage(format!(
+                    "--weights entry {} ('{w}') is not a positive integer",
+                    i + 1
+                ))),
             })
             .collect::<Result<_, _>>()?,
     };
@@ -110,6 +121,10 @@ fn server_list(list: &str, weights: Option<&str>) -> Result<Vec<ServerSpec>, Fai
     Ok(addresses
         .into_iter()
         .zip(weights)
-        .map(|(address, weight)| ServerSpec { address: address.as_bytes().to_vec(), weight, name: None })
+        .map(|(address, weight)| ServerSpec {
+            address: address.as_bytes().to_vec(),
+            weight,
+            name: None,
+        })
         .collect())
 }

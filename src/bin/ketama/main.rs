@@ -38,12 +38,18 @@ pub struct Failure {
 impl Failure {
     /// A usage error (exit code 2).
     pub fn usage(message: impl Into<String>) -> Self {
-        Failure { message: message.into(), code: 2 }
+        Failure {
+            message: message.into(),
+            code: 2,
+        }
     }
 
     /// A runtime failure (exit code 1).
     pub fn failed(message: impl Into<String>) -> Self {
-        Failure { message: message.into(), code: 1 }
+        Failure {
+            message: message.into(),
+            code: 1,
+        }
     }
 }
 

@@ -42,7 +42,10 @@ pub fn find(args: &[String]) -> Result<(), Failure> {
 pub fn dump(args: &[String]) -> Result<(), Failure> {
     let parsed = RingArgs::parse(args)?;
     if !parsed.rest.is_empty() {
-        return Err(Failure::usage(format!("dump takes no keys (got '{}')", parsed.rest[0])));
+        return Err(Failure::usage(format!(
+            "dump takes no keys (got '{}')",
+            parsed.rest[0]
+        )));
     }
     let ring = parsed.ring()?;
     let stdout = std::io::stdout();
@@ -74,7 +77,11 @@ pub fn check(args: &[String]) -> Result<(), Failure> {
         }
     }
     let ring = ketama::Ring::new(servers, Default::default())?;
-    println!("{file}: OK, {} servers, {} points", ring.servers().len(), ring.continuum().len());
+    println!(
+        "{file}: OK, {} servers, {} points",
+        ring.servers().len(),
+        ring.continuum().len()
+    );
     for server in ring.servers().iter().filter(|s| s.point_count() == 0) {
         eprintln!(
             "ketama: warning: server '{}' gets no points (its weight is too small) and will receive no keys",
