@@ -66,12 +66,12 @@ fn parse_line(raw: &[u8], terminated: bool, line: usize) -> Result<Option<Server
         return Ok(None);
     }
     let text = raw.strip_suffix(b"\r").unwrap_or(raw);
-    if text.iter().all(|&b| is_blank(b)) {
+    let Some(start) = text.iter().position(|&b| !is_blank(b)) else {
         return Err(
             "Blank line containing spaces, tabs or a carriage return (libketama rejects it)".into(),
         );
-    }
-    let body = text.trim_ascii_start();
+    };
+    let body = &text[start..];
     if body[0] == b'#' {
         return Err(
             "Indented comment: '#' must be in column 1 (libketama reads it as a server)".into(),
