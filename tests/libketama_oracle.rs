@@ -549,3 +549,57 @@ fn a_c_program_written_for_libketama_prints_what_the_original_prints() {
     assert!(ours_head.contains("md5(test) 098f6bcd4621d373cade4e832627b4f6"));
     assert!(!ours_head.contains("FAIL"), "{ours_head}");
 }
+
+#[test]
+fn cli_dump_and_find_on_the_sample_file_agree_with_the_original() {
+    let sample = common::repo_root().join("examples/ketama.servers");
+    let dir = common::scratch_dir("oracle-cli");
+    let keys: Vec<String> = (0..2000).map(|i| format!("object:{i}")).collect();
+    let keys_path = dir.join("keys");
+    std::fs::write(
+        &keys_path,
+        keys.iter()
+            .map(|k| hex_encode(k.as_bytes()) + "\n")
+            .collect::<String>(),
+    )
+    .unwrap();
+    let oracle = ask_oracle(&sample, Some(&keys_path));
+    assert!(oracle.ok);
+
+    let dump = Command::new(env!("CARGO_BIN_EXE_ketama"))
+        .arg("dump")
+        .arg(&sample)
+        .output()
+        .unwrap();
+    let dumped: Vec<(u32, Vec<u8>)> = String::from_utf8(dump.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (point, server) = l.split_once('\t').unwrap();
+            (point.parse().unwrap(), server.as_bytes().to_vec())
+        })
+        .collect();
+    let theirs: Vec<(u32, Vec<u8>)> = oracle
+        .points
+        .iter()
+        .map(|(p, ip)| (*p, ip_prefix(ip).to_vec()))
+        .collect();
+    assert_eq!(dumped, theirs);
+
+    let find = Command::new(env!("CARGO_BIN_EXE_ketama"))
+        .arg("find")
+        .arg(&sample)
+        .args(&keys)
+        .output()
+        .unwrap();
+    let found: Vec<String> = String::from_utf8(find.stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    for ((line, key), (index, _)) in found.iter().zip(&keys).zip(&oracle.keys) {
+        let server = String::from_utf8(ip_prefix(&oracle.points[*index].1).to_vec()).unwrap();
+        assert_eq!(line, &format!("{key}\t{server}"));
+    }
+    assert_eq!(found.len(), keys.len());
+}

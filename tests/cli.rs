@@ -1,0 +1,141 @@
+//! The `ketama` command-line tool: find, dump and check.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn ketama(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ketama"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn sample() -> String {
+    common::repo_root()
+        .join("examples/ketama.servers")
+        .display()
+        .to_string()
+}
+
+#[test]
+fn find_prints_key_tab_server_for_arguments_and_stdin() {
+    let out = ketama(&["find", &sample(), "user:1", "user:2"], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2);
+    let ring = ketama::Ring::from_file(
+        std::path::Path::new(&sample()),
+        Default::default(),
+        ketama::parser::ParseMode::Strict,
+    )
+    .unwrap();
+    for (line, key) in lines.iter().zip(["user:1", "user:2"]) {
+        let server =
+            String::from_utf8(ring.find_server(key.as_bytes()).unwrap().address().to_vec())
+                .unwrap();
+        assert_eq!(*line, format!("{key}\t{server}"));
+    }
+    let from_stdin = ketama(&["find", &sample()], b"user:1\r\nuser:2\n");
+    assert_eq!(String::from_utf8(from_stdin.stdout).unwrap(), text);
+}
+
+#[test]
+fn servers_option_spells_servers_as_given() {
+    let out = ketama(
+        &[
+            "find",
+            "--servers",
+            "[::1]:11211,cache-a.example:11211",
+            "--weights",
+            "1,3",
+            "k1",
+            "k2",
+        ],
+        b"",
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let server = line.split('\t').nth(1).unwrap();
+        assert!(
+            server == "[::1]:11211" || server == "cache-a.example:11211",
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn dump_prints_every_point_in_order() {
+    let out = ketama(&["dump", &sample()], b"");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let points: Vec<u32> = text
+        .lines()
+        .map(|l| l.split('\t').next().unwrap().parse().unwrap())
+        .collect();
+    assert!(!points.is_empty());
+    assert!(points.windows(2).all(|w| w[0] <= w[1]));
+}
+
+#[test]
+fn check_accepts_good_files_and_reports_bad_lines() {
+    let ok = ketama(&["check", &sample()], b"");
+    assert!(ok.status.success());
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("OK, 8 servers, 1264 points"));
+
+    let dir = common::scratch_dir("cli");
+    let bad = dir.join("bad.servers");
+    std::fs::write(&bad, "10.0.0.1:11211\t100\n10.0.0.2:11211\t100 \n").unwrap();
+    let out = ketama(&["check", bad.to_str().unwrap()], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Trailing blank after the weight") && stderr.contains("(line 2 in"),
+        "{stderr}"
+    );
+
+    let long = dir.join("long.servers");
+    std::fs::write(&long, "memcached-node-0001.example.internal:11211\t100\n").unwrap();
+    let out = ketama(&["check", long.to_str().unwrap()], b"");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("longer than 23 bytes"));
+}
+
+#[test]
+fn usage_errors_exit_2_and_failures_exit_1() {
+    assert_eq!(ketama(&["frobnicate"], b"").status.code(), Some(2));
+    assert_eq!(ketama(&["find"], b"").status.code(), Some(2));
+    assert_eq!(
+        ketama(&["find", "--flavor", "nope", &sample()], b"")
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        ketama(
+            &["find", "--servers", "a:1,b:2", "--weights", "1", "k"],
+            b""
+        )
+        .status
+        .code(),
+        Some(2)
+    );
+    let missing = ketama(&["find", "/nonexistent/servers", "k"], b"");
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/servers"));
+}
