@@ -47,6 +47,14 @@ fn lookup(c: &mut Criterion) {
                 .fold(0u32, |a, h| a ^ h)
         })
     });
+    let slices: Vec<&[u8]> = keys.iter().map(|k| k.to_bytes()).collect();
+    group.bench_function("md5_many_floor", |b| {
+        let mut digests = vec![[0u8; 16]; KEYS];
+        b.iter(|| {
+            ketama::hash::md5_lanes::md5_many(&slices, &mut digests);
+            digests[KEYS - 1][0]
+        })
+    });
     let dir = std::env::temp_dir().join(format!("ketama-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for n in SIZES {
@@ -56,6 +64,13 @@ fn lookup(c: &mut Criterion) {
                 keys.iter()
                     .map(|k| ring.locate(k.to_bytes()).unwrap().point_index)
                     .fold(0, |a, i| a ^ i)
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("ring_batch", n), &ring, |b, ring| {
+            let mut out = vec![0u32; KEYS];
+            b.iter(|| {
+                ring.find_server_indices(&slices, &mut out).unwrap();
+                out[KEYS - 1]
             })
         });
         let path = dir.join(format!("servers{n}"));

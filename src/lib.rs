@@ -26,6 +26,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+mod batch;
 pub mod continuum;
 pub mod error;
 pub mod ffi;

@@ -16,6 +16,7 @@
 
 #![allow(non_camel_case_types)]
 
+pub mod batch;
 pub mod boundary;
 pub mod compat;
 pub mod ring;

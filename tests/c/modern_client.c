@@ -81,6 +81,24 @@ int main(int argc, char **argv)
         previous = point;
     }
 
+    /* Batch lookup (pointer array and packed forms) equals single lookups. */
+    const uint8_t *batch_keys[4] = {(const uint8_t *)"a\0b", (const uint8_t *)"user:1", (const uint8_t *)"", (const uint8_t *)"zz"};
+    size_t batch_lens[4] = {3, 6, 0, 2};
+    uint32_t batch_out[4], packed_out[4];
+    CHECK(ketama_find_servers(ring, batch_keys, batch_lens, 4, batch_out) == KETAMA_OK);
+    uint32_t packed_lens[4] = {3, 6, 0, 2};
+    CHECK(ketama_find_servers_packed(ring, (const uint8_t *)"a\0buser:1zz", 11, packed_lens, 4, packed_out) == KETAMA_OK);
+    for (int i = 0; i < 4; i++) {
+        ketama_server_ref single;
+        CHECK(ketama_find_server(ring, batch_keys[i], batch_lens[i], &single) == KETAMA_OK);
+        CHECK(batch_out[i] == single.server_index && packed_out[i] == single.server_index);
+    }
+    packed_lens[3] = 3; /* one byte past the end of the packed buffer */
+    CHECK(ketama_find_servers_packed(ring, (const uint8_t *)"a\0buser:1zz", 11, packed_lens, 4, packed_out) ==
+          KETAMA_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ketama_error(), "lengths[3]") != NULL);
+    CHECK(ketama_find_servers(ring, batch_keys, batch_lens, 4, NULL) == KETAMA_ERR_NULL_ARGUMENT);
+
     /* Failover: with the key's server down, the next live server answers. */
     uint32_t down[1] = {with_nul.server_index};
     ketama_server_ref failover;
