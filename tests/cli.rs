@@ -139,3 +139,87 @@ fn usage_errors_exit_2_and_failures_exit_1() {
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("/nonexistent/servers"));
 }
+
+#[test]
+fn dist_reports_exact_shares_and_balance() {
+    let out = ketama(&["dist", &sample()], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let shares: f64 = text
+        .lines()
+        .filter(|l| l.starts_with("10.0.1."))
+        .map(|l| {
+            l.split_whitespace()
+                .nth(3)
+                .unwrap()
+                .trim_end_matches('%')
+                .parse::<f64>()
+                .unwrap()
+        })
+        .sum();
+    assert!((shares - 100.0).abs() < 0.01, "shares add up to {shares}");
+    assert!(text.contains("# share/expected: max "), "{text}");
+
+    let dir = common::scratch_dir("dist");
+    let keys = dir.join("keys");
+    std::fs::write(
+        &keys,
+        (0..20_000).map(|i| format!("k{i}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let sampled = ketama(&["dist", &sample(), "--keys", keys.to_str().unwrap()], b"");
+    assert!(String::from_utf8_lossy(&sampled.stdout).starts_with("# share of 20000 keys"));
+}
+
+#[test]
+fn diff_shows_that_adding_a_server_only_moves_keys_to_it() {
+    let dir = common::scratch_dir("diff");
+    let (old, new) = (dir.join("old"), dir.join("new"));
+    std::fs::write(
+        &old,
+        "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n10.0.0.3:11211\t100\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &new,
+        "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n10.0.0.3:11211\t100\n10.0.0.4:11211\t100\n",
+    )
+    .unwrap();
+    let out = ketama(&["diff", old.to_str().unwrap(), new.to_str().unwrap()], b"");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("ideal: 25.000%"), "{text}");
+    let flows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("FROM"))
+        .skip(1)
+        .collect();
+    assert_eq!(flows.len(), 3, "{text}");
+    assert!(
+        flows
+            .iter()
+            .all(|l| l.split('\t').nth(1) == Some("10.0.0.4:11211"))
+    );
+    // The moved fraction equals the new server's exact share.
+    let dist = String::from_utf8(ketama(&["dist", new.to_str().unwrap()], b"").stdout).unwrap();
+    let share = dist
+        .lines()
+        .find(|l| l.starts_with("10.0.0.4"))
+        .unwrap()
+        .split_whitespace()
+        .nth(3)
+        .unwrap()
+        .to_string();
+    assert!(
+        text.starts_with(&format!("moved: {share} of the keyspace")),
+        "{text}\n{dist}"
+    );
+}

@@ -75,6 +75,18 @@ impl RingArgs {
         Ok(parsed)
     }
 
+    /// The same ring options, without the server source.
+    pub fn clone_options(&self) -> RingArgs {
+        RingArgs {
+            config: self.config,
+            file: None,
+            servers: None,
+            weights: None,
+            parse_mode: self.parse_mode,
+            rest: Vec::new(),
+        }
+    }
+
     /// Builds the ring.
     pub fn ring(&self) -> Result<Ring, Failure> {
         if let Some(file) = &self.file {
