@@ -40,5 +40,8 @@ fn main() {
         // A source file that does not parse yet: rustc reports the real error.
         Err(err) => println!("cargo:warning=cbindgen could not render the header: {err}"),
     }
-    println!("cargo:rustc-env=KETAMA_GENERATED_HEADER={}", generated.display());
+    println!(
+        "cargo:rustc-env=KETAMA_GENERATED_HEADER={}",
+        generated.display()
+    );
 }

@@ -36,6 +36,11 @@ typedef int (*compfn)( const void*, const void* );
 #define MC_SHMSIZE 524288
 
 /**
+ * Longest message that fits one padded MD5 block.
+ */
+#define MAX_LANE_MESSAGE 55
+
+/**
  * Result of a modern API call. `KETAMA_OK` is 0; every other value comes
  * with a message readable through `ketama_error()` on the same thread.
  */
@@ -359,6 +364,29 @@ typedef struct {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/**
+ * Finds the server of each of `count` keys, given as an array of pointers
+ * and an array of lengths; writes server indices (input order) to
+ * `server_indices[0..count]`. Same answers as `ketama_find_server`.
+ *
+ * # Safety
+ * `ring` is a live ring; `keys` and `key_lens` hold `count` entries, each
+ * key valid for its length; `server_indices` has room for `count` values.
+ */
+ketama_status ketama_find_servers(const ketama_ring *ring, const uint8_t *const *keys, const size_t *key_lens, size_t count, uint32_t *server_indices);
+
+/**
+ * Finds the server of each of `count` keys stored back to back in
+ * `packed` (`packed_len` bytes), key `i` being `lengths[i]` bytes long;
+ * writes server indices to `server_indices[0..count]`. The packed form
+ * suits bindings (one byte array and one int array per call).
+ *
+ * # Safety
+ * `ring` is a live ring; `packed` is valid for `packed_len` bytes;
+ * `lengths` holds `count` entries; `server_indices` has room for `count`.
+ */
+ketama_status ketama_find_servers_packed(const ketama_ring *ring, const uint8_t *packed, size_t packed_len, const uint32_t *lengths, size_t count, uint32_t *server_indices);
 
 /**
  * Reads the server file `filename` and stores a continuum in `*contptr`.

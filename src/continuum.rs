@@ -61,7 +61,12 @@ impl Continuum {
             bucket_start.push(i as u32);
         }
         bucket_start.push(points.len() as u32);
-        Continuum { points, owners, bucket_start: bucket_start.into_boxed_slice(), shift }
+        Continuum {
+            points,
+            owners,
+            bucket_start: bucket_start.into_boxed_slice(),
+            shift,
+        }
     }
 
     /// Number of points.
@@ -124,7 +129,9 @@ mod tests {
     use super::*;
 
     fn lcg(state: &mut u64) -> u32 {
-        *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        *state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         (*state >> 32) as u32
     }
 
@@ -132,8 +139,9 @@ mod tests {
     fn index_agrees_with_binary_search_on_random_and_edge_probes() {
         let mut seed = 7u64;
         for size in [1usize, 2, 3, 10, 160, 1000, 40_000] {
-            let generated: Vec<(u32, u32)> =
-                (0..size).map(|i| (lcg(&mut seed), (i % 7) as u32)).collect();
+            let generated: Vec<(u32, u32)> = (0..size)
+                .map(|i| (lcg(&mut seed), (i % 7) as u32))
+                .collect();
             let c = Continuum::new(generated, TiePolicy::FirstWins);
             let mut probes: Vec<u32> = vec![0, 1, u32::MAX, u32::MAX - 1];
             for &p in c.points() {
@@ -141,7 +149,11 @@ mod tests {
             }
             probes.extend((0..5000).map(|_| lcg(&mut seed)));
             for h in probes {
-                assert_eq!(c.locate(h), c.locate_by_binary_search(h), "size {size} hash {h}");
+                assert_eq!(
+                    c.locate(h),
+                    c.locate_by_binary_search(h),
+                    "size {size} hash {h}"
+                );
             }
         }
     }
@@ -153,7 +165,11 @@ mod tests {
         assert_eq!(c.owners(), &[0, 2, 3, 1]);
         assert_eq!(c.locate(5), Some(0));
         assert_eq!(c.locate(6), Some(3));
-        assert_eq!(c.locate(10), Some(0), "past the last point wraps to entry 0");
+        assert_eq!(
+            c.locate(10),
+            Some(0),
+            "past the last point wraps to entry 0"
+        );
         assert_eq!(c.locate(0), Some(0));
     }
 

@@ -26,6 +26,8 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+pub mod analysis;
+mod batch;
 pub mod continuum;
 pub mod error;
 pub mod ffi;

@@ -22,7 +22,10 @@ pub struct RingConfig {
 impl RingConfig {
     /// A configuration for `flavour` with its default key hash.
     pub fn flavour(flavour: Flavour) -> Self {
-        RingConfig { flavour, hash: None }
+        RingConfig {
+            flavour,
+            hash: None,
+        }
     }
 }
 
@@ -100,7 +103,10 @@ impl Ring {
             .map(|(spec, points)| {
                 Ok(Server {
                     address: to_c_string(spec.address, "server address")?,
-                    name: spec.name.map(|n| to_c_string(n, "server name")).transpose()?,
+                    name: spec
+                        .name
+                        .map(|n| to_c_string(n, "server name"))
+                        .transpose()?,
                     weight: spec.weight,
                     points,
                 })
@@ -119,6 +125,11 @@ impl Ring {
     /// The configuration the ring was built with.
     pub fn config(&self) -> RingConfig {
         self.config
+    }
+
+    /// How key hashes are looked up (pecl memcache quantises them).
+    pub fn key_lookup(&self) -> KeyLookup {
+        self.lookup
     }
 
     /// The key hash in use.
@@ -187,7 +198,10 @@ impl Ring {
 /// Reads a server file, with errors that name the path and the reason
 /// (missing file, permission, directory).
 pub fn read_server_file(path: &Path) -> Result<Vec<u8>, Error> {
-    let io_error = |message: String| Error::Io { path: path.display().to_string(), message };
+    let io_error = |message: String| Error::Io {
+        path: path.display().to_string(),
+        message,
+    };
     let metadata = std::fs::metadata(path).map_err(|e| io_error(e.to_string()))?;
     if metadata.is_dir() {
         return Err(io_error("is a directory, not a server file".into()));
@@ -197,7 +211,10 @@ pub fn read_server_file(path: &Path) -> Result<Vec<u8>, Error> {
 
 fn to_c_string(bytes: Vec<u8>, what: &str) -> Result<CString, Error> {
     CString::new(bytes).map_err(|e| {
-        Error::InvalidArgument(format!("{what} contains a NUL byte at offset {}", e.nul_position()))
+        Error::InvalidArgument(format!(
+            "{what} contains a NUL byte at offset {}",
+            e.nul_position()
+        ))
     })
 }
 
@@ -206,7 +223,10 @@ mod tests {
     use super::*;
 
     fn two_servers() -> Ring {
-        let servers = vec![ServerSpec::new("127.0.0.1:11211", 600), ServerSpec::new("127.0.0.1:11212", 400)];
+        let servers = vec![
+            ServerSpec::new("127.0.0.1:11211", 600),
+            ServerSpec::new("127.0.0.1:11212", 400),
+        ];
         Ring::new(servers, RingConfig::default()).unwrap()
     }
 
@@ -215,7 +235,10 @@ mod tests {
         let ring = two_servers();
         let at = ring.locate(b"test").unwrap();
         assert_eq!(at.point, 3_454_255_383);
-        assert_eq!(ring.servers()[at.server_index].address(), b"127.0.0.1:11211");
+        assert_eq!(
+            ring.servers()[at.server_index].address(),
+            b"127.0.0.1:11211"
+        );
     }
 
     #[test]
@@ -232,7 +255,10 @@ mod tests {
         for key in ["a", "b", "c", "user:1", "user:2"] {
             let live = ring.locate_live(key.as_bytes(), |s| s == 0).unwrap();
             assert_eq!(live.server_index, 1);
-            assert_eq!(ring.locate_live(key.as_bytes(), |_| false), ring.locate(key.as_bytes()));
+            assert_eq!(
+                ring.locate_live(key.as_bytes(), |_| false),
+                ring.locate(key.as_bytes())
+            );
         }
         assert_eq!(ring.locate_live(b"x", |_| true), None);
     }
@@ -240,6 +266,9 @@ mod tests {
     #[test]
     fn nul_in_address_is_rejected() {
         let err = Ring::new(vec![ServerSpec::new("a\0b", 1)], RingConfig::default()).unwrap_err();
-        assert_eq!(err.to_string(), "server address contains a NUL byte at offset 1");
+        assert_eq!(
+            err.to_string(),
+            "server address contains a NUL byte at offset 1"
+        );
     }
 }

@@ -18,11 +18,19 @@ pub struct ServerSpec {
 impl ServerSpec {
     /// A server with an explicit weight.
     pub fn new(address: impl Into<Vec<u8>>, weight: u64) -> Self {
-        ServerSpec { address: address.into(), weight: Some(weight), name: None }
+        ServerSpec {
+            address: address.into(),
+            weight: Some(weight),
+            name: None,
+        }
     }
 
     /// A server without a weight (the flavour's default applies).
     pub fn unweighted(address: impl Into<Vec<u8>>) -> Self {
-        ServerSpec { address: address.into(), weight: None, name: None }
+        ServerSpec {
+            address: address.into(),
+            weight: None,
+            name: None,
+        }
     }
 }

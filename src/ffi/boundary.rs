@@ -37,7 +37,9 @@ fn record_panic(payload: Box<dyn std::any::Any + Send>) {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_default();
-    set_last_error(&format!("internal error in libketama (please report): {detail}"));
+    set_last_error(&format!(
+        "internal error in libketama (please report): {detail}"
+    ));
 }
 
 /// Maps a C integer to a status, if it is one.
@@ -81,9 +83,17 @@ pub unsafe fn arg_out<'a, T>(ptr: *mut T, name: &'static str) -> Result<&'a mut 
 ///
 /// # Safety
 /// `ptr` is NULL or valid for `len` bytes of reads for `'a`.
-pub unsafe fn arg_bytes<'a>(ptr: *const u8, len: usize, name: &'static str) -> Result<&'a [u8], Error> {
+pub unsafe fn arg_bytes<'a>(
+    ptr: *const u8,
+    len: usize,
+    name: &'static str,
+) -> Result<&'a [u8], Error> {
     if ptr.is_null() {
-        return if len == 0 { Ok(&[]) } else { Err(Error::NullArgument(name)) };
+        return if len == 0 {
+            Ok(&[])
+        } else {
+            Err(Error::NullArgument(name))
+        };
     }
     // SAFETY: non-NULL, and the caller guarantees `len` readable bytes.
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
@@ -93,9 +103,17 @@ pub unsafe fn arg_bytes<'a>(ptr: *const u8, len: usize, name: &'static str) -> R
 ///
 /// # Safety
 /// `ptr` is NULL or valid for `len` elements of reads for `'a`.
-pub unsafe fn arg_slice<'a, T>(ptr: *const T, len: usize, name: &'static str) -> Result<&'a [T], Error> {
+pub unsafe fn arg_slice<'a, T>(
+    ptr: *const T,
+    len: usize,
+    name: &'static str,
+) -> Result<&'a [T], Error> {
     if ptr.is_null() {
-        return if len == 0 { Ok(&[]) } else { Err(Error::NullArgument(name)) };
+        return if len == 0 {
+            Ok(&[])
+        } else {
+            Err(Error::NullArgument(name))
+        };
     }
     // SAFETY: non-NULL, and the caller guarantees `len` readable elements.
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })

@@ -27,7 +27,7 @@
 //! * `modtime` points to the file's `st_mtime` (the original stored
 //!   `mktime(gmtime(mtime))`, which equals it only when TZ is UTC).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{CStr, OsStr, c_char, c_int, c_uchar, c_uint, c_ulong, c_void};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
@@ -137,9 +137,10 @@ static EMPTY: StaticContinuum = StaticContinuum(std::cell::UnsafeCell::new(conti
     array: null_mut(),
 }));
 
-/// Latest snapshot per file name, and the set of live handles.
-static CACHE: Mutex<Option<HashMap<Vec<u8>, Arc<Snapshot>>>> = Mutex::new(None);
-static LIVE: Mutex<Option<HashSet<usize>>> = Mutex::new(None);
+/// Latest snapshot per file name, and the set of live handles. (B-trees:
+/// valgrind sees their allocations as reachable at exit, not as leaks.)
+static CACHE: Mutex<Option<BTreeMap<Vec<u8>, Arc<Snapshot>>>> = Mutex::new(None);
+static LIVE: Mutex<Option<BTreeSet<usize>>> = Mutex::new(None);
 
 fn lock<T>(m: &Mutex<Option<T>>) -> MutexGuard<'_, Option<T>> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -150,7 +151,10 @@ fn snapshot_for(filename: &[u8]) -> Result<Arc<Snapshot>, Error> {
     let path = Path::new(OsStr::from_bytes(filename));
     let shown = String::from_utf8_lossy(filename).into_owned();
     let content = read_server_file(path)?;
-    let meta = std::fs::metadata(path).map_err(|e| Error::Io { path: shown.clone(), message: e.to_string() })?;
+    let meta = std::fs::metadata(path).map_err(|e| Error::Io {
+        path: shown.clone(),
+        message: e.to_string(),
+    })?;
     let state = FileState {
         size: meta.size(),
         mtime: (meta.mtime(), meta.mtime_nsec()),
@@ -165,8 +169,15 @@ fn snapshot_for(filename: &[u8]) -> Result<Arc<Snapshot>, Error> {
     let servers = compat_parser::parse(&state.content, &shown)?;
     let ring = Ring::new(servers, RingConfig::default())?;
     let records = mcs_records(&ring);
-    let snapshot = Arc::new(Snapshot { ring, records, modtime: Box::new(meta.mtime() as libc::time_t), state });
-    lock(&CACHE).get_or_insert_with(HashMap::new).insert(filename.to_vec(), Arc::clone(&snapshot));
+    let snapshot = Arc::new(Snapshot {
+        ring,
+        records,
+        modtime: Box::new(meta.mtime() as libc::time_t),
+        state,
+    });
+    lock(&CACHE)
+        .get_or_insert_with(BTreeMap::new)
+        .insert(filename.to_vec(), Arc::clone(&snapshot));
     Ok(snapshot)
 }
 
@@ -201,11 +212,18 @@ fn roll_error_message(error: &Error, filename: &str) -> String {
 /// # Safety
 /// `contptr` is NULL or writable; `filename` is NULL or a NUL-terminated string.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ketama_roll(contptr: *mut ketama_continuum, filename: *mut c_char) -> c_int {
+pub unsafe extern "C" fn ketama_roll(
+    contptr: *mut ketama_continuum,
+    filename: *mut c_char,
+) -> c_int {
     guard_value(0, || {
         clear_last_error();
         if contptr.is_null() || filename.is_null() {
-            set_last_error(if contptr.is_null() { "ketama_roll: contptr is NULL" } else { "ketama_roll: filename is NULL" });
+            set_last_error(if contptr.is_null() {
+                "ketama_roll: contptr is NULL"
+            } else {
+                "ketama_roll: filename is NULL"
+            });
             return 0;
         }
         // SAFETY: checked non-NULL; NUL-terminated per the C contract.
@@ -223,14 +241,17 @@ pub unsafe extern "C" fn ketama_roll(contptr: *mut ketama_continuum, filename: *
                     snapshot,
                 });
                 let raw = Box::into_raw(handle);
-                lock(&LIVE).get_or_insert_with(HashSet::new).insert(raw as usize);
+                lock(&LIVE)
+                    .get_or_insert_with(BTreeSet::new)
+                    .insert(raw as usize);
                 // SAFETY: contptr checked non-NULL above.
                 unsafe { *contptr = raw.cast::<continuum>() };
                 1
             }
             Err(error) => {
                 set_last_error(&roll_error_message(&error, &shown));
-                let file_missing = matches!(error, Error::Io { .. }) && std::fs::metadata(OsStr::from_bytes(name)).is_err();
+                let file_missing = matches!(error, Error::Io { .. })
+                    && std::fs::metadata(OsStr::from_bytes(name)).is_err();
                 if !file_missing {
                     // SAFETY: contptr checked non-NULL above.
                     unsafe { *contptr = EMPTY.0.get() };
@@ -250,7 +271,9 @@ pub unsafe extern "C" fn ketama_roll(contptr: *mut ketama_continuum, filename: *
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_smoke(contptr: ketama_continuum) {
     guard_value((), || {
-        let was_live = lock(&LIVE).as_mut().is_some_and(|live| live.remove(&(contptr as usize)));
+        let was_live = lock(&LIVE)
+            .as_mut()
+            .is_some_and(|live| live.remove(&(contptr as usize)));
         if !was_live {
             return;
         }
@@ -260,7 +283,9 @@ pub unsafe extern "C" fn ketama_smoke(contptr: ketama_continuum) {
         let mut cache = lock(&CACHE);
         if let Some(map) = cache.as_mut() {
             // Drop the cached snapshot once no handle uses it any more.
-            map.retain(|_, cached| !(Arc::ptr_eq(cached, &handle.snapshot) && Arc::strong_count(cached) == 2));
+            map.retain(|_, cached| {
+                !(Arc::ptr_eq(cached, &handle.snapshot) && Arc::strong_count(cached) == 2)
+            });
         }
         drop(cache);
         drop(handle);
@@ -322,7 +347,11 @@ pub unsafe extern "C" fn ketama_print_continuum(c: ketama_continuum) {
             // SAFETY: array holds numpoints records, each NUL-terminated within its 24 bytes.
             unsafe {
                 let record = &*records.add(i);
-                libc::printf(c"%s (%u)\n".as_ptr(), record.ip.as_ptr().cast::<c_char>(), record.point);
+                libc::printf(
+                    c"%s (%u)\n".as_ptr(),
+                    record.ip.as_ptr().cast::<c_char>(),
+                    record.point,
+                );
             }
         }
     })

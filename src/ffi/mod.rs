@@ -17,6 +17,7 @@
 
 #![allow(non_camel_case_types)]
 
+pub mod batch;
 pub mod boundary;
 pub mod compat;
 pub mod hash;

@@ -6,7 +6,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::boundary::{arg_bytes, arg_cstr, arg_out, arg_ref, arg_slice, guard_status, guard_value};
+use super::boundary::{
+    arg_bytes, arg_cstr, arg_out, arg_ref, arg_slice, guard_status, guard_value,
+};
 use super::status::ketama_status;
 use crate::flavour::Flavour;
 use crate::hash::HashAlgorithm;
@@ -169,7 +171,10 @@ fn parse_mode_from_u32(id: u32) -> Result<ParseMode, Error> {
 }
 
 fn config(flavour: u32, hash: u32) -> Result<RingConfig, Error> {
-    Ok(RingConfig { flavour: flavour_from_u32(flavour)?, hash: hash_from_u32(hash)? })
+    Ok(RingConfig {
+        flavour: flavour_from_u32(flavour)?,
+        hash: hash_from_u32(hash)?,
+    })
 }
 
 fn hand_out(ring: Ring) -> *const ketama_ring {
@@ -209,17 +214,26 @@ pub unsafe extern "C" fn ketama_ring_new(
             .iter()
             .map(|entry| {
                 // SAFETY: each entry's pointers are valid for their lengths.
-                let address = unsafe { arg_bytes(entry.address.cast(), entry.address_len, "servers[].address") }?;
+                let address = unsafe {
+                    arg_bytes(entry.address.cast(), entry.address_len, "servers[].address")
+                }?;
                 let name = if entry.name.is_null() {
                     None
                 } else {
                     // SAFETY: as above.
-                    Some(unsafe { arg_bytes(entry.name.cast(), entry.name_len, "servers[].name") }?.to_vec())
+                    Some(
+                        unsafe { arg_bytes(entry.name.cast(), entry.name_len, "servers[].name") }?
+                            .to_vec(),
+                    )
                 };
                 if address.is_empty() {
                     return Err(Error::InvalidArgument("server address is empty".into()));
                 }
-                Ok(ServerSpec { address: address.to_vec(), weight: (entry.weight != 0).then_some(entry.weight), name })
+                Ok(ServerSpec {
+                    address: address.to_vec(),
+                    weight: (entry.weight != 0).then_some(entry.weight),
+                    name,
+                })
             })
             .collect::<Result<Vec<_>, Error>>()?;
         *out = hand_out(Ring::new(specs, config(flavour, hash)?)?);
@@ -248,7 +262,11 @@ pub unsafe extern "C" fn ketama_ring_new_from_file(
         let out = unsafe { arg_out(ring_out, "ring_out") }?;
         let path = unsafe { arg_cstr(path, "path") }?;
         let path = Path::new(OsStr::from_bytes(path.to_bytes()));
-        *out = hand_out(Ring::from_file(path, config(flavour, hash)?, parse_mode_from_u32(parse_mode)?)?);
+        *out = hand_out(Ring::from_file(
+            path,
+            config(flavour, hash)?,
+            parse_mode_from_u32(parse_mode)?,
+        )?);
         Ok(())
     })
 }
@@ -368,7 +386,9 @@ fn no_points() -> Error {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_ring_server_count(ring: *const ketama_ring) -> usize {
     // SAFETY: per the contract above.
-    guard_value(0, || unsafe { ring_ref(ring) }.map_or(0, |r| r.servers().len()))
+    guard_value(0, || {
+        unsafe { ring_ref(ring) }.map_or(0, |r| r.servers().len())
+    })
 }
 
 /// Number of points on the continuum (0 for NULL).
@@ -378,7 +398,9 @@ pub unsafe extern "C" fn ketama_ring_server_count(ring: *const ketama_ring) -> u
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_ring_point_count(ring: *const ketama_ring) -> usize {
     // SAFETY: per the contract above.
-    guard_value(0, || unsafe { ring_ref(ring) }.map_or(0, |r| r.continuum().len()))
+    guard_value(0, || {
+        unsafe { ring_ref(ring) }.map_or(0, |r| r.continuum().len())
+    })
 }
 
 /// Describes server `index` (input order).
@@ -395,7 +417,10 @@ pub unsafe extern "C" fn ketama_ring_server(
         // SAFETY: per the contract above.
         let ring = unsafe { ring_ref(ring) }?;
         let out = unsafe { arg_out(out, "out") }?;
-        let server = ring.servers().get(index).ok_or_else(|| out_of_range("server", index, ring.servers().len()))?;
+        let server = ring
+            .servers()
+            .get(index)
+            .ok_or_else(|| out_of_range("server", index, ring.servers().len()))?;
         let (name, name_len) = match server.name() {
             Some(name) => (name.as_ptr().cast::<c_char>(), name.len()),
             None => (std::ptr::null(), 0),
@@ -440,7 +465,9 @@ pub unsafe extern "C" fn ketama_ring_point(
 }
 
 fn out_of_range(what: &str, index: usize, len: usize) -> Error {
-    Error::OutOfRange(format!("{what} index {index} is out of range (the ring has {len})"))
+    Error::OutOfRange(format!(
+        "{what} index {index} is out of range (the ring has {len})"
+    ))
 }
 
 /// The library version, e.g. `"1.0.0"` (static string).

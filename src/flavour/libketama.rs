@@ -37,16 +37,31 @@ mod tests {
 
     #[test]
     fn float_rule_matches_the_measured_quirks() {
-        assert_eq!(digests_per_server(1, 61, 61), 39, "61 equal servers get 156 points");
+        assert_eq!(
+            digests_per_server(1, 61, 61),
+            39,
+            "61 equal servers get 156 points"
+        );
         assert_eq!(digests_per_server(1, 60, 60), 40);
-        assert_eq!(digests_per_server(512, 7040, 11), 31, "exact arithmetic would give 32");
-        assert_eq!(digests_per_server(1, 2001, 3), 0, "a tiny weight gets no points");
+        assert_eq!(
+            digests_per_server(512, 7040, 11),
+            31,
+            "exact arithmetic would give 32"
+        );
+        assert_eq!(
+            digests_per_server(1, 2001, 3),
+            0,
+            "a tiny weight gets no points"
+        );
     }
 
     #[test]
     fn python_binding_vector() {
         // From libketama's python binding tests: 600/400 gives 320 points.
-        let servers = [ServerSpec::new("127.0.0.1:11211", 600), ServerSpec::new("127.0.0.1:11212", 400)];
+        let servers = [
+            ServerSpec::new("127.0.0.1:11211", 600),
+            ServerSpec::new("127.0.0.1:11212", 400),
+        ];
         let generated = generate(&servers).unwrap();
         assert_eq!(generated.points.len(), 320);
         assert_eq!(generated.per_server, vec![192, 128]);

@@ -12,6 +12,7 @@ pub mod jenkins;
 pub mod md5;
 pub mod murmur;
 pub mod one_at_a_time;
+pub mod md5_lanes;
 
 pub use md5::{md5_digest, md5_word};
 
@@ -112,6 +113,31 @@ impl HashAlgorithm {
             HashAlgorithm::SpyFnv1a32 => java::fnv(JavaFnv::Fnv1a32, key),
             HashAlgorithm::SpyFnv1_64 => java::fnv(JavaFnv::Fnv1_64, key),
             HashAlgorithm::SpyFnv1a64 => java::fnv(JavaFnv::Fnv1a64, key),
+        }
+    }
+
+    /// Hashes every key into `out` (same length). MD5 keys of up to 55 bytes
+    /// are hashed several at a time in SIMD lanes.
+    ///
+    /// # Panics
+    /// If `out` is shorter than `keys`.
+    pub fn hash_many(self, keys: &[&[u8]], out: &mut [u32]) {
+        match self {
+            HashAlgorithm::Md5 => {
+                let mut digests = [[0u8; 16]; 64];
+                for (chunk, hashes) in keys.chunks(64).zip(out.chunks_mut(64)) {
+                    md5_lanes::md5_many(chunk, &mut digests[..chunk.len()]);
+                    for (hash, digest) in hashes.iter_mut().zip(&digests) {
+                        *hash = md5_word(digest, 0);
+                    }
+                }
+            }
+            #[allow(unreachable_patterns)]
+            other => {
+                for (hash, key) in out.iter_mut().zip(keys) {
+                    *hash = other.hash(key);
+                }
+            }
         }
     }
 

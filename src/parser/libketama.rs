@@ -37,13 +37,21 @@ pub fn parse(content: &[u8], file: &str) -> Result<Vec<ServerSpec>, Error> {
         if text.len() < 2 || text[0] == b'#' {
             continue;
         }
-        let fail = |reason: &str| Error::Parse { file: file.to_string(), line, reason: reason.to_string() };
+        let fail = |reason: &str| Error::Parse {
+            file: file.to_string(),
+            line,
+            reason: reason.to_string(),
+        };
         let mut tokens = text.split(|&b| is_blank(b)).filter(|t| !t.is_empty());
-        let address = tokens.next().ok_or_else(|| fail("Unable to find address"))?;
+        let address = tokens
+            .next()
+            .ok_or_else(|| fail("Unable to find address"))?;
         if address.len() > MAX_ADDRESS_BYTES {
             return Err(fail("Address longer than 23 bytes"));
         }
-        let weight_token = tokens.next().ok_or_else(|| fail("Unable to find delimiter"))?;
+        let weight_token = tokens
+            .next()
+            .ok_or_else(|| fail("Unable to find delimiter"))?;
         // The original drops the token's last byte before converting it.
         let digits = &weight_token[..weight_token.len() - 1];
         let weight = match strtol(digits) {
@@ -71,7 +79,10 @@ fn chunks(content: &[u8]) -> impl Iterator<Item = &[u8]> {
             return None;
         }
         let window = &rest[..rest.len().min(CHUNK_BYTES)];
-        let end = window.iter().position(|&b| b == b'\n').map_or(window.len(), |nl| nl + 1);
+        let end = window
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(window.len(), |nl| nl + 1);
         let (chunk, tail) = rest.split_at(end);
         rest = tail;
         Some(chunk)
@@ -131,19 +142,45 @@ mod tests {
 
     fn weights(content: &[u8]) -> Result<Vec<(String, u64)>, String> {
         parse(content, "servers.txt")
-            .map(|v| v.into_iter().map(|s| (String::from_utf8_lossy(&s.address).into_owned(), s.weight.unwrap())).collect())
+            .map(|v| {
+                v.into_iter()
+                    .map(|s| {
+                        (
+                            String::from_utf8_lossy(&s.address).into_owned(),
+                            s.weight.unwrap(),
+                        )
+                    })
+                    .collect()
+            })
             .map_err(|e| e.to_string())
     }
 
     #[test]
     fn reads_the_spec_table_like_the_original() {
         assert_eq!(weights(b"a:1\t100\n").unwrap(), vec![("a:1".into(), 100)]);
-        assert_eq!(weights(b"  a:1 \t 100\r\n").unwrap(), vec![("a:1".into(), 100)]);
-        assert_eq!(weights(b"a:1\t+100\nb:2\t0100\n").unwrap(), vec![("a:1".into(), 100), ("b:2".into(), 100)]);
+        assert_eq!(
+            weights(b"  a:1 \t 100\r\n").unwrap(),
+            vec![("a:1".into(), 100)]
+        );
+        assert_eq!(
+            weights(b"a:1\t+100\nb:2\t0100\n").unwrap(),
+            vec![("a:1".into(), 100), ("b:2".into(), 100)]
+        );
         assert_eq!(weights(b"\n# c\na:1\t100\n").unwrap().len(), 1);
         // The dropped digit.
-        for line in [&b"a:1\t100 \n"[..], b"a:1\t100\t# c\n", b"a:1 100 extra\n", b"a:1\t100\t\n", b"a:1\t100"] {
-            assert_eq!(weights(line).unwrap(), vec![("a:1".into(), 10)], "{:?}", String::from_utf8_lossy(line));
+        for line in [
+            &b"a:1\t100 \n"[..],
+            b"a:1\t100\t# c\n",
+            b"a:1 100 extra\n",
+            b"a:1\t100\t\n",
+            b"a:1\t100",
+        ] {
+            assert_eq!(
+                weights(line).unwrap(),
+                vec![("a:1".into(), 10)],
+                "{:?}",
+                String::from_utf8_lossy(line)
+            );
         }
         assert_eq!(weights(b"a:1\t12abc\n").unwrap()[0].1, 12);
     }
@@ -153,19 +190,48 @@ mod tests {
         let cases: &[(&[u8], &str)] = &[
             (b"   \n", "Unable to find delimiter (line 1 in servers.txt)"),
             (b"\r\n", "Unable to find delimiter (line 1 in servers.txt)"),
-            (b"a:1\t100\n  # x\n", "Invalid memory value (line 2 in servers.txt)"),
-            (b"a:1\tabc\n", "Invalid memory value (line 1 in servers.txt)"),
-            (b"a:1\t0x10\n", "Invalid memory value: weight is zero (line 1 in servers.txt)"),
+            (
+                b"a:1\t100\n  # x\n",
+                "Invalid memory value (line 2 in servers.txt)",
+            ),
+            (
+                b"a:1\tabc\n",
+                "Invalid memory value (line 1 in servers.txt)",
+            ),
+            (
+                b"a:1\t0x10\n",
+                "Invalid memory value: weight is zero (line 1 in servers.txt)",
+            ),
             (b"a:1\t5", "Invalid memory value (line 1 in servers.txt)"),
-            (b"a:1\t99999999999999999999\n", "Invalid memory value (line 1 in servers.txt)"),
-            (b"a:1\t-5\n", "Invalid memory value: weight is negative (line 1 in servers.txt)"),
-            (b"123456789012345678901234\t1\n", "Address longer than 23 bytes (line 1 in servers.txt)"),
-            (b"a:1\t100\n   ", "Unable to find address (line 2 in servers.txt)"),
+            (
+                b"a:1\t99999999999999999999\n",
+                "Invalid memory value (line 1 in servers.txt)",
+            ),
+            (
+                b"a:1\t-5\n",
+                "Invalid memory value: weight is negative (line 1 in servers.txt)",
+            ),
+            (
+                b"123456789012345678901234\t1\n",
+                "Address longer than 23 bytes (line 1 in servers.txt)",
+            ),
+            (
+                b"a:1\t100\n   ",
+                "Unable to find address (line 2 in servers.txt)",
+            ),
             (b"", "No valid server definitions in file servers.txt"),
-            (b"# only\n\n", "No valid server definitions in file servers.txt"),
+            (
+                b"# only\n\n",
+                "No valid server definitions in file servers.txt",
+            ),
         ];
         for (content, message) in cases {
-            assert_eq!(weights(content).unwrap_err(), *message, "{:?}", String::from_utf8_lossy(content));
+            assert_eq!(
+                weights(content).unwrap_err(),
+                *message,
+                "{:?}",
+                String::from_utf8_lossy(content)
+            );
         }
     }
 
@@ -186,14 +252,22 @@ mod tests {
         assert_eq!(lines[0].len(), 126);
         assert_eq!(lines[1], b"345\t1\n");
         // Chunk 1's weight token is 122 digits: out of range.
-        assert_eq!(weights(&content).unwrap_err(), "Invalid memory value (line 1 in servers.txt)");
+        assert_eq!(
+            weights(&content).unwrap_err(),
+            "Invalid memory value (line 1 in servers.txt)"
+        );
     }
 
     #[test]
     fn weight_sum_overflow_is_an_error() {
-        let content = b"a:1\t9223372036854775807\nb:1\t9223372036854775807\nc:1\t9223372036854775807\n";
+        let content =
+            b"a:1\t9223372036854775807\nb:1\t9223372036854775807\nc:1\t9223372036854775807\n";
         // Each weight token keeps its newline, so the full value is read.
-        assert!(weights(content).unwrap_err().starts_with("Sum of weights overflows"));
+        assert!(
+            weights(content)
+                .unwrap_err()
+                .starts_with("Sum of weights overflows")
+        );
     }
 
     #[test]

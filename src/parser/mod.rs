@@ -26,7 +26,11 @@ pub enum ParseMode {
 
 /// Parses a libketama server file's bytes with the chosen reading. `file`
 /// names the source in error messages.
-pub fn parse_server_file(content: &[u8], file: &str, mode: ParseMode) -> Result<Vec<ServerSpec>, Error> {
+pub fn parse_server_file(
+    content: &[u8],
+    file: &str,
+    mode: ParseMode,
+) -> Result<Vec<ServerSpec>, Error> {
     match mode {
         ParseMode::Strict => strict::parse(content, file),
         ParseMode::Libketama => libketama::parse(content, file),

@@ -31,7 +31,11 @@ pub fn parse(content: &[u8], file: &str) -> Result<Vec<ServerSpec>, Error> {
             None => (rest, false),
         };
         rest = &rest[(raw.len() + usize::from(terminated)).min(rest.len())..];
-        let fail = |reason: String| Error::Parse { file: file.to_string(), line, reason };
+        let fail = |reason: String| Error::Parse {
+            file: file.to_string(),
+            line,
+            reason,
+        };
         if let Some(server) = parse_line(raw, terminated, line).map_err(fail)? {
             total = add_weight(total, server.weight.unwrap_or(0), file, line)?;
             servers.push(server);
@@ -51,7 +55,9 @@ fn parse_line(raw: &[u8], terminated: bool, line: usize) -> Result<Option<Server
         ));
     }
     if line == 1 && raw.starts_with(b"\xEF\xBB\xBF") {
-        return Err("UTF-8 byte order mark (libketama would make it part of the first address)".into());
+        return Err(
+            "UTF-8 byte order mark (libketama would make it part of the first address)".into(),
+        );
     }
     if raw.contains(&0) {
         return Err("NUL byte in line".into());
@@ -60,17 +66,26 @@ fn parse_line(raw: &[u8], terminated: bool, line: usize) -> Result<Option<Server
         return Ok(None);
     }
     let text = raw.strip_suffix(b"\r").unwrap_or(raw);
-    if text.iter().all(|&b| is_blank(b)) {
-        return Err("Blank line containing spaces, tabs or a carriage return (libketama rejects it)".into());
-    }
-    let body = text.trim_ascii_start();
+    let Some(start) = text.iter().position(|&b| !is_blank(b)) else {
+        return Err(
+            "Blank line containing spaces, tabs or a carriage return (libketama rejects it)".into(),
+        );
+    };
+    let body = &text[start..];
     if body[0] == b'#' {
-        return Err("Indented comment: '#' must be in column 1 (libketama reads it as a server)".into());
+        return Err(
+            "Indented comment: '#' must be in column 1 (libketama reads it as a server)".into(),
+        );
     }
     if text.last().is_some_and(|&b| is_blank(b)) {
-        return Err("Trailing blank after the weight (libketama would drop the weight's last digit)".into());
+        return Err(
+            "Trailing blank after the weight (libketama would drop the weight's last digit)".into(),
+        );
     }
-    let fields: Vec<&[u8]> = body.split(|&b| is_blank(b)).filter(|f| !f.is_empty()).collect();
+    let fields: Vec<&[u8]> = body
+        .split(|&b| is_blank(b))
+        .filter(|f| !f.is_empty())
+        .collect();
     let (address, weight) = match fields.as_slice() {
         [address, weight] => (*address, *weight),
         [_] => return Err("Missing weight: expected ADDRESS<TAB>WEIGHT".into()),
@@ -94,7 +109,12 @@ fn parse_line(raw: &[u8], terminated: bool, line: usize) -> Result<Option<Server
     let value = std::str::from_utf8(weight)
         .ok()
         .and_then(|w| w.parse::<i64>().ok())
-        .ok_or_else(|| format!("Weight {} is out of range (at most 2^63-1)", String::from_utf8_lossy(weight)))?;
+        .ok_or_else(|| {
+            format!(
+                "Weight {} is out of range (at most 2^63-1)",
+                String::from_utf8_lossy(weight)
+            )
+        })?;
     if value == 0 {
         return Err("Weight must be positive".into());
     }
@@ -125,7 +145,10 @@ mod tests {
             b"12345678901234567890123\t1\n",
         ];
         for content in files {
-            assert_eq!(check(content).unwrap(), libketama::parse(content, "f").unwrap());
+            assert_eq!(
+                check(content).unwrap(),
+                libketama::parse(content, "f").unwrap()
+            );
         }
     }
 
@@ -139,7 +162,10 @@ mod tests {
             (b"a:1\t100\n   \n", "Blank line"),
             (b"\r\n", "Blank line"),
             (b"  # comment\n", "Indented comment"),
-            (b"a:1\t100", "Missing newline at end of file (libketama would read weight 100 as 10)"),
+            (
+                b"a:1\t100",
+                "Missing newline at end of file (libketama would read weight 100 as 10)",
+            ),
             (b"a:1\n", "Missing weight"),
             (b"a:1\t0\n", "Weight must be positive"),
             (b"a:1\t-5\n", "Invalid weight '-5'"),
@@ -151,23 +177,38 @@ mod tests {
         ];
         for (content, expected) in cases {
             let err = check(content).unwrap_err();
-            assert!(err.contains(expected), "{:?}: {err}", String::from_utf8_lossy(content));
+            assert!(
+                err.contains(expected),
+                "{:?}: {err}",
+                String::from_utf8_lossy(content)
+            );
             assert!(err.contains("(line "), "{err}");
         }
         let long = [b"a:1\t".as_slice(), &[b'1'; 130], b"\n"].concat();
-        assert!(check(&long).unwrap_err().contains("Line longer than 126 bytes"));
-        assert_eq!(check(b"").unwrap_err(), "No valid server definitions in file f");
+        assert!(
+            check(&long)
+                .unwrap_err()
+                .contains("Line longer than 126 bytes")
+        );
+        assert_eq!(
+            check(b"").unwrap_err(),
+            "No valid server definitions in file f"
+        );
     }
 
     #[test]
     fn error_names_the_line() {
         let err = check(b"# c\na:1\t1\nb:2\tx\n").unwrap_err();
-        assert_eq!(err, "Invalid weight 'x': expected a positive decimal integer (line 3 in f)");
+        assert_eq!(
+            err,
+            "Invalid weight 'x': expected a positive decimal integer (line 3 in f)"
+        );
     }
 
     #[test]
     fn long_addresses_are_allowed() {
-        let s = check(b"memcached-cache-01.example.internal:11211\t1\n[2001:db8::1]:11211\t1\n").unwrap();
+        let s = check(b"memcached-cache-01.example.internal:11211\t1\n[2001:db8::1]:11211\t1\n")
+            .unwrap();
         assert_eq!(s.len(), 2);
     }
 }

@@ -18,7 +18,10 @@ pub fn repo_root() -> PathBuf {
 
 /// A scratch directory unique to this test process (under target/).
 pub fn scratch_dir(name: &str) -> PathBuf {
-    let dir = repo_root().join("target").join("test-scratch").join(format!("{name}-{}", std::process::id()));
+    let dir = repo_root()
+        .join("target")
+        .join("test-scratch")
+        .join(format!("{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("create scratch dir");
     dir
 }
@@ -31,7 +34,10 @@ pub fn require_tool(tool: &str, package: &str) {
         .status()
         .map(|s| s.success())
         .unwrap_or(false);
-    assert!(found, "`{tool}` is not installed: run `make deps` (Debian package {package})");
+    assert!(
+        found,
+        "`{tool}` is not installed: run `make deps` (Debian package {package})"
+    );
 }
 
 /// Directory holding `libketama.so` and a `libketama.so.1` link to it, as
@@ -41,7 +47,10 @@ pub fn shared_library_dir() -> &'static Path {
     DIR.get_or_init(|| {
         let exe = std::env::current_exe().expect("test executable path");
         let deps = exe.parent().expect("deps dir");
-        let candidates = [deps.join("libketama.so"), deps.parent().unwrap().join("libketama.so")];
+        let candidates = [
+            deps.join("libketama.so"),
+            deps.parent().unwrap().join("libketama.so"),
+        ];
         let library = candidates
             .iter()
             .find(|p| p.exists())
@@ -65,23 +74,38 @@ pub fn compile_c(sources: &[&Path], output_name: &str, extra: &[&str]) -> PathBu
     let lib_dir = shared_library_dir();
     let out = scratch_dir("c").join(output_name);
     let mut cmd = Command::new("gcc");
-    cmd.args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-D_GNU_SOURCE"])
-        .arg(format!("-I{}", repo_root().join("include").display()))
-        .args(sources)
-        .arg("-o")
-        .arg(&out)
-        .arg(format!("-L{}", lib_dir.display()))
-        .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
-        .arg("-lketama")
-        .args(extra);
+    cmd.args([
+        "-std=c11",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-g",
+        "-D_GNU_SOURCE",
+    ])
+    .arg(format!("-I{}", repo_root().join("include").display()))
+    .args(sources)
+    .arg("-o")
+    .arg(&out)
+    .arg(format!("-L{}", lib_dir.display()))
+    .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
+    .arg("-lketama")
+    .args(extra);
     let result = cmd.output().expect("run gcc");
-    assert!(result.status.success(), "gcc failed:\n{}", String::from_utf8_lossy(&result.stderr));
+    assert!(
+        result.status.success(),
+        "gcc failed:\n{}",
+        String::from_utf8_lossy(&result.stderr)
+    );
     out
 }
 
 /// Runs a command to completion with a time limit, killing it when exceeded.
 pub fn run_with_timeout(cmd: &mut Command, limit: Duration) -> Output {
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
     let stdout = child.stdout.take().unwrap();
     let stderr = child.stderr.take().unwrap();
     let out_reader = std::thread::spawn(move || read_all(stdout));
@@ -98,7 +122,11 @@ pub fn run_with_timeout(cmd: &mut Command, limit: Duration) -> Output {
         }
         std::thread::sleep(Duration::from_millis(5));
     };
-    Output { status, stdout: out_reader.join().unwrap(), stderr: err_reader.join().unwrap() }
+    Output {
+        status,
+        stdout: out_reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    }
 }
 
 fn read_all(mut r: impl std::io::Read) -> Vec<u8> {
@@ -112,8 +140,15 @@ pub fn assert_valgrind_clean(program: &Path, args: &[&str], limit: Duration) -> 
     require_tool("valgrind", "valgrind");
     let output = run_with_timeout(
         Command::new("valgrind")
-            .args(["--error-exitcode=97", "--leak-check=full", "--show-leak-kinds=definite,indirect,possible"])
-            .args(["--errors-for-leak-kinds=definite,indirect,possible", "--quiet"])
+            .args([
+                "--error-exitcode=97",
+                "--leak-check=full",
+                "--show-leak-kinds=definite,indirect,possible",
+            ])
+            .args([
+                "--errors-for-leak-kinds=definite,indirect,possible",
+                "--quiet",
+            ])
             .arg(program)
             .args(args),
         limit,
@@ -129,7 +164,11 @@ pub fn assert_valgrind_clean(program: &Path, args: &[&str], limit: Duration) -> 
 
 /// A free TCP port on 127.0.0.1.
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 /// A real memcached server on 127.0.0.1, stopped (by PID) when dropped.
@@ -147,7 +186,16 @@ impl Memcached {
         for _attempt in 0..5 {
             let port = free_port();
             let child = Command::new("memcached")
-                .args(["-l", "127.0.0.1", "-p", &port.to_string(), "-U", "0", "-m", &memory_mb.to_string()])
+                .args([
+                    "-l",
+                    "127.0.0.1",
+                    "-p",
+                    &port.to_string(),
+                    "-U",
+                    "0",
+                    "-m",
+                    &memory_mb.to_string(),
+                ])
                 .args(extra)
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())

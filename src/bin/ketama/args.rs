@@ -41,7 +41,9 @@ impl RingArgs {
         let mut iter = args.iter();
         while let Some(arg) = iter.next() {
             let mut value = |name: &str| {
-                iter.next().cloned().ok_or_else(|| Failure::usage(format!("{name} needs a value")))
+                iter.next()
+                    .cloned()
+                    .ok_or_else(|| Failure::usage(format!("{name} needs a value")))
             };
             match arg.as_str() {
                 "--flavor" | "--flavour" => {
@@ -88,6 +90,20 @@ impl RingArgs {
         }
         parsed.rest = positional.collect();
         Ok(parsed)
+    }
+
+    /// The same ring options, without the server source.
+    pub fn clone_options(&self) -> RingArgs {
+        RingArgs {
+            config: self.config,
+            file: None,
+            servers: None,
+            weights: None,
+            servers_file: None,
+            down: None,
+            parse_mode: self.parse_mode,
+            rest: Vec::new(),
+        }
     }
 
     /// Builds the ring.
@@ -143,7 +159,10 @@ fn with_weights(servers: Vec<ServerSpec>, weights: Option<&str>) -> Result<Vec<S
             .enumerate()
             .map(|(i, w)| match w.trim().parse::<u64>() {
                 Ok(v) if v > 0 => Ok(Some(v)),
-                _ => Err(Failure::usage(format!("--weights entry {} ('{w}') is not a positive integer", i + 1))),
+                _ => Err(Failure::usage(format!(
+                    "--weights entry {} ('{w}') is not a positive integer",
+                    i + 1
+                ))),
             })
             .collect::<Result<_, _>>()?;
     if weights.len() != servers.len() {

@@ -4,6 +4,7 @@
 //! server files (`check`) with exactly the library's engine.
 
 mod args;
+mod plan_commands;
 mod ring_commands;
 
 use std::io::Write;
@@ -20,6 +21,11 @@ commands:
         print POINT<TAB>SERVER for every point in continuum order
   check SERVERS_FILE
         validate a server file strictly; exit 1 with line-precise errors
+  dist  [RING OPTIONS] (SERVERS_FILE | --servers H:P,...) [--keys FILE]
+        each server's share of the keyspace (exact) against its weight share;
+        --keys measures the share of a sample of real keys instead
+  diff  [RING OPTIONS] OLD_FILE NEW_FILE
+        the fraction of the keyspace that moves between two server lists
 
 ring options:
   --flavor NAME        placement flavour (default: libketama): libketama, spymemcached (java),
@@ -42,12 +48,18 @@ pub struct Failure {
 impl Failure {
     /// A usage error (exit code 2).
     pub fn usage(message: impl Into<String>) -> Self {
-        Failure { message: message.into(), code: 2 }
+        Failure {
+            message: message.into(),
+            code: 2,
+        }
     }
 
     /// A runtime failure (exit code 1).
     pub fn failed(message: impl Into<String>) -> Self {
-        Failure { message: message.into(), code: 1 }
+        Failure {
+            message: message.into(),
+            code: 1,
+        }
     }
 }
 
@@ -69,6 +81,8 @@ fn main() -> ExitCode {
         Some("find") => ring_commands::find(&argv[1..]),
         Some("dump") => ring_commands::dump(&argv[1..]),
         Some("check") => ring_commands::check(&argv[1..]),
+        Some("dist") => plan_commands::dist(&argv[1..]),
+        Some("diff") => plan_commands::diff(&argv[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())

@@ -51,7 +51,10 @@ pub fn dump(args: &[String]) -> Result<(), Failure> {
         return Err(Failure::usage("dump takes no --down (only find does)"));
     }
     if !parsed.rest.is_empty() {
-        return Err(Failure::usage(format!("dump takes no keys (got '{}')", parsed.rest[0])));
+        return Err(Failure::usage(format!(
+            "dump takes no keys (got '{}')",
+            parsed.rest[0]
+        )));
     }
     let ring = parsed.ring()?;
     let stdout = std::io::stdout();
@@ -83,7 +86,11 @@ pub fn check(args: &[String]) -> Result<(), Failure> {
         }
     }
     let ring = ketama::Ring::new(servers, Default::default())?;
-    println!("{file}: OK, {} servers, {} points", ring.servers().len(), ring.continuum().len());
+    println!(
+        "{file}: OK, {} servers, {} points",
+        ring.servers().len(),
+        ring.continuum().len()
+    );
     for server in ring.servers().iter().filter(|s| s.point_count() == 0) {
         eprintln!(
             "ketama: warning: server '{}' gets no points (its weight is too small) and will receive no keys",

@@ -1,0 +1,157 @@
+//! Lookup and roll at 10, 100, 1,000 and 10,000 servers, with MD5 of the same
+//! keys alone as the floor. Keys are random (not one hot key) so the lookup
+//! cannot be predicted.
+
+use std::ffi::{CString, c_char};
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use ketama::ffi::compat::{ketama_continuum, ketama_get_server, ketama_roll, ketama_smoke};
+use ketama::hash::{md5_digest, md5_word};
+use ketama::{Ring, RingConfig, ServerSpec};
+
+const SIZES: [usize; 4] = [10, 100, 1_000, 10_000];
+const KEYS: usize = 4096;
+
+fn servers(n: usize) -> Vec<ServerSpec> {
+    (0..n)
+        .map(|i| {
+            ServerSpec::new(
+                format!("10.{}.{}.{}:11211", i / 65536, (i / 256) % 256, i % 256),
+                100,
+            )
+        })
+        .collect()
+}
+
+fn keys() -> Vec<CString> {
+    let mut state = 1u64;
+    (0..KEYS)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            CString::new(format!("user:{}:profile", state >> 24)).unwrap()
+        })
+        .collect()
+}
+
+fn lookup(c: &mut Criterion) {
+    let keys = keys();
+    let mut group = c.benchmark_group("lookup");
+    group.throughput(Throughput::Elements(KEYS as u64));
+    group.bench_function("md5_floor", |b| {
+        b.iter(|| {
+            keys.iter()
+                .map(|k| md5_word(&md5_digest(k.to_bytes()), 0))
+                .fold(0u32, |a, h| a ^ h)
+        })
+    });
+    let slices: Vec<&[u8]> = keys.iter().map(|k| k.to_bytes()).collect();
+    group.bench_function("md5_many_floor", |b| {
+        let mut digests = vec![[0u8; 16]; KEYS];
+        b.iter(|| {
+            ketama::hash::md5_lanes::md5_many(&slices, &mut digests);
+            digests[KEYS - 1][0]
+        })
+    });
+    let dir = std::env::temp_dir().join(format!("ketama-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for n in SIZES {
+        let ring = Ring::new(servers(n), RingConfig::default()).unwrap();
+        group.bench_with_input(BenchmarkId::new("ring_locate", n), &ring, |b, ring| {
+            b.iter(|| {
+                keys.iter()
+                    .map(|k| ring.locate(k.to_bytes()).unwrap().point_index)
+                    .fold(0, |a, i| a ^ i)
+            })
+        });
+        group.bench_with_input(BenchmarkId::new("ring_batch", n), &ring, |b, ring| {
+            let mut out = vec![0u32; KEYS];
+            b.iter(|| {
+                ring.find_server_indices(&slices, &mut out).unwrap();
+                out[KEYS - 1]
+            })
+        });
+        let path = dir.join(format!("servers{n}"));
+        let content: String = servers(n)
+            .iter()
+            .map(|s| format!("{}\t100\n", String::from_utf8_lossy(&s.address)))
+            .collect();
+        std::fs::write(&path, content).unwrap();
+        let name = CString::new(path.to_str().unwrap()).unwrap();
+        let mut cont: ketama_continuum = std::ptr::null_mut();
+        // SAFETY: valid out-pointer and file name.
+        assert_eq!(
+            unsafe { ketama_roll(&mut cont, name.as_ptr() as *mut c_char) },
+            1
+        );
+        group.bench_with_input(
+            BenchmarkId::new("ketama_get_server", n),
+            &cont,
+            |b, &cont| {
+                b.iter(|| {
+                    keys.iter()
+                        // SAFETY: live continuum, NUL-terminated keys.
+                        .map(
+                            |k| unsafe { ketama_get_server(k.as_ptr() as *mut c_char, cont) }
+                                as usize,
+                        )
+                        .fold(0, |a, p| a ^ p)
+                })
+            },
+        );
+        // Point search alone, on precomputed hashes.
+        let hashes: Vec<u32> = keys.iter().map(|k| ring.hash_key(k.to_bytes())).collect();
+        group.bench_with_input(
+            BenchmarkId::new("search_only_index", n),
+            &ring,
+            |b, ring| {
+                b.iter(|| {
+                    hashes
+                        .iter()
+                        .map(|&h| ring.continuum().locate(h).unwrap())
+                        .fold(0, |a, i| a ^ i)
+                })
+            },
+        );
+        group.bench_with_input(
+            BenchmarkId::new("search_only_binary", n),
+            &ring,
+            |b, ring| {
+                b.iter(|| {
+                    hashes
+                        .iter()
+                        .map(|&h| ring.continuum().locate_by_binary_search(h).unwrap())
+                        .fold(0, |a, i| a ^ i)
+                })
+            },
+        );
+        // SAFETY: rolled above.
+        unsafe { ketama_smoke(cont) };
+    }
+    group.finish();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn roll(c: &mut Criterion) {
+    let mut group = c.benchmark_group("roll");
+    group.sample_size(10);
+    for n in SIZES {
+        let list = servers(n);
+        group.bench_with_input(BenchmarkId::new("ring_new", n), &list, |b, list| {
+            b.iter(|| {
+                black_box(
+                    Ring::new(list.clone(), RingConfig::default())
+                        .unwrap()
+                        .continuum()
+                        .len(),
+                )
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, lookup, roll);
+criterion_main!(benches);

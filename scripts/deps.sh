@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Installs (or checks) everything the test suite needs on a Debian/Ubuntu
+# machine, and says exactly what is missing when it cannot install it.
+#
+#   scripts/deps.sh          install what is missing (needs root or sudo)
+#   scripts/deps.sh --check  only report what is missing (exit 1 if anything is)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+check_only=0
+[ "${1:-}" = "--check" ] && check_only=1
+
+# command -> Debian package providing it
+declare -A tools=(
+  [cargo]="(rustup toolchain, https://rustup.rs)"
+  [gcc]=gcc [g++]=g++ [make]=make [pkg-config]=pkg-config
+  [readelf]=binutils [nm]=binutils
+  [python3]=python3 [valgrind]=valgrind
+  [memcached]=memcached [nutcracker]=nutcracker
+  [php]=php8.2-cli [java]=openjdk-17-jdk-headless [javac]=openjdk-17-jdk-headless
+)
+# files -> Debian package providing them
+declare -A files=(
+  [/usr/include/libmemcached/memcached.h]=libmemcached-dev
+  [/usr/share/java/jna.jar]=libjna-java
+  [/usr/share/java/spymemcached.jar]=libspymemcached-java
+  [/usr/share/java/junit4.jar]=junit4
+)
+php_modules=(memcached memcache ffi)
+declare -A php_packages=([memcached]=php8.2-memcached [memcache]=php8.2-memcache [ffi]=php8.2-cli)
+
+missing_packages=()
+for tool in "${!tools[@]}"; do
+  command -v "$tool" >/dev/null 2>&1 || missing_packages+=("${tools[$tool]}")
+done
+for file in "${!files[@]}"; do
+  [ -e "$file" ] || missing_packages+=("${files[$file]}")
+done
+python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing_packages+=(python3-venv)
+if command -v php >/dev/null 2>&1; then
+  for module in "${php_modules[@]}"; do
+    php -m 2>/dev/null | grep -qix "$module" || missing_packages+=("${php_packages[$module]}")
+  done
+fi
+# unique, sorted
+mapfile -t missing_packages < <(printf '%s\n' "${missing_packages[@]}" | sort -u | sed '/^$/d')
+
+if [ "${#missing_packages[@]}" -gt 0 ]; then
+  if [ "$check_only" = 1 ]; then
+    echo "missing: ${missing_packages[*]}" >&2
+    exit 1
+  fi
+  if printf '%s\n' "${missing_packages[@]}" | grep -q rustup; then
+    echo "deps: cargo is missing: install a Rust toolchain with rustup first" >&2
+    exit 1
+  fi
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "deps: installing ${missing_packages[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing_packages[@]}" >/dev/null
+fi
+
+# The original libketama C code, as the test oracle (PyPI ketama==0.1.1, compiled by pip).
+oracle=target/oracle-venv
+if ! "$oracle/bin/python" -c 'import ketama' >/dev/null 2>&1; then
+  if [ "$check_only" = 1 ]; then
+    echo "missing: the libketama oracle ($oracle with PyPI ketama==0.1.1): run scripts/deps.sh" >&2
+    exit 1
+  fi
+  echo "deps: building the libketama oracle (PyPI ketama==0.1.1) in $oracle"
+  python3 -m venv "$oracle"
+  "$oracle/bin/pip" install --quiet --disable-pip-version-check ketama==0.1.1
+fi
+echo "deps: all test dependencies are present"

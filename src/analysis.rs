@@ -1,0 +1,202 @@
+//! Capacity planning: how a ring spreads the keyspace over its servers, and
+//! how much of the keyspace moves between two rings.
+//!
+//! Shares are exact: the key-hash circle is cut at every point, and each arc
+//! is credited to the server the ring's own lookup returns for it.
+
+use crate::Ring;
+use crate::flavour::KeyLookup;
+
+/// Size of the key-hash circle.
+const CIRCLE: f64 = 4_294_967_296.0;
+
+/// The fraction of the keyspace each server receives (input order).
+pub fn keyspace_shares(ring: &Ring) -> Vec<f64> {
+    let mut shares = vec![0.0; ring.servers().len()];
+    for_each_arc(&[ring], |length, owners| {
+        shares[owners[0]] += length as f64 / CIRCLE
+    });
+    shares
+}
+
+/// Walks the circle cut at the points of all `rings`; for each arc calls
+/// `visit(length, owner in each ring)`.
+fn for_each_arc(rings: &[&Ring], mut visit: impl FnMut(u64, &[usize])) {
+    if rings.iter().all(|r| r.key_lookup() == KeyLookup::PeclBuckets) {
+        // pecl memcache: a key goes to bucket `hash % 1024`, and each of the
+        // 1024 buckets takes exactly 2^32 / 1024 hash values.
+        for bucket in 0..1024u32 {
+            let owners: Vec<usize> =
+                rings.iter().map(|r| r.locate_hash(bucket).map_or(usize::MAX, |at| at.server_index)).collect();
+            visit(1 << 22, &owners);
+        }
+        return;
+    }
+    let mut cuts: Vec<u32> = rings
+        .iter()
+        .flat_map(|r| r.continuum().points().iter().copied())
+        .collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let mut owners = vec![0usize; rings.len()];
+    let mut previous: i64 = -1;
+    for &cut in &cuts {
+        for (owner, ring) in owners.iter_mut().zip(rings) {
+            *owner = ring
+                .locate_hash(cut)
+                .map_or(usize::MAX, |at| at.server_index);
+        }
+        visit((i64::from(cut) - previous) as u64, &owners);
+        previous = i64::from(cut);
+    }
+    // Past the last cut the lookup wraps around.
+    let tail = (i64::from(u32::MAX) - previous) as u64;
+    if tail > 0 {
+        for (owner, ring) in owners.iter_mut().zip(rings) {
+            *owner = ring
+                .locate_hash(u32::MAX)
+                .map_or(usize::MAX, |at| at.server_index);
+        }
+        visit(tail, &owners);
+    }
+}
+
+/// How keys move from one ring to another, with servers matched by address.
+#[derive(Debug, Clone)]
+pub struct Movement {
+    /// Fraction of the keyspace whose server changes.
+    pub moved: f64,
+    /// The least any placement must move: the total variation distance
+    /// between the two weight distributions.
+    pub ideal: f64,
+    /// `(from address, to address, fraction)` for every pair with movement,
+    /// largest first.
+    pub flows: Vec<(Vec<u8>, Vec<u8>, f64)>,
+}
+
+/// Compares two rings over the whole keyspace.
+pub fn movement(old: &Ring, new: &Ring) -> Movement {
+    use std::collections::BTreeMap;
+    let mut flows: BTreeMap<(usize, usize), u64> = BTreeMap::new();
+    let mut moved = 0u64;
+    for_each_arc(&[old, new], |length, owners| {
+        let (from, to) = (owners[0], owners[1]);
+        if old.servers()[from].address() != new.servers()[to].address() {
+            moved += length;
+            *flows.entry((from, to)).or_default() += length;
+        }
+    });
+    let mut flows: Vec<(Vec<u8>, Vec<u8>, f64)> = flows
+        .into_iter()
+        .map(|((from, to), length)| {
+            (
+                old.servers()[from].address().to_vec(),
+                new.servers()[to].address().to_vec(),
+                length as f64 / CIRCLE,
+            )
+        })
+        .collect();
+    flows.sort_by(|a, b| b.2.total_cmp(&a.2));
+    Movement {
+        moved: moved as f64 / CIRCLE,
+        ideal: ideal_movement(old, new),
+        flows,
+    }
+}
+
+/// Weight share of each address (weights not given count as 1).
+fn weight_shares(ring: &Ring) -> std::collections::BTreeMap<Vec<u8>, f64> {
+    let total: f64 = ring
+        .servers()
+        .iter()
+        .map(|s| s.weight().unwrap_or(1) as f64)
+        .sum();
+    let mut shares = std::collections::BTreeMap::new();
+    for server in ring.servers() {
+        *shares.entry(server.address().to_vec()).or_insert(0.0) +=
+            server.weight().unwrap_or(1) as f64 / total;
+    }
+    shares
+}
+
+fn ideal_movement(old: &Ring, new: &Ring) -> f64 {
+    let (a, b) = (weight_shares(old), weight_shares(new));
+    let gained: f64 = b
+        .iter()
+        .map(|(address, &share)| (share - a.get(address).copied().unwrap_or(0.0)).max(0.0))
+        .sum();
+    gained
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{RingConfig, ServerSpec};
+
+    fn ring(servers: &[(&str, u64)]) -> Ring {
+        Ring::new(
+            servers
+                .iter()
+                .map(|&(a, w)| ServerSpec::new(a, w))
+                .collect(),
+            RingConfig::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn shares_sum_to_one_and_match_key_sampling() {
+        let r = ring(&[
+            ("10.0.0.1:11211", 100),
+            ("10.0.0.2:11211", 300),
+            ("10.0.0.3:11211", 600),
+        ]);
+        let shares = keyspace_shares(&r);
+        assert!((shares.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        let mut counts = [0usize; 3];
+        let samples = 200_000;
+        for i in 0..samples {
+            counts[r
+                .locate_hash((i as u32).wrapping_mul(2_654_435_761))
+                .unwrap()
+                .server_index] += 1;
+        }
+        for (share, count) in shares.iter().zip(counts) {
+            assert!(
+                (share - count as f64 / samples as f64).abs() < 0.01,
+                "{shares:?} vs {counts:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn pecl_bucket_shares_match_key_sampling() {
+        let servers = ["10.0.0.1:11211", "10.0.0.2:11211", "10.0.0.3:11211"];
+        let specs = servers.iter().map(|&a| ServerSpec::new(a, 1)).collect();
+        let r = Ring::new(specs, RingConfig::flavour(crate::Flavour::PeclMemcache)).unwrap();
+        let shares = keyspace_shares(&r);
+        assert!((shares.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        let mut counts = [0usize; 3];
+        for h in 0..1024u32 {
+            counts[r.locate_hash(h * 7919).unwrap().server_index] += 1;
+        }
+        for (share, count) in shares.iter().zip(counts) {
+            assert!((share - count as f64 / 1024.0).abs() < 1e-12, "{shares:?} vs {counts:?}");
+        }
+    }
+
+    #[test]
+    fn adding_a_server_moves_keys_only_to_it() {
+        let old = ring(&[("a:1", 1), ("b:1", 1), ("c:1", 1)]);
+        let new = ring(&[("a:1", 1), ("b:1", 1), ("c:1", 1), ("d:1", 1)]);
+        let m = movement(&old, &new);
+        assert!((m.ideal - 0.25).abs() < 1e-12);
+        assert!(
+            m.flows.iter().all(|(_, to, _)| to == b"d:1"),
+            "{:?}",
+            m.flows
+        );
+        assert!((m.moved - keyspace_shares(&new)[3]).abs() < 1e-12);
+        assert_eq!(movement(&old, &old).moved, 0.0);
+    }
+}

@@ -1,0 +1,137 @@
+/*
+ * The modern API from C: build rings from a file and from an in-memory list
+ * (long hostnames, IPv6, keys with NUL bytes), look keys up, fail over,
+ * iterate points, and check that every error comes back as a status with a
+ * message. Prints "OK <checks>" on success; exits 1 on the first failure.
+ *
+ * usage: modern_client SERVERS_FILE BAD_FILE
+ */
+#include <ketama.h>
+#include <stdio.h>
+#include <string.h>
+
+static int checks = 0;
+#define CHECK(cond)                                                                \
+    do {                                                                           \
+        checks++;                                                                  \
+        if (!(cond)) {                                                             \
+            printf("FAIL line %d: %s (last error: %s)\n", __LINE__, #cond, ketama_error()); \
+            return 1;                                                              \
+        }                                                                          \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s SERVERS_FILE BAD_FILE\n", argv[0]);
+        return 2;
+    }
+    const ketama_ring *from_file = NULL;
+    CHECK(ketama_ring_new_from_file(argv[1], KETAMA_FLAVOUR_LIBKETAMA, KETAMA_HASH_DEFAULT, KETAMA_PARSE_STRICT,
+                                    &from_file) == KETAMA_OK);
+    CHECK(ketama_ring_server_count(from_file) == 3);
+    CHECK(ketama_ring_point_count(from_file) == 480);
+
+    /* The compat API on the same file gives the same answers. */
+    ketama_continuum cont;
+    CHECK(ketama_roll(&cont, argv[1]) == 1);
+    const char *keys[] = {"user:1", "user:2", "session:abc", "", "a longer key with spaces"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        ketama_server_ref ref;
+        CHECK(ketama_find_server(from_file, (const uint8_t *)keys[i], strlen(keys[i]), &ref) == KETAMA_OK);
+        mcs *m = ketama_get_server((char *)keys[i], cont);
+        CHECK(m->point == ref.point);
+        CHECK(strcmp(m->ip, ref.address) == 0);
+        CHECK((size_t)(m - (mcs *)cont->array) == ref.point_index);
+    }
+    ketama_smoke(cont);
+
+    /* In-memory list: names of any length, IPv6, weights. */
+    const char *long_name = "memcached-cache-node-0001.eu-west-1.example.internal:11211";
+    ketama_server servers[3] = {
+        {long_name, strlen(long_name), 100, NULL, 0},
+        {"[2001:db8::1]:11211", 19, 200, NULL, 0},
+        {"10.0.0.3:11211", 14, 0, NULL, 0},
+    };
+    const ketama_ring *ring = NULL;
+    CHECK(ketama_ring_new(servers, 3, KETAMA_FLAVOUR_LIBKETAMA, KETAMA_HASH_MD5, &ring) == KETAMA_OK);
+    const ketama_ring *shared = ketama_ring_clone(ring);
+    CHECK(shared == ring);
+    ketama_ring_free(shared);
+
+    /* Keys are bytes: "a\0b" and "a" are different keys. */
+    ketama_server_ref with_nul, without;
+    CHECK(ketama_find_server(ring, (const uint8_t *)"a\0b", 3, &with_nul) == KETAMA_OK);
+    CHECK(ketama_find_server(ring, (const uint8_t *)"a", 1, &without) == KETAMA_OK);
+    CHECK(with_nul.point != without.point);
+
+    /* Iterate points: sorted, owners valid, counts add up. */
+    size_t total = 0;
+    for (size_t s = 0; s < ketama_ring_server_count(ring); s++) {
+        ketama_server_info info;
+        CHECK(ketama_ring_server(ring, s, &info) == KETAMA_OK);
+        total += info.point_count;
+    }
+    CHECK(total == ketama_ring_point_count(ring));
+    uint32_t previous = 0;
+    for (size_t i = 0; i < ketama_ring_point_count(ring); i++) {
+        uint32_t point, owner;
+        CHECK(ketama_ring_point(ring, i, &point, &owner) == KETAMA_OK);
+        CHECK(point >= previous && owner < 3);
+        previous = point;
+    }
+
+    /* Batch lookup (pointer array and packed forms) equals single lookups. */
+    const uint8_t *batch_keys[4] = {(const uint8_t *)"a\0b", (const uint8_t *)"user:1", (const uint8_t *)"", (const uint8_t *)"zz"};
+    size_t batch_lens[4] = {3, 6, 0, 2};
+    uint32_t batch_out[4], packed_out[4];
+    CHECK(ketama_find_servers(ring, batch_keys, batch_lens, 4, batch_out) == KETAMA_OK);
+    uint32_t packed_lens[4] = {3, 6, 0, 2};
+    CHECK(ketama_find_servers_packed(ring, (const uint8_t *)"a\0buser:1zz", 11, packed_lens, 4, packed_out) == KETAMA_OK);
+    for (int i = 0; i < 4; i++) {
+        ketama_server_ref single;
+        CHECK(ketama_find_server(ring, batch_keys[i], batch_lens[i], &single) == KETAMA_OK);
+        CHECK(batch_out[i] == single.server_index && packed_out[i] == single.server_index);
+    }
+    packed_lens[3] = 3; /* one byte past the end of the packed buffer */
+    CHECK(ketama_find_servers_packed(ring, (const uint8_t *)"a\0buser:1zz", 11, packed_lens, 4, packed_out) ==
+          KETAMA_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ketama_error(), "lengths[3]") != NULL);
+    CHECK(ketama_find_servers(ring, batch_keys, batch_lens, 4, NULL) == KETAMA_ERR_NULL_ARGUMENT);
+
+    /* Failover: with the key's server down, the next live server answers. */
+    uint32_t down[1] = {with_nul.server_index};
+    ketama_server_ref failover;
+    CHECK(ketama_find_server_avoiding(ring, (const uint8_t *)"a\0b", 3, down, 1, &failover) == KETAMA_OK);
+    CHECK(failover.server_index != with_nul.server_index);
+    uint32_t all[3] = {0, 1, 2};
+    CHECK(ketama_find_server_avoiding(ring, (const uint8_t *)"x", 1, all, 3, &failover) ==
+          KETAMA_ERR_NO_SERVER_AVAILABLE);
+
+    /* Errors: status plus a message naming the problem. */
+    const ketama_ring *bad = NULL;
+    CHECK(ketama_ring_new_from_file(argv[2], 0, 0, KETAMA_PARSE_STRICT, &bad) == KETAMA_ERR_PARSE);
+    CHECK(bad == NULL);
+    CHECK(strstr(ketama_error(), "(line 2 in ") != NULL);
+    CHECK(ketama_ring_new_from_file("/nonexistent", 0, 0, 0, &bad) == KETAMA_ERR_IO);
+    CHECK(ketama_ring_new_from_file("/", 0, 0, 0, &bad) == KETAMA_ERR_IO);
+    CHECK(strstr(ketama_error(), "directory") != NULL);
+    CHECK(ketama_ring_new(servers, 3, 9999, 0, &bad) == KETAMA_ERR_INVALID_ARGUMENT);
+    CHECK(ketama_ring_new(servers, 3, 0, 9999, &bad) == KETAMA_ERR_INVALID_ARGUMENT);
+    CHECK(ketama_ring_new(NULL, 3, 0, 0, &bad) == KETAMA_ERR_NULL_ARGUMENT);
+    CHECK(ketama_ring_new(servers, 0, 0, 0, &bad) == KETAMA_ERR_NO_SERVERS);
+    CHECK(ketama_find_server(NULL, (const uint8_t *)"k", 1, &without) == KETAMA_ERR_NULL_ARGUMENT);
+    CHECK(strstr(ketama_error(), "ring") != NULL);
+    CHECK(ketama_find_server(ring, NULL, 5, &without) == KETAMA_ERR_NULL_ARGUMENT);
+    CHECK(ketama_find_server(ring, NULL, 0, &without) == KETAMA_OK); /* the empty key */
+    CHECK(ketama_ring_point(ring, 1u << 30, &previous, &previous) == KETAMA_ERR_OUT_OF_RANGE);
+    CHECK(strcmp(ketama_status_name(KETAMA_ERR_PARSE), "KETAMA_ERR_PARSE") == 0);
+    CHECK(strcmp(ketama_status_name(12345), "KETAMA_UNKNOWN_STATUS") == 0);
+    CHECK(strlen(ketama_version()) > 0);
+    ketama_ring_free(NULL);
+
+    ketama_ring_free(ring);
+    ketama_ring_free(from_file);
+    printf("OK %d\n", checks);
+    return 0;
+}

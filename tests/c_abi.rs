@@ -1,0 +1,171 @@
+//! The C ABI as C programs see it: the generated header, the SONAME and
+//! exported symbols of the shared library, the modern API from C under
+//! valgrind, and the header from C++.
+
+mod common;
+
+use std::process::Command;
+use std::time::Duration;
+
+#[test]
+fn checked_in_header_is_what_cbindgen_generates() {
+    let generated =
+        std::fs::read_to_string(env!("KETAMA_GENERATED_HEADER")).expect("generated header");
+    let checked_in = std::fs::read_to_string(common::repo_root().join("include/ketama.h")).unwrap();
+    assert!(
+        generated == checked_in,
+        "include/ketama.h is out of date: run `KETAMA_UPDATE_HEADER=1 cargo build` and commit it"
+    );
+}
+
+#[test]
+fn header_keeps_the_original_surface() {
+    let header = std::fs::read_to_string(common::repo_root().join("include/ketama.h")).unwrap();
+    for needle in [
+        "#ifndef KETAMA_LIBKETAMA_KETAMA_H__",
+        "#include <sys/sem.h>",
+        "#define MC_SHMSIZE 524288",
+        "#ifndef __APPLE__\n/* Declared by the original ketama.h",
+        "union semun",
+        "typedef int (*compfn)( const void*, const void* );",
+        "typedef continuum *ketama_continuum;",
+        "int ketama_roll(ketama_continuum *contptr, char *filename);",
+        "void ketama_smoke(ketama_continuum contptr);",
+        "mcs *ketama_get_server(char *key, ketama_continuum cont);",
+        "void ketama_print_continuum(ketama_continuum c);",
+        "int ketama_compare(mcs *a, mcs *b);",
+        "unsigned int ketama_hashi(char *inString);",
+        "void ketama_md5_digest(char *inString, unsigned char *md5pword);",
+        "char *ketama_error(void);",
+        "extern \"C\" {",
+    ] {
+        assert!(header.contains(needle), "header lacks {needle:?}");
+    }
+}
+
+#[test]
+fn struct_layouts_seen_from_c_match_the_original() {
+    let dir = common::scratch_dir("layout");
+    let source = dir.join("layout.c");
+    std::fs::write(
+        &source,
+        r#"#include <ketama.h>
+#include <stddef.h>
+#include <stdio.h>
+_Static_assert(sizeof(mcs) == 28, "mcs");
+_Static_assert(offsetof(mcs, ip) == 4, "mcs.ip");
+_Static_assert(sizeof(serverinfo) == 32, "serverinfo");
+_Static_assert(offsetof(serverinfo, memory) == 24, "serverinfo.memory");
+_Static_assert(sizeof(continuum) == 24, "continuum");
+_Static_assert(offsetof(continuum, modtime) == 8 && offsetof(continuum, array) == 16, "continuum fields");
+_Static_assert(sizeof(union semun) == 8, "semun");
+int main(void) { compfn f = (compfn)ketama_compare; printf("%d\n", f != 0); return 0; }
+"#,
+    )
+    .unwrap();
+    let program = common::compile_c(&[&source], "layout", &[]);
+    let out = common::run_with_timeout(&mut Command::new(program), Duration::from_secs(10));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "1\n");
+}
+
+#[test]
+fn header_compiles_as_cpp_with_c_linkage() {
+    common::require_tool("g++", "g++");
+    let dir = common::scratch_dir("cpp");
+    let source = dir.join("client.cpp");
+    std::fs::write(
+        &source,
+        "#include <ketama.h>\n#include <cstdio>\nint main() { std::printf(\"%u\\n\", ketama_hashi((char*)\"test\")); }\n",
+    )
+    .unwrap();
+    let lib = common::shared_library_dir();
+    let exe = dir.join("client");
+    let status = Command::new("g++")
+        .arg(format!(
+            "-I{}",
+            common::repo_root().join("include").display()
+        ))
+        .arg(&source)
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", lib.display()))
+        .arg(format!("-Wl,-rpath,{}", lib.display()))
+        .arg("-lketama")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = common::run_with_timeout(&mut Command::new(exe), Duration::from_secs(10));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "3446378249\n");
+}
+
+#[test]
+fn shared_library_has_the_original_soname_and_exports() {
+    common::require_tool("readelf", "binutils");
+    let lib = common::shared_library_dir().join("libketama.so");
+    let dynamic = Command::new("readelf")
+        .arg("-d")
+        .arg(&lib)
+        .output()
+        .unwrap();
+    let dynamic = String::from_utf8_lossy(&dynamic.stdout);
+    assert!(
+        dynamic.contains("Library soname: [libketama.so.1]"),
+        "{dynamic}"
+    );
+    let symbols = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(&lib)
+        .output()
+        .unwrap();
+    let symbols: Vec<String> = String::from_utf8_lossy(&symbols.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2).map(str::to_string))
+        .collect();
+    for name in [
+        "ketama_roll",
+        "ketama_smoke",
+        "ketama_get_server",
+        "ketama_print_continuum",
+        "ketama_compare",
+        "ketama_hashi",
+        "ketama_md5_digest",
+        "ketama_error",
+        "ketama_ring_new",
+        "ketama_find_server",
+    ] {
+        assert!(symbols.iter().any(|s| s == name), "{name} is not exported");
+    }
+    let foreign: Vec<&String> = symbols
+        .iter()
+        .filter(|s| !s.starts_with("ketama_"))
+        .collect();
+    assert!(
+        foreign.is_empty(),
+        "symbols outside the ketama_ prefix leak: {foreign:?}"
+    );
+}
+
+#[test]
+fn modern_api_from_c_is_valgrind_clean() {
+    let program = common::compile_c(
+        &[&common::repo_root().join("tests/c/modern_client.c")],
+        "modern_client",
+        &[],
+    );
+    let dir = common::scratch_dir("modern");
+    let good = dir.join("servers");
+    std::fs::write(
+        &good,
+        "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n10.0.0.3:11211\t100\n",
+    )
+    .unwrap();
+    let bad = dir.join("bad");
+    std::fs::write(&bad, "10.0.0.1:11211\t100\n10.0.0.2:11211\t100 \n").unwrap();
+    let out = common::assert_valgrind_clean(
+        &program,
+        &[good.to_str().unwrap(), bad.to_str().unwrap()],
+        Duration::from_secs(120),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("OK "), "{text}");
+}

@@ -1,0 +1,106 @@
+//! The CLI's flavour options: `--flavor`, `--hash` in each peer's spelling,
+//! `--servers H:P:W` and `--servers-file` (twemproxy's name column), and
+//! `find --down` failover. Answers are checked against the library API.
+
+mod common;
+
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use ketama::hash::HashAlgorithm;
+use ketama::{Flavour, Ring, RingConfig, ServerSpec};
+
+fn ketama(args: &[&str]) -> Output {
+    common::run_with_timeout(Command::new(env!("CARGO_BIN_EXE_ketama")).args(args), Duration::from_secs(60))
+}
+
+fn answers(out: &Output) -> Vec<(String, String)> {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let (k, s) = l.split_once('\t').unwrap();
+            (k.to_string(), s.to_string())
+        })
+        .collect()
+}
+
+const KEYS: [&str; 8] = ["a", "b", "user:1", "user:2", "session:9", "x", "y", "z"];
+
+#[test]
+fn servers_with_weights_and_peer_hash_spelling_match_the_library() {
+    for (flavour, hash_name, hash) in [
+        ("twemproxy", "crc32", HashAlgorithm::Crc),
+        ("twemproxy", "crc32a", HashAlgorithm::Crc32),
+        ("pecl-memcache", "crc32", HashAlgorithm::Crc32),
+        ("pecl", "fnv", HashAlgorithm::Fnv1a32),
+        ("java", "fnv1a_64", HashAlgorithm::SpyFnv1a64),
+        ("php-memcached", "murmur", HashAlgorithm::Murmur),
+    ] {
+        let mut args = vec!["find", "--flavor", flavour, "--hash", hash_name];
+        args.extend(["--servers", "10.0.0.1:11211:1,10.0.0.2:11211:3,[::1]:11300:2"]);
+        args.extend(KEYS);
+        let out = answers(&ketama(&args));
+        let specs = vec![
+            ServerSpec::new("10.0.0.1:11211", 1),
+            ServerSpec::new("10.0.0.2:11211", 3),
+            ServerSpec::new("[::1]:11300", 2),
+        ];
+        let ring = Ring::new(specs, RingConfig { flavour: Flavour::from_name(flavour).unwrap(), hash: Some(hash) }).unwrap();
+        for (key, server) in out {
+            assert_eq!(server.as_bytes(), ring.find_server(key.as_bytes()).unwrap().address(), "{flavour} {hash_name} {key}");
+        }
+    }
+}
+
+#[test]
+fn down_servers_fail_over_to_the_next_live_server_by_address_or_name() {
+    let dir = common::scratch_dir("cli-flavours");
+    let file = dir.join("twemproxy.list");
+    std::fs::write(&file, "# pool\n- 127.0.0.1:11211:1 alpha\n- 127.0.0.1:11212:1 beta\n- 127.0.0.1:11213:2 gamma\n").unwrap();
+    let file = file.to_str().unwrap();
+    let base = ["find", "--flavor", "twemproxy", "--servers-file", file];
+    let all = answers(&ketama(&[&base[..], &KEYS].concat()));
+    let specs = ["alpha", "beta", "gamma"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| ServerSpec {
+            address: format!("127.0.0.1:{}", 11211 + i).into_bytes(),
+            weight: Some(if i == 2 { 2 } else { 1 }),
+            name: Some(name.as_bytes().to_vec()),
+        })
+        .collect();
+    let ring = Ring::new(specs, RingConfig::flavour(Flavour::Twemproxy)).unwrap();
+    for down in ["beta", "127.0.0.1:11212"] {
+        let failed_over = answers(&ketama(&[&base[..], &["--down", down], &KEYS].concat()));
+        for ((key, before), (_, after)) in all.iter().zip(&failed_over) {
+            let expected = ring.locate_live(key.as_bytes(), |s| s == 1).unwrap();
+            assert_eq!(after.as_bytes(), ring.servers()[expected.server_index].address());
+            assert_ne!(after, "127.0.0.1:11212");
+            if before != "127.0.0.1:11212" {
+                assert_eq!(before, after, "{key}: only keys of the down server move");
+            }
+        }
+    }
+    let none_left = ketama(&[&base[..], &["--down", "alpha,beta,gamma", "k"]].concat());
+    assert_eq!(none_left.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&none_left.stderr).contains("every server owning points is marked down"));
+}
+
+#[test]
+fn bad_flavour_input_is_named() {
+    let cases: [(&[&str], i32, &str); 5] = [
+        (&["find", "--flavor", "pecl", "--hash", "md5", "--servers", "a:1", "k"], 2, "unknown hash 'md5' for flavour pecl-memcache (it offers: crc32, fnv1a_32)"),
+        (&["find", "--down", "zz:1", "--servers", "a:1", "k"], 2, "--down: 'zz:1' is not a server of the ring"),
+        (&["find", "--flavor", "libmemcached", "--servers", "cache1", "k"], 1, "server address 'cache1': no port"),
+        (&["find", "--servers", "a:1:x", "k"], 1, "server entry 'a:1:x': weight 'x' is not a positive integer"),
+        (&["find", "--servers", "a:1:2", "--weights", "3", "k"], 2, "--weights cannot be combined with weights in the server list"),
+    ];
+    for (args, code, message) in cases {
+        let out = ketama(args);
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+}
