@@ -1,5 +1,6 @@
 //! Where the peers disagree with each other, measured on the real peers in
-//! the same run (libmemcached 1.1.4 through a C program, spymemcached 2.12.3
+//! the same run (the original libketama C code through the oracle of
+//! `make deps`, libmemcached 1.1.4 through a C program, spymemcached 2.12.3
 //! through Java): this is why the library has flavours. Each test prints the
 //! measured counts (`cargo test --test peer_disagreements -- --nocapture`)
 //! and asserts the direction: the peers disagree, or agree exactly.
@@ -11,7 +12,7 @@ mod peer_programs;
 mod peers;
 
 use ketama::{Flavour, Ring, RingConfig};
-use peer_programs::{LibmemcachedCase, SpyCase, SpyServer, libmemcached_answers, spymemcached_answers};
+use peer_programs::{LibmemcachedCase, SpyCase, SpyServer, libketama_answers, libmemcached_answers, spymemcached_answers};
 use peers::{PeerServer, ServerList, Weights, our_indices};
 
 /// `n` IP-literal servers, all on `port` when given, else on distinct ports.
@@ -62,11 +63,43 @@ fn libketama_and_spymemcached_agree_on_ip_literal_lists() {
     let keys = peers::keys();
     for n in [3, 10, 100] {
         let list = peers::servers(n, Weights::None);
-        let libketama = Ring::new(list.specs(), RingConfig::flavour(Flavour::Libketama)).unwrap();
-        let spy = spymemcached(&list, false, &keys);
-        let n_diff = differing(&format!("libketama vs spymemcached on {}", list.name), &our_indices(&libketama, &keys), &spy);
+        let original = libketama_answers(&list, &keys);
+        let n_diff = differing(&format!("original libketama vs spymemcached on {}", list.name), &original, &spymemcached(&list, false, &keys));
         assert_eq!(n_diff, 0);
+        let ours = Ring::new(list.specs(), RingConfig::flavour(Flavour::Libketama)).unwrap();
+        assert_eq!(our_indices(&ours, &keys), original, "this library's libketama flavour");
     }
+}
+
+#[test]
+fn libketama_and_libmemcached_disagree_on_port_11211_only() {
+    let keys = peers::keys();
+    let on_11211 = list(10, Some(11211));
+    let n = differing(
+        &format!("original libketama vs libmemcached KETAMA_WEIGHTED on {}", on_11211.name),
+        &libketama_answers(&on_11211, &keys),
+        &libmemcached("weighted", &on_11211, &keys),
+    );
+    assert!(n > 0, "libmemcached drops ':11211' from its point labels, libketama keeps it");
+    let other_ports = list(10, None);
+    let n = differing(
+        &format!("original libketama vs libmemcached KETAMA_WEIGHTED on {}", other_ports.name),
+        &libketama_answers(&other_ports, &keys),
+        &libmemcached("weighted", &other_ports, &keys),
+    );
+    assert_eq!(n, 0);
+}
+
+#[test]
+fn libketama_and_spymemcached_weighted_round_100_equal_servers_differently() {
+    let keys = peers::keys();
+    let servers = peers::servers(100, Weights::Equal);
+    let n = differing(
+        "original libketama vs spymemcached weighted on 100 servers, equal weights",
+        &libketama_answers(&servers, &keys),
+        &spymemcached(&servers, true, &keys),
+    );
+    assert!(n > 0, "libketama gives 160 points per server, the float formula 156");
 }
 
 #[test]

@@ -181,3 +181,47 @@ pub fn spymemcached_answers(cases: &[SpyCase]) -> Vec<SpyAnswer> {
         })
         .collect()
 }
+
+/// The original libketama (PyPI `ketama==0.1.1`, built by `make deps`)
+/// through tests/oracle/libketama_oracle.py: the server index of each key.
+/// Servers are written as a libketama file (`address<TAB>weight`, weight 1
+/// when none is given).
+pub fn libketama_answers(list: &ServerList, keys: &[Vec<u8>]) -> Vec<usize> {
+    let python = std::env::var_os("KETAMA_ORACLE_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| common::repo_root().join("target/oracle-venv/bin/python"));
+    assert!(python.exists(), "the libketama oracle is not installed at {python:?}: run `make deps`");
+    let dir = fresh_dir("libketama-oracle");
+    let servers: String =
+        list.servers.iter().map(|s| format!("{}\t{}\n", s.address(), s.weight.unwrap_or(1))).collect();
+    let hex: String = keys.iter().map(|k| k.iter().map(|b| format!("{b:02x}")).collect::<String>() + "\n").collect();
+    std::fs::write(dir.join("servers"), servers).unwrap();
+    std::fs::write(dir.join("keys"), hex).unwrap();
+    let script = common::repo_root().join("tests/oracle/libketama_oracle.py");
+    let output = common::run_with_timeout(
+        Command::new(python).arg(script).arg("roll").arg(dir.join("servers")).arg(dir.join("keys")),
+        Duration::from_secs(120),
+    );
+    assert!(output.status.success(), "oracle failed: {}", String::from_utf8_lossy(&output.stderr));
+    let text = String::from_utf8(output.stdout).expect("oracle output is ASCII");
+    let mut point_server = Vec::new();
+    let mut answers = Vec::new();
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        match fields[0] {
+            "P" => {
+                let ip: Vec<u8> = (0..fields[2].len())
+                    .step_by(2)
+                    .map(|i| u8::from_str_radix(&fields[2][i..i + 2], 16).unwrap())
+                    .take_while(|&b| b != 0)
+                    .collect();
+                let ip = String::from_utf8(ip).unwrap();
+                point_server.push(list.servers.iter().position(|s| s.address() == ip).expect("a listed server"));
+            }
+            "K" => answers.push(point_server[fields[1].parse::<usize>().unwrap()]),
+            "roll" => assert_eq!(fields[1], "1", "the original rejected the list: {line}"),
+            _ => {}
+        }
+    }
+    answers
+}
