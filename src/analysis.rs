@@ -22,12 +22,20 @@ pub fn keyspace_shares(ring: &Ring) -> Vec<f64> {
 /// Walks the circle cut at the points of all `rings`; for each arc calls
 /// `visit(length, owner in each ring)`.
 fn for_each_arc(rings: &[&Ring], mut visit: impl FnMut(u64, &[usize])) {
-    if rings.iter().all(|r| r.key_lookup() == KeyLookup::PeclBuckets) {
+    if rings
+        .iter()
+        .all(|r| r.key_lookup() == KeyLookup::PeclBuckets)
+    {
         // pecl memcache: a key goes to bucket `hash % 1024`, and each of the
         // 1024 buckets takes exactly 2^32 / 1024 hash values.
         for bucket in 0..1024u32 {
-            let owners: Vec<usize> =
-                rings.iter().map(|r| r.locate_hash(bucket).map_or(usize::MAX, |at| at.server_index)).collect();
+            let owners: Vec<usize> = rings
+                .iter()
+                .map(|r| {
+                    r.locate_hash(bucket)
+                        .map_or(usize::MAX, |at| at.server_index)
+                })
+                .collect();
             visit(1 << 22, &owners);
         }
         return;
@@ -181,7 +189,10 @@ mod tests {
             counts[r.locate_hash(h * 7919).unwrap().server_index] += 1;
         }
         for (share, count) in shares.iter().zip(counts) {
-            assert!((share - count as f64 / 1024.0).abs() < 1e-12, "{shares:?} vs {counts:?}");
+            assert!(
+                (share - count as f64 / 1024.0).abs() < 1e-12,
+                "{shares:?} vs {counts:?}"
+            );
         }
     }
 

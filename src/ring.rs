@@ -112,7 +112,13 @@ impl Ring {
                 })
             })
             .collect::<Result<Box<[Server]>, Error>>()?;
-        Ok(Ring { servers, continuum, config, key_hash, lookup })
+        Ok(Ring {
+            servers,
+            continuum,
+            config,
+            key_hash,
+            lookup,
+        })
     }
 
     /// Reads a libketama server file and builds a ring from it.
@@ -177,7 +183,9 @@ impl Ring {
     /// server is not down, walking the continuum (without rebuilding it).
     /// `None` when every server that owns points is down.
     pub fn locate_live(&self, key: &[u8], is_down: impl Fn(usize) -> bool) -> Option<Location> {
-        let start = self.continuum.locate(self.lookup.position(self.hash_key(key)))?;
+        let start = self
+            .continuum
+            .locate(self.lookup.position(self.hash_key(key)))?;
         let owners = self.continuum.owners();
         (0..owners.len())
             .map(|step| (start + step) % owners.len())

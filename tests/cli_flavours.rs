@@ -11,11 +11,18 @@ use ketama::hash::HashAlgorithm;
 use ketama::{Flavour, Ring, RingConfig, ServerSpec};
 
 fn ketama(args: &[&str]) -> Output {
-    common::run_with_timeout(Command::new(env!("CARGO_BIN_EXE_ketama")).args(args), Duration::from_secs(60))
+    common::run_with_timeout(
+        Command::new(env!("CARGO_BIN_EXE_ketama")).args(args),
+        Duration::from_secs(60),
+    )
 }
 
 fn answers(out: &Output) -> Vec<(String, String)> {
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout.clone())
         .unwrap()
         .lines()
@@ -39,7 +46,10 @@ fn servers_with_weights_and_peer_hash_spelling_match_the_library() {
         ("php-memcached", "murmur", HashAlgorithm::Murmur),
     ] {
         let mut args = vec!["find", "--flavor", flavour, "--hash", hash_name];
-        args.extend(["--servers", "10.0.0.1:11211:1,10.0.0.2:11211:3,[::1]:11300:2"]);
+        args.extend([
+            "--servers",
+            "10.0.0.1:11211:1,10.0.0.2:11211:3,[::1]:11300:2",
+        ]);
         args.extend(KEYS);
         let out = answers(&ketama(&args));
         let specs = vec![
@@ -47,9 +57,20 @@ fn servers_with_weights_and_peer_hash_spelling_match_the_library() {
             ServerSpec::new("10.0.0.2:11211", 3),
             ServerSpec::new("[::1]:11300", 2),
         ];
-        let ring = Ring::new(specs, RingConfig { flavour: Flavour::from_name(flavour).unwrap(), hash: Some(hash) }).unwrap();
+        let ring = Ring::new(
+            specs,
+            RingConfig {
+                flavour: Flavour::from_name(flavour).unwrap(),
+                hash: Some(hash),
+            },
+        )
+        .unwrap();
         for (key, server) in out {
-            assert_eq!(server.as_bytes(), ring.find_server(key.as_bytes()).unwrap().address(), "{flavour} {hash_name} {key}");
+            assert_eq!(
+                server.as_bytes(),
+                ring.find_server(key.as_bytes()).unwrap().address(),
+                "{flavour} {hash_name} {key}"
+            );
         }
     }
 }
@@ -58,7 +79,11 @@ fn servers_with_weights_and_peer_hash_spelling_match_the_library() {
 fn down_servers_fail_over_to_the_next_live_server_by_address_or_name() {
     let dir = common::scratch_dir("cli-flavours");
     let file = dir.join("twemproxy.list");
-    std::fs::write(&file, "# pool\n- 127.0.0.1:11211:1 alpha\n- 127.0.0.1:11212:1 beta\n- 127.0.0.1:11213:2 gamma\n").unwrap();
+    std::fs::write(
+        &file,
+        "# pool\n- 127.0.0.1:11211:1 alpha\n- 127.0.0.1:11212:1 beta\n- 127.0.0.1:11213:2 gamma\n",
+    )
+    .unwrap();
     let file = file.to_str().unwrap();
     let base = ["find", "--flavor", "twemproxy", "--servers-file", file];
     let all = answers(&ketama(&[&base[..], &KEYS].concat()));
@@ -76,7 +101,10 @@ fn down_servers_fail_over_to_the_next_live_server_by_address_or_name() {
         let failed_over = answers(&ketama(&[&base[..], &["--down", down], &KEYS].concat()));
         for ((key, before), (_, after)) in all.iter().zip(&failed_over) {
             let expected = ring.locate_live(key.as_bytes(), |s| s == 1).unwrap();
-            assert_eq!(after.as_bytes(), ring.servers()[expected.server_index].address());
+            assert_eq!(
+                after.as_bytes(),
+                ring.servers()[expected.server_index].address()
+            );
             assert_ne!(after, "127.0.0.1:11212");
             if before != "127.0.0.1:11212" {
                 assert_eq!(before, after, "{key}: only keys of the down server move");
@@ -85,17 +113,56 @@ fn down_servers_fail_over_to_the_next_live_server_by_address_or_name() {
     }
     let none_left = ketama(&[&base[..], &["--down", "alpha,beta,gamma", "k"]].concat());
     assert_eq!(none_left.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&none_left.stderr).contains("every server owning points is marked down"));
+    assert!(
+        String::from_utf8_lossy(&none_left.stderr)
+            .contains("every server owning points is marked down")
+    );
 }
 
 #[test]
 fn bad_flavour_input_is_named() {
     let cases: [(&[&str], i32, &str); 5] = [
-        (&["find", "--flavor", "pecl", "--hash", "md5", "--servers", "a:1", "k"], 2, "unknown hash 'md5' for flavour pecl-memcache (it offers: crc32, fnv1a_32)"),
-        (&["find", "--down", "zz:1", "--servers", "a:1", "k"], 2, "--down: 'zz:1' is not a server of the ring"),
-        (&["find", "--flavor", "libmemcached", "--servers", "cache1", "k"], 1, "server address 'cache1': no port"),
-        (&["find", "--servers", "a:1:x", "k"], 1, "server entry 'a:1:x': weight 'x' is not a positive integer"),
-        (&["find", "--servers", "a:1:2", "--weights", "3", "k"], 2, "--weights cannot be combined with weights in the server list"),
+        (
+            &[
+                "find",
+                "--flavor",
+                "pecl",
+                "--hash",
+                "md5",
+                "--servers",
+                "a:1",
+                "k",
+            ],
+            2,
+            "unknown hash 'md5' for flavour pecl-memcache (it offers: crc32, fnv1a_32)",
+        ),
+        (
+            &["find", "--down", "zz:1", "--servers", "a:1", "k"],
+            2,
+            "--down: 'zz:1' is not a server of the ring",
+        ),
+        (
+            &[
+                "find",
+                "--flavor",
+                "libmemcached",
+                "--servers",
+                "cache1",
+                "k",
+            ],
+            1,
+            "server address 'cache1': no port",
+        ),
+        (
+            &["find", "--servers", "a:1:x", "k"],
+            1,
+            "server entry 'a:1:x': weight 'x' is not a positive integer",
+        ),
+        (
+            &["find", "--servers", "a:1:2", "--weights", "3", "k"],
+            2,
+            "--weights cannot be combined with weights in the server list",
+        ),
     ];
     for (args, code, message) in cases {
         let out = ketama(args);

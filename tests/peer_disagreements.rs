@@ -12,7 +12,10 @@ mod peer_programs;
 mod peers;
 
 use ketama::{Flavour, Ring, RingConfig};
-use peer_programs::{LibmemcachedCase, SpyCase, SpyServer, libketama_answers, libmemcached_answers, spymemcached_answers};
+use peer_programs::{
+    LibmemcachedCase, SpyCase, SpyServer, libketama_answers, libmemcached_answers,
+    spymemcached_answers,
+};
 use peers::{PeerServer, ServerList, Weights, our_indices};
 
 /// `n` IP-literal servers, all on `port` when given, else on distinct ports.
@@ -42,13 +45,28 @@ fn spy_servers(list: &ServerList, weighted: bool) -> Vec<SpyServer> {
 
 /// spymemcached's default locator (SPYMEMCACHED format, KETAMA_HASH).
 fn spymemcached(list: &ServerList, weighted: bool, keys: &[Vec<u8>]) -> Vec<usize> {
-    let case = SpyCase { format: "SPYMEMCACHED", hash: "KETAMA_HASH", weighted, servers: spy_servers(list, weighted), keys };
+    let case = SpyCase {
+        format: "SPYMEMCACHED",
+        hash: "KETAMA_HASH",
+        weighted,
+        servers: spy_servers(list, weighted),
+        keys,
+    };
     spymemcached_answers(&[case]).remove(0).nodes
 }
 
 fn libmemcached(distribution: &'static str, list: &ServerList, keys: &[Vec<u8>]) -> Vec<usize> {
-    let case = LibmemcachedCase { distribution, hash: None, servers: list, keys };
-    libmemcached_answers(&[case]).remove(0).into_iter().map(|(peer, _)| peer).collect()
+    let case = LibmemcachedCase {
+        distribution,
+        hash: None,
+        servers: list,
+        keys,
+    };
+    libmemcached_answers(&[case])
+        .remove(0)
+        .into_iter()
+        .map(|(peer, _)| peer)
+        .collect()
 }
 
 fn differing(what: &str, a: &[usize], b: &[usize]) -> usize {
@@ -64,10 +82,18 @@ fn libketama_and_spymemcached_agree_on_ip_literal_lists() {
     for n in [3, 10, 100] {
         let list = peers::servers(n, Weights::None);
         let original = libketama_answers(&list, &keys);
-        let n_diff = differing(&format!("original libketama vs spymemcached on {}", list.name), &original, &spymemcached(&list, false, &keys));
+        let n_diff = differing(
+            &format!("original libketama vs spymemcached on {}", list.name),
+            &original,
+            &spymemcached(&list, false, &keys),
+        );
         assert_eq!(n_diff, 0);
         let ours = Ring::new(list.specs(), RingConfig::flavour(Flavour::Libketama)).unwrap();
-        assert_eq!(our_indices(&ours, &keys), original, "this library's libketama flavour");
+        assert_eq!(
+            our_indices(&ours, &keys),
+            original,
+            "this library's libketama flavour"
+        );
     }
 }
 
@@ -76,14 +102,23 @@ fn libketama_and_libmemcached_disagree_on_port_11211_only() {
     let keys = peers::keys();
     let on_11211 = list(10, Some(11211));
     let n = differing(
-        &format!("original libketama vs libmemcached KETAMA_WEIGHTED on {}", on_11211.name),
+        &format!(
+            "original libketama vs libmemcached KETAMA_WEIGHTED on {}",
+            on_11211.name
+        ),
         &libketama_answers(&on_11211, &keys),
         &libmemcached("weighted", &on_11211, &keys),
     );
-    assert!(n > 0, "libmemcached drops ':11211' from its point labels, libketama keeps it");
+    assert!(
+        n > 0,
+        "libmemcached drops ':11211' from its point labels, libketama keeps it"
+    );
     let other_ports = list(10, None);
     let n = differing(
-        &format!("original libketama vs libmemcached KETAMA_WEIGHTED on {}", other_ports.name),
+        &format!(
+            "original libketama vs libmemcached KETAMA_WEIGHTED on {}",
+            other_ports.name
+        ),
         &libketama_answers(&other_ports, &keys),
         &libmemcached("weighted", &other_ports, &keys),
     );
@@ -99,7 +134,10 @@ fn libketama_and_spymemcached_weighted_round_100_equal_servers_differently() {
         &libketama_answers(&servers, &keys),
         &spymemcached(&servers, true, &keys),
     );
-    assert!(n > 0, "libketama gives 160 points per server, the float formula 156");
+    assert!(
+        n > 0,
+        "libketama gives 160 points per server, the float formula 156"
+    );
 }
 
 #[test]
@@ -107,18 +145,30 @@ fn libmemcached_ketama_weighted_differs_from_spymemcached_only_through_port_1121
     let keys = peers::keys();
     let on_11211 = list(10, Some(11211));
     let n = differing(
-        &format!("libmemcached KETAMA_WEIGHTED vs spymemcached (= libketama) on {}", on_11211.name),
+        &format!(
+            "libmemcached KETAMA_WEIGHTED vs spymemcached (= libketama) on {}",
+            on_11211.name
+        ),
         &libmemcached("weighted", &on_11211, &keys),
         &spymemcached(&on_11211, false, &keys),
     );
-    assert!(n > 0, "libmemcached drops ':11211' from its point labels, libketama and spymemcached keep it");
+    assert!(
+        n > 0,
+        "libmemcached drops ':11211' from its point labels, libketama and spymemcached keep it"
+    );
     let other_ports = list(10, None);
     let n = differing(
-        &format!("libmemcached KETAMA_WEIGHTED vs spymemcached on {}", other_ports.name),
+        &format!(
+            "libmemcached KETAMA_WEIGHTED vs spymemcached on {}",
+            other_ports.name
+        ),
         &libmemcached("weighted", &other_ports, &keys),
         &spymemcached(&other_ports, false, &keys),
     );
-    assert_eq!(n, 0, "without port 11211 the label strings and the continuums are the same");
+    assert_eq!(
+        n, 0,
+        "without port 11211 the label strings and the continuums are the same"
+    );
 }
 
 #[test]
@@ -126,11 +176,17 @@ fn libmemcached_spy_compat_does_not_match_spymemcached() {
     let keys = peers::keys();
     let servers = list(10, None);
     let n = differing(
-        &format!("libmemcached CONSISTENT_KETAMA_SPY vs spymemcached 2.12.3 on {}", servers.name),
+        &format!(
+            "libmemcached CONSISTENT_KETAMA_SPY vs spymemcached 2.12.3 on {}",
+            servers.name
+        ),
         &libmemcached("spy", &servers, &keys),
         &spymemcached(&servers, false, &keys),
     );
-    assert!(n > 0, "libmemcached's SPY mode keeps a leading '/' and uses 100 one-at-a-time points");
+    assert!(
+        n > 0,
+        "libmemcached's SPY mode keeps a leading '/' and uses 100 one-at-a-time points"
+    );
 }
 
 #[test]
@@ -138,7 +194,10 @@ fn libmemcached_plain_consistent_is_not_ketama_weighted() {
     let keys = peers::keys();
     let servers = list(10, None);
     let n = differing(
-        &format!("libmemcached CONSISTENT vs KETAMA_WEIGHTED on {}", servers.name),
+        &format!(
+            "libmemcached CONSISTENT vs KETAMA_WEIGHTED on {}",
+            servers.name
+        ),
         &libmemcached("consistent", &servers, &keys),
         &libmemcached("weighted", &servers, &keys),
     );
@@ -152,8 +211,15 @@ fn spymemcached_weighted_path_rounds_100_equal_servers_to_156_points() {
     servers.name = "100 servers, equal weights".into();
     let weighted = spymemcached(&servers, true, &keys);
     let unweighted = spymemcached(&servers, false, &keys);
-    let n = differing(&format!("spymemcached weighted vs unweighted on {}", servers.name), &weighted, &unweighted);
-    assert!(n > 0, "the float weight formula gives 156 points per server, the unweighted path 160");
+    let n = differing(
+        &format!("spymemcached weighted vs unweighted on {}", servers.name),
+        &weighted,
+        &unweighted,
+    );
+    assert!(
+        n > 0,
+        "the float weight formula gives 156 points per server, the unweighted path 160"
+    );
     let ours = Ring::new(servers.specs(), RingConfig::flavour(Flavour::Spymemcached)).unwrap();
     assert!(ours.servers().iter().all(|s| s.point_count() == 156));
 }

@@ -17,7 +17,9 @@ use std::time::Duration;
 use ketama::hash::HashAlgorithm;
 use ketama::{Flavour, Ring, RingConfig};
 use peer_programs::{LibmemcachedCase, libmemcached_answers, libmemcached_program};
-use peers::{ServerList, assert_same, edge_lists, keys_for, our_indices, standard_lists, write_keys};
+use peers::{
+    ServerList, assert_same, edge_lists, keys_for, our_indices, standard_lists, write_keys,
+};
 
 /// libmemcached's `memcached_hash_t` for a hash.
 fn memcached_hash_id(hash: HashAlgorithm) -> i32 {
@@ -52,9 +54,22 @@ fn distribution(flavour: Flavour) -> &'static str {
 fn check(questions: &[(Flavour, Option<HashAlgorithm>, ServerList)]) -> usize {
     let rings: Vec<Ring> = questions
         .iter()
-        .map(|(flavour, hash, list)| Ring::new(list.specs(), RingConfig { flavour: *flavour, hash: *hash }).unwrap())
+        .map(|(flavour, hash, list)| {
+            Ring::new(
+                list.specs(),
+                RingConfig {
+                    flavour: *flavour,
+                    hash: *hash,
+                },
+            )
+            .unwrap()
+        })
         .collect();
-    let keys: Vec<Vec<Vec<u8>>> = questions.iter().zip(&rings).map(|((_, _, list), ring)| keys_for(list, ring)).collect();
+    let keys: Vec<Vec<Vec<u8>>> = questions
+        .iter()
+        .zip(&rings)
+        .map(|((_, _, list), ring)| keys_for(list, ring))
+        .collect();
     let cases: Vec<LibmemcachedCase> = questions
         .iter()
         .zip(&keys)
@@ -67,18 +82,32 @@ fn check(questions: &[(Flavour, Option<HashAlgorithm>, ServerList)]) -> usize {
         .collect();
     let answers = libmemcached_answers(&cases);
     let mut compared = 0;
-    for (((flavour, _, list), ring), (keys, answer)) in questions.iter().zip(&rings).zip(keys.iter().zip(&answers)) {
-        let name = format!("{} hash {} on {}", flavour.name(), ring.key_hash().name(), list.name);
+    for (((flavour, _, list), ring), (keys, answer)) in
+        questions.iter().zip(&rings).zip(keys.iter().zip(&answers))
+    {
+        let name = format!(
+            "{} hash {} on {}",
+            flavour.name(),
+            ring.key_hash().name(),
+            list.name
+        );
         let ours = our_indices(ring, keys);
         let through_c: Vec<usize> = answer.iter().map(|a| a.1).collect();
-        assert_eq!(through_c, ours, "{name}: the C API disagrees with the Rust API");
+        assert_eq!(
+            through_c, ours,
+            "{name}: the C API disagrees with the Rust API"
+        );
         let peer: Vec<usize> = answer.iter().map(|a| a.0).collect();
         compared += assert_same(&name, keys, &ours, &peer);
     }
     compared
 }
 
-const FLAVOURS: [Flavour; 3] = [Flavour::Libmemcached, Flavour::LibmemcachedConsistent, Flavour::LibmemcachedSpy];
+const FLAVOURS: [Flavour; 3] = [
+    Flavour::Libmemcached,
+    Flavour::LibmemcachedConsistent,
+    Flavour::LibmemcachedSpy,
+];
 
 #[test]
 fn every_libmemcached_distribution_matches_on_3_10_100_servers_and_edge_lists() {
@@ -94,11 +123,18 @@ fn every_libmemcached_distribution_matches_on_3_10_100_servers_and_edge_lists() 
 
 #[test]
 fn every_libmemcached_key_hash_matches_in_every_distribution() {
-    let lists = [peers::servers(10, peers::Weights::None), peers::servers(10, peers::Weights::Unequal)];
+    let lists = [
+        peers::servers(10, peers::Weights::None),
+        peers::servers(10, peers::Weights::Unequal),
+    ];
     let mut questions = Vec::new();
     for flavour in FLAVOURS {
         // Debian builds libhashkit without hsieh (see the hash test below).
-        for &hash in flavour.hashes().iter().filter(|&&h| h != HashAlgorithm::Hsieh) {
+        for &hash in flavour
+            .hashes()
+            .iter()
+            .filter(|&&h| h != HashAlgorithm::Hsieh)
+        {
             for list in &lists {
                 questions.push((flavour, Some(hash), list.clone()));
             }
@@ -116,10 +152,17 @@ fn c_hash_family_matches_libmemcached_through_ketama_hash_bytes() {
     let (key_file, out) = (dir.join("keys"), dir.join("out"));
     write_keys(&key_file, &keys);
     let output = common::run_with_timeout(
-        Command::new(libmemcached_program()).arg("hash").arg(&key_file).arg(&out),
+        Command::new(libmemcached_program())
+            .arg("hash")
+            .arg(&key_file)
+            .arg(&out),
         Duration::from_secs(120),
     );
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     // The column order of HASHES in tests/peers/libmemcached_peer.c.
     let order = [
         HashAlgorithm::OneAtATime,
@@ -135,19 +178,35 @@ fn c_hash_family_matches_libmemcached_through_ketama_hash_bytes() {
         HashAlgorithm::Murmur3,
     ];
     let text = std::fs::read_to_string(&out).unwrap();
-    let rows: Vec<Vec<u32>> = text.lines().map(|l| l.split(' ').map(|v| v.parse().unwrap()).collect()).collect();
+    let rows: Vec<Vec<u32>> = text
+        .lines()
+        .map(|l| l.split(' ').map(|v| v.parse().unwrap()).collect())
+        .collect();
     assert_eq!(rows.len(), keys.len());
     for (column, &hash) in order.iter().enumerate() {
         let peer: Vec<u32> = rows.iter().map(|r| r[2 * column]).collect();
         let through_c: Vec<u32> = rows.iter().map(|r| r[2 * column + 1]).collect();
         let ours: Vec<u32> = keys.iter().map(|k| hash.hash(k)).collect();
-        assert_eq!(through_c, ours, "ketama_hash_bytes disagrees with the Rust API for {}", hash.name());
+        assert_eq!(
+            through_c,
+            ours,
+            "ketama_hash_bytes disagrees with the Rust API for {}",
+            hash.name()
+        );
         if hash == HashAlgorithm::Hsieh {
             // Debian's libhashkit is built without hsieh and answers 0 or 1:
             // hsieh is checked against twemproxy (tests/peer_twemproxy.rs).
-            assert!(peer.iter().all(|&v| v <= 1), "libmemcached now has hsieh: compare it here");
+            assert!(
+                peer.iter().all(|&v| v <= 1),
+                "libmemcached now has hsieh: compare it here"
+            );
             continue;
         }
-        assert_same(&format!("libmemcached hash {}", hash.name()), &keys, &ours, &peer);
+        assert_same(
+            &format!("libmemcached hash {}", hash.name()),
+            &keys,
+            &ours,
+            &peer,
+        );
     }
 }

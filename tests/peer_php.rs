@@ -29,18 +29,43 @@ fn json_string(s: &str) -> String {
 }
 
 /// `options` are php-memcached `OPT_*` names with constant names as values.
-fn case(dir: &Path, n: usize, flavour: Flavour, hash: Option<HashAlgorithm>, options: &[(&str, &str)], list: &ServerList) -> Case {
+fn case(
+    dir: &Path,
+    n: usize,
+    flavour: Flavour,
+    hash: Option<HashAlgorithm>,
+    options: &[(&str, &str)],
+    list: &ServerList,
+) -> Case {
     let ring = Ring::new(list.specs(), RingConfig { flavour, hash }).expect("library ring");
     let keys = keys_for(list, &ring);
-    let (file, out, key_file) = (dir.join(format!("case{n}.json")), dir.join(format!("case{n}.out")), dir.join(format!("case{n}.keys")));
+    let (file, out, key_file) = (
+        dir.join(format!("case{n}.json")),
+        dir.join(format!("case{n}.out")),
+        dir.join(format!("case{n}.keys")),
+    );
     write_keys(&key_file, &keys);
-    let options: Vec<String> = options.iter().map(|(k, v)| format!("{}: {}", json_string(k), json_string(v))).collect();
+    let options: Vec<String> = options
+        .iter()
+        .map(|(k, v)| format!("{}: {}", json_string(k), json_string(v)))
+        .collect();
     // php-memcached's default weight is 0, pecl memcache's is 1.
-    let default_weight = if flavour == Flavour::PeclMemcache { 1 } else { 0 };
+    let default_weight = if flavour == Flavour::PeclMemcache {
+        1
+    } else {
+        0
+    };
     let servers: Vec<String> = list
         .servers
         .iter()
-        .map(|s| format!("[{}, {}, {}]", json_string(&s.host), s.port, s.weight.unwrap_or(default_weight)))
+        .map(|s| {
+            format!(
+                "[{}, {}, {}]",
+                json_string(&s.host),
+                s.port,
+                s.weight.unwrap_or(default_weight)
+            )
+        })
         .collect();
     let json = format!(
         "{{\"options\": {{{}}}, \"servers\": [{}], \"keys\": {}, \"out\": {}}}",
@@ -57,15 +82,31 @@ fn case(dir: &Path, n: usize, flavour: Flavour, hash: Option<HashAlgorithm>, opt
             format!("{}:{}", s.host, s.port)
         })
         .collect();
-    let name = format!("{} hash {} {options:?} on {}", flavour.name(), ring.key_hash().name(), list.name);
-    Case { name, file, out, keys, ours }
+    let name = format!(
+        "{} hash {} {options:?} on {}",
+        flavour.name(),
+        ring.key_hash().name(),
+        list.name
+    );
+    Case {
+        name,
+        file,
+        out,
+        keys,
+        ours,
+    }
 }
 
 fn run_php(php_args: &[&str], mode: &str, cases: &[Case]) {
     common::require_tool("php", "php8.2-cli");
     let script = common::repo_root().join("tests/peers/php_peer.php");
     let output = common::run_with_timeout(
-        Command::new("php").arg("-n").args(php_args).arg(&script).arg(mode).args(cases.iter().map(|c| &c.file)),
+        Command::new("php")
+            .arg("-n")
+            .args(php_args)
+            .arg(&script)
+            .arg(mode)
+            .args(cases.iter().map(|c| &c.file)),
         Duration::from_secs(300),
     );
     assert!(
@@ -75,12 +116,23 @@ fn run_php(php_args: &[&str], mode: &str, cases: &[Case]) {
         String::from_utf8_lossy(&output.stderr)
     );
     for c in cases {
-        let peer: Vec<String> = std::fs::read_to_string(&c.out).unwrap().lines().map(str::to_string).collect();
+        let peer: Vec<String> = std::fs::read_to_string(&c.out)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
         assert_same(&c.name, &c.keys, &c.ours, &peer);
     }
 }
 
-const MEMCACHED_EXT: &[&str] = &["-d", "extension=igbinary", "-d", "extension=msgpack", "-d", "extension=memcached"];
+const MEMCACHED_EXT: &[&str] = &[
+    "-d",
+    "extension=igbinary",
+    "-d",
+    "extension=msgpack",
+    "-d",
+    "extension=memcached",
+];
 
 fn php_hash_constant(hash: HashAlgorithm) -> &'static str {
     use HashAlgorithm as H;
@@ -116,10 +168,27 @@ fn php_memcached_libketama_compatible_and_consistent_match() {
     let compatible = [("OPT_LIBKETAMA_COMPATIBLE", "1")];
     let consistent = [("OPT_DISTRIBUTION", "DISTRIBUTION_CONSISTENT")];
     for list in standard_lists().iter().chain(&edge_lists()) {
-        cases.push(case(&dir, cases.len(), Flavour::Libmemcached, None, &compatible, list));
-        cases.push(case(&dir, cases.len(), Flavour::LibmemcachedConsistent, None, &consistent, list));
+        cases.push(case(
+            &dir,
+            cases.len(),
+            Flavour::Libmemcached,
+            None,
+            &compatible,
+            list,
+        ));
+        cases.push(case(
+            &dir,
+            cases.len(),
+            Flavour::LibmemcachedConsistent,
+            None,
+            &consistent,
+            list,
+        ));
     }
-    for list in [peers::servers(10, peers::Weights::None), peers::servers(10, peers::Weights::Unequal)] {
+    for list in [
+        peers::servers(10, peers::Weights::None),
+        peers::servers(10, peers::Weights::Unequal),
+    ] {
         for hash in PHP_HASHES {
             let constant = php_hash_constant(hash);
             let with_hash = |base: &[(&'static str, &'static str)]| {
@@ -127,8 +196,22 @@ fn php_memcached_libketama_compatible_and_consistent_match() {
                 o.push(("OPT_HASH", constant));
                 o
             };
-            cases.push(case(&dir, cases.len(), Flavour::Libmemcached, Some(hash), &with_hash(&compatible), &list));
-            cases.push(case(&dir, cases.len(), Flavour::LibmemcachedConsistent, Some(hash), &with_hash(&consistent), &list));
+            cases.push(case(
+                &dir,
+                cases.len(),
+                Flavour::Libmemcached,
+                Some(hash),
+                &with_hash(&compatible),
+                &list,
+            ));
+            cases.push(case(
+                &dir,
+                cases.len(),
+                Flavour::LibmemcachedConsistent,
+                Some(hash),
+                &with_hash(&consistent),
+                &list,
+            ));
         }
     }
     run_php(MEMCACHED_EXT, "memcached", &cases);
@@ -144,7 +227,14 @@ fn pecl(hash: HashAlgorithm, function: &str) {
         .collect();
     let hash_function = format!("memcache.hash_function={function}");
     run_php(
-        &["-d", "extension=memcache", "-d", "memcache.hash_strategy=consistent", "-d", &hash_function],
+        &[
+            "-d",
+            "extension=memcache",
+            "-d",
+            "memcache.hash_strategy=consistent",
+            "-d",
+            &hash_function,
+        ],
         "memcache",
         &cases,
     );

@@ -16,7 +16,9 @@ use std::path::Path;
 use ketama::hash::HashAlgorithm;
 use ketama::{Flavour, Ring, RingConfig, ServerSpec};
 use peer_programs::{SpyCase, SpyServer, spy_java, spymemcached_answers};
-use peers::{ServerList, Weights, assert_same, edge_lists, keys_for, our_indices, standard_lists, write_keys};
+use peers::{
+    ServerList, Weights, assert_same, edge_lists, keys_for, our_indices, standard_lists, write_keys,
+};
 
 /// spymemcached's `DefaultHashAlgorithm` name for a hash.
 pub fn java_hash_name(hash: HashAlgorithm) -> &'static str {
@@ -44,15 +46,35 @@ fn spy_servers(flavour: Flavour, list: &ServerList) -> (Vec<SpyServer>, Vec<Serv
         .enumerate()
         .map(|(i, s)| {
             let literal = s.host.parse::<IpAddr>().is_ok();
-            let ip = if literal { s.host.clone() } else { format!("10.9.9.{}", i + 1) };
-            let java_name = if literal && flavour == Flavour::Spymemcached { "-".to_string() } else { s.host.clone() };
+            let ip = if literal {
+                s.host.clone()
+            } else {
+                format!("10.9.9.{}", i + 1)
+            };
+            let java_name = if literal && flavour == Flavour::Spymemcached {
+                "-".to_string()
+            } else {
+                s.host.clone()
+            };
             let address = if literal || flavour == Flavour::SpymemcachedLibmemcached {
                 s.address()
             } else {
                 format!("{}/{ip}:{}", s.host, s.port)
             };
-            let spec = ServerSpec { address: address.into_bytes(), weight: s.weight, name: None };
-            (SpyServer { java_name, ip, port: s.port, weight: s.weight.unwrap_or(1) }, spec)
+            let spec = ServerSpec {
+                address: address.into_bytes(),
+                weight: s.weight,
+                name: None,
+            };
+            (
+                SpyServer {
+                    java_name,
+                    ip,
+                    port: s.port,
+                    weight: s.weight.unwrap_or(1),
+                },
+                spec,
+            )
         })
         .unzip()
 }
@@ -66,7 +88,14 @@ fn check(questions: &[(Flavour, HashAlgorithm, ServerList)]) -> Vec<Ring> {
     let mut nodes = Vec::new();
     for (flavour, hash, list) in questions {
         let (spy, specs) = spy_servers(*flavour, list);
-        let ring = Ring::new(specs, RingConfig { flavour: *flavour, hash: Some(*hash) }).expect("library ring");
+        let ring = Ring::new(
+            specs,
+            RingConfig {
+                flavour: *flavour,
+                hash: Some(*hash),
+            },
+        )
+        .expect("library ring");
         all_keys.push(keys_for(list, &ring));
         rings.push(ring);
         nodes.push(spy);
@@ -76,7 +105,11 @@ fn check(questions: &[(Flavour, HashAlgorithm, ServerList)]) -> Vec<Ring> {
         .zip(nodes)
         .zip(&all_keys)
         .map(|(((flavour, hash, list), servers), keys)| SpyCase {
-            format: if *flavour == Flavour::Spymemcached { "SPYMEMCACHED" } else { "LIBMEMCACHED" },
+            format: if *flavour == Flavour::Spymemcached {
+                "SPYMEMCACHED"
+            } else {
+                "LIBMEMCACHED"
+            },
             hash: java_hash_name(*hash),
             weighted: list.servers.iter().any(|s| s.weight.is_some()),
             servers,
@@ -84,13 +117,30 @@ fn check(questions: &[(Flavour, HashAlgorithm, ServerList)]) -> Vec<Ring> {
         })
         .collect();
     let answers = spymemcached_answers(&cases);
-    for (((flavour, hash, list), ring), (keys, answer)) in questions.iter().zip(&rings).zip(all_keys.iter().zip(&answers)) {
+    for (((flavour, hash, list), ring), (keys, answer)) in questions
+        .iter()
+        .zip(&rings)
+        .zip(all_keys.iter().zip(&answers))
+    {
         let name = format!("{} hash {} on {}", flavour.name(), hash.name(), list.name);
         assert_same(&name, keys, &our_indices(ring, keys), &answer.nodes);
         let c = ring.continuum();
-        let ours: Vec<(u32, u32)> = c.points().iter().copied().zip(c.owners().iter().copied()).collect();
-        assert_eq!(ours.len(), answer.continuum.len(), "{name}: continuum sizes differ");
-        let differing = ours.iter().zip(&answer.continuum).filter(|(a, b)| a != b).count();
+        let ours: Vec<(u32, u32)> = c
+            .points()
+            .iter()
+            .copied()
+            .zip(c.owners().iter().copied())
+            .collect();
+        assert_eq!(
+            ours.len(),
+            answer.continuum.len(),
+            "{name}: continuum sizes differ"
+        );
+        let differing = ours
+            .iter()
+            .zip(&answer.continuum)
+            .filter(|(a, b)| a != b)
+            .count();
         assert_eq!(differing, 0, "{name}: {differing} continuum points differ");
     }
     rings
@@ -108,13 +158,25 @@ fn default_ketama_hash_matches_on_3_10_100_servers_weighted_and_not() {
     }
     let rings = check(&questions);
     // The weighted path gives 156 points to each of 100 equal servers.
-    let equal_100 = questions.iter().position(|q| q.2.name == "100 servers, Equal weights").unwrap();
-    assert!(rings[equal_100].servers().iter().all(|s| s.point_count() == 156));
+    let equal_100 = questions
+        .iter()
+        .position(|q| q.2.name == "100 servers, Equal weights")
+        .unwrap();
+    assert!(
+        rings[equal_100]
+            .servers()
+            .iter()
+            .all(|s| s.point_count() == 156)
+    );
 }
 
 #[test]
 fn every_spymemcached_hash_matches_points_and_keys() {
-    let lists = [peers::servers(10, Weights::None), peers::servers(10, Weights::Unequal), edge_lists().remove(1)];
+    let lists = [
+        peers::servers(10, Weights::None),
+        peers::servers(10, Weights::Unequal),
+        edge_lists().remove(1),
+    ];
     let mut questions = Vec::new();
     for flavour in SPY_FLAVOURS {
         for &hash in flavour.hashes() {
@@ -131,7 +193,11 @@ fn spymemcached_string_hashes_match_including_non_ascii() {
     let dir = common::scratch_dir("spy-hash-values");
     let mut keys = peers::keys();
     // Java keys are Strings: only valid UTF-8 has a Java counterpart.
-    keys.extend(peers::non_ascii_keys().into_iter().filter(|k| std::str::from_utf8(k).is_ok()));
+    keys.extend(
+        peers::non_ascii_keys()
+            .into_iter()
+            .filter(|k| std::str::from_utf8(k).is_ok()),
+    );
     keys.push(Vec::new());
     write_keys(&dir.join("keys"), &keys);
     spy_java(&[Path::new("hash"), &dir.join("keys"), &dir.join("out")]);
@@ -142,11 +208,20 @@ fn spymemcached_string_hashes_match_including_non_ascii() {
         let peer: Vec<u32> = rows
             .iter()
             .map(|row| {
-                let field = row.split(' ').find_map(|f| f.strip_prefix(tag.as_str())).expect("hash column");
-                u32::try_from(field.parse::<i64>().unwrap()).expect("spymemcached hashes are 32-bit")
+                let field = row
+                    .split(' ')
+                    .find_map(|f| f.strip_prefix(tag.as_str()))
+                    .expect("hash column");
+                u32::try_from(field.parse::<i64>().unwrap())
+                    .expect("spymemcached hashes are 32-bit")
             })
             .collect();
         let ours: Vec<u32> = keys.iter().map(|k| hash.hash(k)).collect();
-        assert_same(&format!("spymemcached {}", java_hash_name(hash)), &keys, &ours, &peer);
+        assert_same(
+            &format!("spymemcached {}", java_hash_name(hash)),
+            &keys,
+            &ours,
+            &peer,
+        );
     }
 }

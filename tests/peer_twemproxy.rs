@@ -29,7 +29,12 @@ fn connect(port: u16) -> TcpStream {
 /// Writes `request` from a helper thread while reading `lines` reply lines
 /// (the counterpart of each command's last line), so large pipelines cannot
 /// deadlock. Returns every line read.
-fn pipeline(port: u16, request: Vec<u8>, is_last_line: impl Fn(&[u8]) -> bool, commands: usize) -> Vec<Vec<u8>> {
+fn pipeline(
+    port: u16,
+    request: Vec<u8>,
+    is_last_line: impl Fn(&[u8]) -> bool,
+    commands: usize,
+) -> Vec<Vec<u8>> {
     let stream = connect(port);
     let mut writer = stream.try_clone().unwrap();
     let sender = std::thread::spawn(move || writer.write_all(&request));
@@ -37,10 +42,21 @@ fn pipeline(port: u16, request: Vec<u8>, is_last_line: impl Fn(&[u8]) -> bool, c
     let (mut lines, mut finished) = (Vec::new(), 0);
     while finished < commands {
         let mut line = Vec::new();
-        let n = reader.by_ref().take(1 << 20).read_until(b'\n', &mut line).expect("read reply");
-        assert!(n > 0, "connection closed after {finished} of {commands} replies");
+        let n = reader
+            .by_ref()
+            .take(1 << 20)
+            .read_until(b'\n', &mut line)
+            .expect("read reply");
+        assert!(
+            n > 0,
+            "connection closed after {finished} of {commands} replies"
+        );
         let text = line.strip_suffix(b"\r\n").unwrap_or(&line).to_vec();
-        assert!(!text.ends_with(b"ERROR"), "server replied {}", String::from_utf8_lossy(&text));
+        assert!(
+            !text.ends_with(b"ERROR"),
+            "server replied {}",
+            String::from_utf8_lossy(&text)
+        );
         if is_last_line(&text) {
             finished += 1;
         }
@@ -61,12 +77,26 @@ impl Nutcracker {
         let dir = common::scratch_dir(&format!("nutcracker-{}", listen_ports[0]));
         let conf = dir.join("nutcracker.yml");
         std::fs::write(&conf, config).unwrap();
-        let test = common::run_with_timeout(Command::new("nutcracker").arg("-t").arg("-c").arg(&conf), Duration::from_secs(20));
-        assert!(test.status.success(), "nutcracker rejected its configuration: {}", String::from_utf8_lossy(&test.stderr));
+        let test = common::run_with_timeout(
+            Command::new("nutcracker").arg("-t").arg("-c").arg(&conf),
+            Duration::from_secs(20),
+        );
+        assert!(
+            test.status.success(),
+            "nutcracker rejected its configuration: {}",
+            String::from_utf8_lossy(&test.stderr)
+        );
         let child = Command::new("nutcracker")
             .arg("-c")
             .arg(&conf)
-            .args(["-a", "127.0.0.1", "-s", &common::free_port().to_string(), "-v", "2"])
+            .args([
+                "-a",
+                "127.0.0.1",
+                "-s",
+                &common::free_port().to_string(),
+                "-v",
+                "2",
+            ])
             .arg("-o")
             .arg(dir.join("nutcracker.log"))
             .arg("-p")
@@ -80,8 +110,14 @@ impl Nutcracker {
         for &port in listen_ports {
             let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
             while TcpStream::connect_timeout(&addr, Duration::from_millis(100)).is_err() {
-                assert!(proxy.child.try_wait().unwrap().is_none(), "nutcracker exited");
-                assert!(Instant::now() < deadline, "nutcracker did not listen on {port} within 10 s");
+                assert!(
+                    proxy.child.try_wait().unwrap().is_none(),
+                    "nutcracker exited"
+                );
+                assert!(
+                    Instant::now() < deadline,
+                    "nutcracker did not listen on {port} within 10 s"
+                );
                 std::thread::sleep(Duration::from_millis(20));
             }
         }
@@ -108,7 +144,10 @@ struct Pool {
 
 impl Pool {
     fn yaml(&self, n: usize, backends: &[Memcached]) -> String {
-        let mut y = format!("pool{n}:\n  listen: 127.0.0.1:{}\n  distribution: ketama\n", self.listen);
+        let mut y = format!(
+            "pool{n}:\n  listen: 127.0.0.1:{}\n  distribution: ketama\n",
+            self.listen
+        );
         if let Some(hash) = self.hash {
             y += &format!("  hash: {hash}\n");
         }
@@ -135,7 +174,11 @@ impl Pool {
             })
             .collect();
         let flavour = Flavour::Twemproxy;
-        let hash = self.hash.map(|h| flavour.hash_from_name(h).unwrap_or_else(|| panic!("library lacks twemproxy hash {h}")));
+        let hash = self.hash.map(|h| {
+            flavour
+                .hash_from_name(h)
+                .unwrap_or_else(|| panic!("library lacks twemproxy hash {h}"))
+        });
         Ring::new(specs, RingConfig { flavour, hash }).expect("library ring")
     }
 }
@@ -145,11 +188,18 @@ impl Pool {
 fn keys_for(ring: &Ring, pool: &Pool, backends: &[Memcached]) -> Vec<Vec<u8>> {
     let mut keys = peers::keys();
     for (i, &b) in pool.backends.iter().enumerate() {
-        let name = pool.names.as_ref().map_or_else(|| backends[b].address(), |n| n[i].clone());
+        let name = pool
+            .names
+            .as_ref()
+            .map_or_else(|| backends[b].address(), |n| n[i].clone());
         keys.extend((0..40).map(|k| format!("{name}-{k}").into_bytes()));
     }
     keys.extend(peers::past_last_point_keys(ring, 5));
-    keys.extend(peers::non_ascii_keys().into_iter().filter(|k| !k.contains(&0x7f)));
+    keys.extend(
+        peers::non_ascii_keys()
+            .into_iter()
+            .filter(|k| !k.contains(&0x7f)),
+    );
     keys
 }
 
@@ -161,7 +211,11 @@ fn set_through_proxy(port: u16, keys: &[Vec<u8>]) {
         request.extend_from_slice(b" 0 0 1\r\nx\r\n");
     }
     let lines = pipeline(port, request, |l| l == b"STORED", keys.len());
-    assert_eq!(lines.len(), keys.len(), "unexpected replies through nutcracker");
+    assert_eq!(
+        lines.len(),
+        keys.len(),
+        "unexpected replies through nutcracker"
+    );
 }
 
 /// Which of `keys` a backend holds.
@@ -180,7 +234,11 @@ fn held_by(port: u16, keys: &[Vec<u8>]) -> std::collections::HashSet<Vec<u8>> {
     lines
         .iter()
         .filter_map(|l| l.strip_prefix(b"VALUE "))
-        .map(|rest| rest.strip_suffix(b" 0 1").expect("VALUE <key> 0 1").to_vec())
+        .map(|rest| {
+            rest.strip_suffix(b" 0 1")
+                .expect("VALUE <key> 0 1")
+                .to_vec()
+        })
         .collect()
 }
 
@@ -191,7 +249,11 @@ fn flush(backends: &[Memcached]) {
 }
 
 fn check_pools(backends: &[Memcached], pools: &[Pool]) {
-    let config: String = pools.iter().enumerate().map(|(n, p)| p.yaml(n, backends)).collect();
+    let config: String = pools
+        .iter()
+        .enumerate()
+        .map(|(n, p)| p.yaml(n, backends))
+        .collect();
     let proxy = Nutcracker::start(&config, &pools.iter().map(|p| p.listen).collect::<Vec<_>>());
     for pool in pools {
         let ring = pool.ring(backends);
@@ -213,7 +275,11 @@ fn check_pools(backends: &[Memcached], pools: &[Pool]) {
             "twemproxy hash {} on {} servers{}",
             ring.key_hash().name(),
             pool.backends.len(),
-            if pool.names.is_some() { " with names" } else { "" }
+            if pool.names.is_some() {
+                " with names"
+            } else {
+                ""
+            }
         );
         peers::assert_same(&name, &keys, &ours, &peer);
     }
@@ -222,10 +288,20 @@ fn check_pools(backends: &[Memcached], pools: &[Pool]) {
 
 #[test]
 fn nutcracker_places_keys_like_the_twemproxy_flavour_on_3_and_10_servers_with_every_hash() {
-    let backends: Vec<Memcached> = (0..10).map(|_| Memcached::start_with(8, &["-t", "1", "-u", "nobody"])).collect();
-    let unequal: Vec<u64> = (0..10).map(|i| if i == 1 { 12 } else { i % 5 + 1 }).collect();
+    let backends: Vec<Memcached> = (0..10)
+        .map(|_| Memcached::start_with(8, &["-t", "1", "-u", "nobody"]))
+        .collect();
+    let unequal: Vec<u64> = (0..10)
+        .map(|i| if i == 1 { 12 } else { i % 5 + 1 })
+        .collect();
     let mut pools = vec![
-        Pool { backends: vec![0, 1, 2], weights: vec![1; 3], names: None, hash: None, listen: common::free_port() },
+        Pool {
+            backends: vec![0, 1, 2],
+            weights: vec![1; 3],
+            names: None,
+            hash: None,
+            listen: common::free_port(),
+        },
         Pool {
             backends: (0..10).collect(),
             weights: unequal.clone(),
@@ -234,15 +310,35 @@ fn nutcracker_places_keys_like_the_twemproxy_flavour_on_3_and_10_servers_with_ev
             listen: common::free_port(),
         },
     ];
-    for hash in ["md5", "crc32", "crc32a", "fnv1_64", "fnv1a_64", "fnv1_32", "fnv1a_32", "hsieh", "murmur", "jenkins", "one_at_a_time"] {
-        pools.push(Pool { backends: (0..10).collect(), weights: unequal.clone(), names: None, hash: Some(hash), listen: common::free_port() });
+    for hash in [
+        "md5",
+        "crc32",
+        "crc32a",
+        "fnv1_64",
+        "fnv1a_64",
+        "fnv1_32",
+        "fnv1a_32",
+        "hsieh",
+        "murmur",
+        "jenkins",
+        "one_at_a_time",
+    ] {
+        pools.push(Pool {
+            backends: (0..10).collect(),
+            weights: unequal.clone(),
+            names: None,
+            hash: Some(hash),
+            listen: common::free_port(),
+        });
     }
     check_pools(&backends, &pools);
 }
 
 #[test]
 fn nutcracker_places_keys_like_the_twemproxy_flavour_on_100_servers() {
-    let backends: Vec<Memcached> = (0..100).map(|_| Memcached::start_with(2, &["-t", "1", "-c", "32", "-u", "nobody"])).collect();
+    let backends: Vec<Memcached> = (0..100)
+        .map(|_| Memcached::start_with(2, &["-t", "1", "-c", "32", "-u", "nobody"]))
+        .collect();
     let pools = [Pool {
         backends: (0..100).collect(),
         weights: vec![1; 100],
@@ -252,5 +348,8 @@ fn nutcracker_places_keys_like_the_twemproxy_flavour_on_100_servers() {
     }];
     check_pools(&backends, &pools);
     let ring = pools[0].ring(&backends);
-    assert!(ring.servers().iter().all(|s| s.point_count() == 156), "100 equal servers get 156 points each");
+    assert!(
+        ring.servers().iter().all(|s| s.point_count() == 156),
+        "100 equal servers get 156 points each"
+    );
 }

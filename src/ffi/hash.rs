@@ -11,13 +11,20 @@ use crate::Error;
 /// # Safety
 /// `bytes` is valid for `len` bytes (or NULL with `len` 0); `out` is writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn ketama_hash_bytes(hash_id: u32, bytes: *const u8, len: usize, out: *mut u32) -> ketama_status {
+pub unsafe extern "C" fn ketama_hash_bytes(
+    hash_id: u32,
+    bytes: *const u8,
+    len: usize,
+    out: *mut u32,
+) -> ketama_status {
     guard_status(|| {
         // SAFETY: per the contract above.
         let bytes = unsafe { arg_bytes(bytes, len, "bytes") }?;
         let out = unsafe { arg_out(out, "out") }?;
         let hash = hash_from_u32(hash_id)?.ok_or_else(|| {
-            Error::InvalidArgument("hash id 0 (KETAMA_HASH_DEFAULT) names no hash function here".into())
+            Error::InvalidArgument(
+                "hash id 0 (KETAMA_HASH_DEFAULT) names no hash function here".into(),
+            )
         })?;
         *out = hash.hash(bytes);
         Ok(())

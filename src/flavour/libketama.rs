@@ -26,9 +26,19 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let mut per_server = Vec::with_capacity(servers.len());
     for (index, (server, &weight)) in servers.iter().zip(&weights).enumerate() {
         let digests = digests_per_server(weight, total, servers.len());
-        per_server.push(push_md5_server(&server.address, digests, index as u32, &mut points));
+        per_server.push(push_md5_server(
+            &server.address,
+            digests,
+            index as u32,
+            &mut points,
+        ));
     }
-    Ok(GeneratedPoints { points, per_server, ties: TiePolicy::FirstWins, lookup: KeyLookup::Direct })
+    Ok(GeneratedPoints {
+        points,
+        per_server,
+        ties: TiePolicy::FirstWins,
+        lookup: KeyLookup::Direct,
+    })
 }
 
 #[cfg(test)]

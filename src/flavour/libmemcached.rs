@@ -11,7 +11,9 @@
 //! consistent distributions then build the weighted MD5 continuum (with
 //! their own labels). Ties: the lower server index wins.
 
-use super::points::{HostPort, float_weighted_digests, push_hashed_server, push_md5_server, weights};
+use super::points::{
+    HostPort, float_weighted_digests, push_hashed_server, push_md5_server, weights,
+};
 use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
@@ -32,7 +34,11 @@ pub enum Distribution {
 const POINTS_PER_SERVER: u32 = 100;
 
 /// Generates libmemcached's continuum for `distribution`.
-pub fn generate(servers: &[ServerSpec], hash: HashAlgorithm, distribution: Distribution) -> Result<GeneratedPoints, Error> {
+pub fn generate(
+    servers: &[ServerSpec],
+    hash: HashAlgorithm,
+    distribution: Distribution,
+) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
     let weighted = distribution == Distribution::Weighted || weights.iter().any(|&w| w > 1);
     let mut points = Vec::new();
@@ -51,5 +57,10 @@ pub fn generate(servers: &[ServerSpec], hash: HashAlgorithm, distribution: Distr
         };
         per_server.push(count);
     }
-    Ok(GeneratedPoints { points, per_server, ties: TiePolicy::FirstWins, lookup: KeyLookup::Direct })
+    Ok(GeneratedPoints {
+        points,
+        per_server,
+        ties: TiePolicy::FirstWins,
+        lookup: KeyLookup::Direct,
+    })
 }

@@ -78,12 +78,40 @@ pub struct GeneratedPoints {
 
 use HashAlgorithm as H;
 
-const SPY_HASHES: &[H] = &[H::Md5, H::SpyNative, H::Crc, H::SpyFnv1_64, H::SpyFnv1a64, H::SpyFnv1_32, H::SpyFnv1a32];
+const SPY_HASHES: &[H] = &[
+    H::Md5,
+    H::SpyNative,
+    H::Crc,
+    H::SpyFnv1_64,
+    H::SpyFnv1a64,
+    H::SpyFnv1_32,
+    H::SpyFnv1a32,
+];
 const LIBMEMCACHED_HASHES: &[H] = &[
-    H::OneAtATime, H::Md5, H::Crc, H::Fnv1_64, H::Fnv1a64, H::Fnv1_32, H::Fnv1a32, H::Hsieh, H::Murmur, H::Jenkins, H::Murmur3,
+    H::OneAtATime,
+    H::Md5,
+    H::Crc,
+    H::Fnv1_64,
+    H::Fnv1a64,
+    H::Fnv1_32,
+    H::Fnv1a32,
+    H::Hsieh,
+    H::Murmur,
+    H::Jenkins,
+    H::Murmur3,
 ];
 const TWEMPROXY_HASHES: &[H] = &[
-    H::Fnv1a64, H::Md5, H::Crc, H::Crc32, H::OneAtATime, H::Fnv1_64, H::Fnv1_32, H::Fnv1a32, H::Hsieh, H::Murmur, H::Jenkins,
+    H::Fnv1a64,
+    H::Md5,
+    H::Crc,
+    H::Crc32,
+    H::OneAtATime,
+    H::Fnv1_64,
+    H::Fnv1_32,
+    H::Fnv1a32,
+    H::Hsieh,
+    H::Murmur,
+    H::Jenkins,
 ];
 const PECL_HASHES: &[H] = &[H::Crc32, H::Fnv1a32];
 
@@ -166,7 +194,8 @@ impl Flavour {
             },
             _ => None,
         };
-        peer.or_else(|| HashAlgorithm::from_name(lower)).filter(|h| self.hashes().contains(h))
+        peer.or_else(|| HashAlgorithm::from_name(lower))
+            .filter(|h| self.hashes().contains(h))
     }
 
     /// Fails, naming the flavour and what it offers, when its peer has no `hash`.
@@ -185,13 +214,23 @@ impl Flavour {
 
     /// Generates the continuum points for `servers`; `hash` is the key hash
     /// (some peers hash their points with it too).
-    pub fn generate(self, servers: &[ServerSpec], hash: HashAlgorithm) -> Result<GeneratedPoints, Error> {
+    pub fn generate(
+        self,
+        servers: &[ServerSpec],
+        hash: HashAlgorithm,
+    ) -> Result<GeneratedPoints, Error> {
         match self {
             Flavour::Libketama => libketama::generate(servers),
-            Flavour::Spymemcached => spymemcached::generate(servers, hash, NodeKeyFormat::Spymemcached),
-            Flavour::SpymemcachedLibmemcached => spymemcached::generate(servers, hash, NodeKeyFormat::Libmemcached),
+            Flavour::Spymemcached => {
+                spymemcached::generate(servers, hash, NodeKeyFormat::Spymemcached)
+            }
+            Flavour::SpymemcachedLibmemcached => {
+                spymemcached::generate(servers, hash, NodeKeyFormat::Libmemcached)
+            }
             Flavour::Libmemcached => libmemcached::generate(servers, hash, Distribution::Weighted),
-            Flavour::LibmemcachedConsistent => libmemcached::generate(servers, hash, Distribution::Consistent),
+            Flavour::LibmemcachedConsistent => {
+                libmemcached::generate(servers, hash, Distribution::Consistent)
+            }
             Flavour::LibmemcachedSpy => libmemcached::generate(servers, hash, Distribution::Spy),
             Flavour::Twemproxy => twemproxy::generate(servers),
             Flavour::PeclMemcache => pecl_memcache::generate(servers, hash),
@@ -201,7 +240,17 @@ impl Flavour {
 
 /// libmemcached's hash list with MD5 (KETAMA_WEIGHTED's key hash) first.
 const LIBMEMCACHED_HASHES_MD5_FIRST: [H; 11] = [
-    H::Md5, H::OneAtATime, H::Crc, H::Fnv1_64, H::Fnv1a64, H::Fnv1_32, H::Fnv1a32, H::Hsieh, H::Murmur, H::Jenkins, H::Murmur3,
+    H::Md5,
+    H::OneAtATime,
+    H::Crc,
+    H::Fnv1_64,
+    H::Fnv1a64,
+    H::Fnv1_32,
+    H::Fnv1a32,
+    H::Hsieh,
+    H::Murmur,
+    H::Jenkins,
+    H::Murmur3,
 ];
 
 #[cfg(test)]
@@ -213,7 +262,10 @@ mod tests {
         for &f in Flavour::ALL {
             assert_eq!(Flavour::from_name(f.name()), Some(f));
         }
-        assert_eq!(Flavour::from_name("php-memcached"), Some(Flavour::Libmemcached));
+        assert_eq!(
+            Flavour::from_name("php-memcached"),
+            Some(Flavour::Libmemcached)
+        );
         assert_eq!(Flavour::from_name("Java"), Some(Flavour::Spymemcached));
         assert_eq!(Flavour::from_name("nope"), None);
     }
@@ -222,16 +274,40 @@ mod tests {
     fn peer_spellings_of_hashes() {
         assert_eq!(Flavour::Twemproxy.hash_from_name("crc32"), Some(H::Crc));
         assert_eq!(Flavour::Twemproxy.hash_from_name("crc32a"), Some(H::Crc32));
-        assert_eq!(Flavour::PeclMemcache.hash_from_name("crc32"), Some(H::Crc32));
-        assert_eq!(Flavour::PeclMemcache.hash_from_name("fnv"), Some(H::Fnv1a32));
-        assert_eq!(Flavour::Spymemcached.hash_from_name("FNV1_64_HASH"), Some(H::SpyFnv1_64));
-        assert_eq!(Flavour::Spymemcached.hash_from_name("native"), Some(H::SpyNative));
-        assert_eq!(Flavour::Libmemcached.hash_from_name("fnv1_64"), Some(H::Fnv1_64));
+        assert_eq!(
+            Flavour::PeclMemcache.hash_from_name("crc32"),
+            Some(H::Crc32)
+        );
+        assert_eq!(
+            Flavour::PeclMemcache.hash_from_name("fnv"),
+            Some(H::Fnv1a32)
+        );
+        assert_eq!(
+            Flavour::Spymemcached.hash_from_name("FNV1_64_HASH"),
+            Some(H::SpyFnv1_64)
+        );
+        assert_eq!(
+            Flavour::Spymemcached.hash_from_name("native"),
+            Some(H::SpyNative)
+        );
+        assert_eq!(
+            Flavour::Libmemcached.hash_from_name("fnv1_64"),
+            Some(H::Fnv1_64)
+        );
         assert_eq!(Flavour::Libmemcached.hash_from_name("crc"), Some(H::Crc));
         assert_eq!(Flavour::PeclMemcache.hash_from_name("md5"), None);
         assert_eq!(Flavour::Twemproxy.default_hash(), H::Fnv1a64);
-        assert_eq!(Flavour::LibmemcachedConsistent.default_hash(), H::OneAtATime);
-        let err = Flavour::Libketama.check_hash(H::Crc).unwrap_err().to_string();
-        assert_eq!(err, "flavour libketama has no key hash crc (it offers: md5)");
+        assert_eq!(
+            Flavour::LibmemcachedConsistent.default_hash(),
+            H::OneAtATime
+        );
+        let err = Flavour::Libketama
+            .check_hash(H::Crc)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "flavour libketama has no key hash crc (it offers: md5)"
+        );
     }
 }

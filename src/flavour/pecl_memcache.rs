@@ -29,7 +29,18 @@ pub fn generate(servers: &[ServerSpec], hash: HashAlgorithm) -> Result<Generated
                 ))
             })?;
         let prefix = HostPort::parse(&server.address)?.with_port();
-        per_server.push(push_hashed_server(&prefix, count, hash, index as u32, &mut points));
+        per_server.push(push_hashed_server(
+            &prefix,
+            count,
+            hash,
+            index as u32,
+            &mut points,
+        ));
     }
-    Ok(GeneratedPoints { points, per_server, ties: TiePolicy::FirstWins, lookup: KeyLookup::PeclBuckets })
+    Ok(GeneratedPoints {
+        points,
+        per_server,
+        ties: TiePolicy::FirstWins,
+        lookup: KeyLookup::PeclBuckets,
+    })
 }

@@ -18,11 +18,13 @@ pub fn weights(servers: &[ServerSpec]) -> Result<(Vec<u64>, u64), Error> {
     let mut total = 0u64;
     for &w in &weights {
         if w == 0 {
-            return Err(Error::InvalidArgument("server weight must be positive".into()));
+            return Err(Error::InvalidArgument(
+                "server weight must be positive".into(),
+            ));
         }
-        total = total
-            .checked_add(w)
-            .ok_or_else(|| Error::InvalidArgument("sum of server weights overflows 64 bits".into()))?;
+        total = total.checked_add(w).ok_or_else(|| {
+            Error::InvalidArgument("sum of server weights overflows 64 bits".into())
+        })?;
     }
     Ok((weights, total))
 }
@@ -54,7 +56,12 @@ pub fn push_md5_points(label: &[u8], server: u32, points: &mut Vec<(u32, u32)>) 
 
 /// Appends `digests` MD5 digests (4 points each) of `"<prefix>-<k>"`,
 /// k = 0..digests; returns the number of points added.
-pub fn push_md5_server(prefix: &[u8], digests: u32, server: u32, points: &mut Vec<(u32, u32)>) -> u32 {
+pub fn push_md5_server(
+    prefix: &[u8],
+    digests: u32,
+    server: u32,
+    points: &mut Vec<(u32, u32)>,
+) -> u32 {
     let mut label = Vec::with_capacity(prefix.len() + 8);
     for k in 0..digests {
         label_into(&mut label, prefix, k);
@@ -64,7 +71,13 @@ pub fn push_md5_server(prefix: &[u8], digests: u32, server: u32, points: &mut Ve
 }
 
 /// Appends `count` single points `hash("<prefix>-<k>")`, k = 0..count.
-pub fn push_hashed_server(prefix: &[u8], count: u32, hash: HashAlgorithm, server: u32, points: &mut Vec<(u32, u32)>) -> u32 {
+pub fn push_hashed_server(
+    prefix: &[u8],
+    count: u32,
+    hash: HashAlgorithm,
+    server: u32,
+    points: &mut Vec<(u32, u32)>,
+) -> u32 {
     let mut label = Vec::with_capacity(prefix.len() + 8);
     for k in 0..count {
         label_into(&mut label, prefix, k);
@@ -93,11 +106,19 @@ impl<'a> HostPort<'a> {
             ))
         };
         let (host, port) = if let Some(inner) = address.strip_prefix(b"[") {
-            let close = inner.iter().position(|&b| b == b']').ok_or_else(|| fail("missing ']'"))?;
-            let port = inner[close + 1..].strip_prefix(b":").ok_or_else(|| fail("no port after ']'"))?;
+            let close = inner
+                .iter()
+                .position(|&b| b == b']')
+                .ok_or_else(|| fail("missing ']'"))?;
+            let port = inner[close + 1..]
+                .strip_prefix(b":")
+                .ok_or_else(|| fail("no port after ']'"))?;
             (&inner[..close], port)
         } else {
-            let colon = address.iter().rposition(|&b| b == b':').ok_or_else(|| fail("no port"))?;
+            let colon = address
+                .iter()
+                .rposition(|&b| b == b':')
+                .ok_or_else(|| fail("no port"))?;
             let host = &address[..colon];
             if host.contains(&b':') {
                 return Err(fail("an IPv6 address must be written in brackets"));
@@ -148,8 +169,18 @@ mod tests {
     fn host_port_splitting() {
         let hp = HostPort::parse(b"[::1]:11212").unwrap();
         assert_eq!((hp.host, hp.port), (&b"::1"[..], 11212));
-        assert_eq!(HostPort::parse(b"cache:11211").unwrap().without_default_port(), b"cache");
-        assert_eq!(HostPort::parse(b"cache:11212").unwrap().without_default_port(), b"cache:11212");
+        assert_eq!(
+            HostPort::parse(b"cache:11211")
+                .unwrap()
+                .without_default_port(),
+            b"cache"
+        );
+        assert_eq!(
+            HostPort::parse(b"cache:11212")
+                .unwrap()
+                .without_default_port(),
+            b"cache:11212"
+        );
         for (bad, why) in [
             ("cache", "no port"),
             ("::1:11211", "brackets"),

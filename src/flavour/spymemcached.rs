@@ -14,7 +14,9 @@
 use std::io::Write;
 use std::net::Ipv6Addr;
 
-use super::points::{HostPort, float_weighted_digests, push_hashed_server, push_md5_server, weights};
+use super::points::{
+    HostPort, float_weighted_digests, push_hashed_server, push_md5_server, weights,
+};
 use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
@@ -37,11 +39,15 @@ pub fn node_key(server: &ServerSpec, format: NodeKeyFormat) -> Result<Vec<u8>, E
     let hp = HostPort::parse(&server.address)?;
     Ok(match format {
         NodeKeyFormat::Libmemcached => hp.without_default_port(),
-        NodeKeyFormat::Spymemcached => match std::str::from_utf8(hp.host).ok().and_then(|h| h.parse::<Ipv6Addr>().ok()) {
+        NodeKeyFormat::Spymemcached => match std::str::from_utf8(hp.host)
+            .ok()
+            .and_then(|h| h.parse::<Ipv6Addr>().ok())
+        {
             Some(v6) => {
                 let full: Vec<String> = v6.segments().iter().map(|s| format!("{s:x}")).collect();
                 let mut key = Vec::new();
-                write!(key, "[{}]:{}", full.join(":"), hp.port).expect("writing to a Vec cannot fail");
+                write!(key, "[{}]:{}", full.join(":"), hp.port)
+                    .expect("writing to a Vec cannot fail");
                 key
             }
             None => hp.with_port(),
@@ -50,7 +56,11 @@ pub fn node_key(server: &ServerSpec, format: NodeKeyFormat) -> Result<Vec<u8>, E
 }
 
 /// Generates spymemcached's continuum.
-pub fn generate(servers: &[ServerSpec], hash: HashAlgorithm, format: NodeKeyFormat) -> Result<GeneratedPoints, Error> {
+pub fn generate(
+    servers: &[ServerSpec],
+    hash: HashAlgorithm,
+    format: NodeKeyFormat,
+) -> Result<GeneratedPoints, Error> {
     let weighted = servers.iter().any(|s| s.weight.is_some());
     if weighted && let Some(missing) = servers.iter().find(|s| s.weight.is_none()) {
         return Err(Error::InvalidArgument(format!(
@@ -74,5 +84,10 @@ pub fn generate(servers: &[ServerSpec], hash: HashAlgorithm, format: NodeKeyForm
         };
         per_server.push(count);
     }
-    Ok(GeneratedPoints { points, per_server, ties: TiePolicy::LastWins, lookup: KeyLookup::Direct })
+    Ok(GeneratedPoints {
+        points,
+        per_server,
+        ties: TiePolicy::LastWins,
+        lookup: KeyLookup::Direct,
+    })
 }

@@ -21,5 +21,10 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
         let digests = float_weighted_digests(weights[index], total, servers.len());
         per_server.push(push_md5_server(&prefix, digests, index as u32, &mut points));
     }
-    Ok(GeneratedPoints { points, per_server, ties: TiePolicy::FirstWins, lookup: KeyLookup::Direct })
+    Ok(GeneratedPoints {
+        points,
+        per_server,
+        ties: TiePolicy::FirstWins,
+        lookup: KeyLookup::Direct,
+    })
 }

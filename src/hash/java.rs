@@ -20,12 +20,17 @@ pub enum JavaFnv {
 }
 
 fn utf16_units(key: &[u8]) -> Vec<u32> {
-    String::from_utf8_lossy(key).encode_utf16().map(u32::from).collect()
+    String::from_utf8_lossy(key)
+        .encode_utf16()
+        .map(u32::from)
+        .collect()
 }
 
 /// `String.hashCode()` of the key, as an unsigned 32-bit value.
 pub fn native(key: &[u8]) -> u32 {
-    utf16_units(key).into_iter().fold(0u32, |h, unit| h.wrapping_mul(31).wrapping_add(unit))
+    utf16_units(key)
+        .into_iter()
+        .fold(0u32, |h, unit| h.wrapping_mul(31).wrapping_add(unit))
 }
 
 /// spymemcached's FNV `variant` over the key's UTF-16 code units.

@@ -5,9 +5,16 @@ const INITVAL: u32 = 13;
 
 /// lookup3 `hashlittle(key, len, 13)`, little-endian reading.
 pub fn jenkins(key: &[u8]) -> u32 {
-    let start = 0xdead_beef_u32.wrapping_add(key.len() as u32).wrapping_add(INITVAL);
+    let start = 0xdead_beef_u32
+        .wrapping_add(key.len() as u32)
+        .wrapping_add(INITVAL);
     let (mut a, mut b, mut c) = (start, start, start);
-    let word = |bytes: &[u8]| bytes.iter().enumerate().fold(0u32, |w, (i, &x)| w | u32::from(x) << (8 * i));
+    let word = |bytes: &[u8]| {
+        bytes
+            .iter()
+            .enumerate()
+            .fold(0u32, |w, (i, &x)| w | u32::from(x) << (8 * i))
+    };
     let mut rest = key;
     while rest.len() > 12 {
         a = a.wrapping_add(word(&rest[0..4]));

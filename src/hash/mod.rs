@@ -10,9 +10,9 @@ pub mod hsieh;
 pub mod java;
 pub mod jenkins;
 pub mod md5;
+pub mod md5_lanes;
 pub mod murmur;
 pub mod one_at_a_time;
-pub mod md5_lanes;
 
 pub use md5::{md5_digest, md5_word};
 
@@ -177,7 +177,9 @@ impl HashAlgorithm {
             "oaat" | "default" => HashAlgorithm::OneAtATime,
             "fnv" => HashAlgorithm::Fnv1a32,
             "native" | "native_hash" => HashAlgorithm::SpyNative,
-            other => *HashAlgorithm::ALL.iter().find(|h| h.name().replace('-', "_") == other)?,
+            other => *HashAlgorithm::ALL
+                .iter()
+                .find(|h| h.name().replace('-', "_") == other)?,
         };
         Some(found)
     }
@@ -192,7 +194,10 @@ mod tests {
         for &h in HashAlgorithm::ALL {
             assert_eq!(HashAlgorithm::from_name(h.name()), Some(h));
         }
-        assert_eq!(HashAlgorithm::from_name("One-At-A-Time"), Some(HashAlgorithm::OneAtATime));
+        assert_eq!(
+            HashAlgorithm::from_name("One-At-A-Time"),
+            Some(HashAlgorithm::OneAtATime)
+        );
         assert_eq!(HashAlgorithm::from_name("sha1"), None);
     }
 
@@ -202,9 +207,15 @@ mod tests {
         // FNV test suite, CRC-32 check value.
         assert_eq!(HashAlgorithm::Fnv1a32.hash(b"a"), 0xe40c_292c);
         assert_eq!(HashAlgorithm::Fnv1_32.hash(b"a"), 0x050c_5d7e);
-        assert_eq!(HashAlgorithm::Fnv1a64.hash(b"a"), 0xaf63_dc4c_8601_ec8c_u64 as u32);
+        assert_eq!(
+            HashAlgorithm::Fnv1a64.hash(b"a"),
+            0xaf63_dc4c_8601_ec8c_u64 as u32
+        );
         assert_eq!(HashAlgorithm::Crc32.hash(b"123456789"), 0xcbf4_3926);
-        assert_eq!(HashAlgorithm::Crc.hash(b"123456789"), (0xcbf4_3926 >> 16) & 0x7fff);
+        assert_eq!(
+            HashAlgorithm::Crc.hash(b"123456789"),
+            (0xcbf4_3926 >> 16) & 0x7fff
+        );
         assert_eq!(HashAlgorithm::SpyNative.hash(b"hello"), 99_162_322);
         assert_eq!(HashAlgorithm::Hsieh.hash(b""), 0);
     }

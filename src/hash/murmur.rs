@@ -39,11 +39,17 @@ pub fn murmur3(key: &[u8]) -> u32 {
     let mut blocks = key.chunks_exact(4);
     for block in &mut blocks {
         let k = u32::from_le_bytes([block[0], block[1], block[2], block[3]]);
-        h = (h ^ mix(k)).rotate_left(13).wrapping_mul(5).wrapping_add(0xe654_6b64);
+        h = (h ^ mix(k))
+            .rotate_left(13)
+            .wrapping_mul(5)
+            .wrapping_add(0xe654_6b64);
     }
     let tail = blocks.remainder();
     if !tail.is_empty() {
-        let k = tail.iter().enumerate().fold(0u32, |k, (i, &b)| k | u32::from(b) << (8 * i));
+        let k = tail
+            .iter()
+            .enumerate()
+            .fold(0u32, |k, (i, &b)| k | u32::from(b) << (8 * i));
         h ^= mix(k);
     }
     h ^= key.len() as u32;

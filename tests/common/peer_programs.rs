@@ -18,8 +18,14 @@ pub fn libmemcached_program() -> &'static Path {
     static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
     PROGRAM.get_or_init(|| {
         common::require_tool("pkg-config", "pkg-config");
-        let found = Command::new("pkg-config").args(["--exists", "libmemcached"]).status().is_ok_and(|s| s.success());
-        assert!(found, "libmemcached is not installed: run `make deps` (Debian package libmemcached-dev)");
+        let found = Command::new("pkg-config")
+            .args(["--exists", "libmemcached"])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(
+            found,
+            "libmemcached is not installed: run `make deps` (Debian package libmemcached-dev)"
+        );
         let source = common::repo_root().join("tests/peers/libmemcached_peer.c");
         common::compile_c(&[&source], "libmemcached_peer", &["-lmemcached"])
     })
@@ -45,9 +51,16 @@ pub fn libmemcached_answers(cases: &[LibmemcachedCase]) -> Vec<Vec<(usize, usize
         .iter()
         .enumerate()
         .map(|(n, c)| {
-            let (file, keys) = (dir.join(format!("case{n}")), dir.join(format!("case{n}.keys")));
+            let (file, keys) = (
+                dir.join(format!("case{n}")),
+                dir.join(format!("case{n}.keys")),
+            );
             write_keys(&keys, c.keys);
-            let mut text = format!("distribution {}\nhash {}\n", c.distribution, c.hash.unwrap_or(-1));
+            let mut text = format!(
+                "distribution {}\nhash {}\n",
+                c.distribution,
+                c.hash.unwrap_or(-1)
+            );
             for s in &c.servers.servers {
                 text += &format!("server {} {} {}\n", s.host, s.port, s.weight.unwrap_or(0));
             }
@@ -57,10 +70,16 @@ pub fn libmemcached_answers(cases: &[LibmemcachedCase]) -> Vec<Vec<(usize, usize
         })
         .collect();
     let output = common::run_with_timeout(
-        Command::new(libmemcached_program()).arg("ring").args(&files),
+        Command::new(libmemcached_program())
+            .arg("ring")
+            .args(&files),
         Duration::from_secs(300),
     );
-    assert!(output.status.success(), "libmemcached_peer failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "libmemcached_peer failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     files
         .iter()
         .map(|file| {
@@ -90,21 +109,37 @@ pub fn spy_java(args: &[&Path]) {
     let classpath = CLASSPATH.get_or_init(|| {
         common::require_tool("javac", "openjdk-17-jdk-headless");
         common::require_tool("java", "openjdk-17-jdk-headless");
-        assert!(Path::new(SPY_JAR).exists(), "{SPY_JAR} is missing: run `make deps` (Debian package libspymemcached-java)");
+        assert!(
+            Path::new(SPY_JAR).exists(),
+            "{SPY_JAR} is missing: run `make deps` (Debian package libspymemcached-java)"
+        );
         let classes = common::scratch_dir("spy-classes");
         let source = common::repo_root().join("tests/peers/SpyPeer.java");
         let output = common::run_with_timeout(
-            Command::new("javac").args(["-cp", SPY_JAR, "-d"]).arg(&classes).arg(&source),
+            Command::new("javac")
+                .args(["-cp", SPY_JAR, "-d"])
+                .arg(&classes)
+                .arg(&source),
             Duration::from_secs(180),
         );
-        assert!(output.status.success(), "javac failed: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "javac failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         format!("{}:{SPY_JAR}", classes.display())
     });
     let output = common::run_with_timeout(
-        Command::new("java").args(["-cp", classpath, "SpyPeer"]).args(args),
+        Command::new("java")
+            .args(["-cp", classpath, "SpyPeer"])
+            .args(args),
         Duration::from_secs(300),
     );
-    assert!(output.status.success(), "SpyPeer failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "SpyPeer failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// A server as spymemcached gets it: `java_name` "-" for a bare IP literal,
@@ -152,7 +187,12 @@ pub fn spymemcached_answers(cases: &[SpyCase]) -> Vec<SpyAnswer> {
             let dir = root.join(format!("case{n}"));
             std::fs::create_dir_all(&dir).unwrap();
             write_keys(&dir.join("keys"), c.keys);
-            let mut text = format!("format {}\nhash {}\nweighted {}\n", c.format, c.hash, u8::from(c.weighted));
+            let mut text = format!(
+                "format {}\nhash {}\nweighted {}\n",
+                c.format,
+                c.hash,
+                u8::from(c.weighted)
+            );
             for s in &c.servers {
                 text += &format!("server {} {} {} {}\n", s.java_name, s.ip, s.port, s.weight);
             }
@@ -169,7 +209,11 @@ pub fn spymemcached_answers(cases: &[SpyCase]) -> Vec<SpyAnswer> {
     spy_java(&args);
     dirs.iter()
         .map(|dir| SpyAnswer {
-            nodes: std::fs::read_to_string(dir.join("out")).unwrap().lines().map(|l| l.parse().unwrap()).collect(),
+            nodes: std::fs::read_to_string(dir.join("out"))
+                .unwrap()
+                .lines()
+                .map(|l| l.parse().unwrap())
+                .collect(),
             continuum: std::fs::read_to_string(dir.join("dump"))
                 .unwrap()
                 .lines()
@@ -190,19 +234,36 @@ pub fn libketama_answers(list: &ServerList, keys: &[Vec<u8>]) -> Vec<usize> {
     let python = std::env::var_os("KETAMA_ORACLE_PYTHON")
         .map(PathBuf::from)
         .unwrap_or_else(|| common::repo_root().join("target/oracle-venv/bin/python"));
-    assert!(python.exists(), "the libketama oracle is not installed at {python:?}: run `make deps`");
+    assert!(
+        python.exists(),
+        "the libketama oracle is not installed at {python:?}: run `make deps`"
+    );
     let dir = fresh_dir("libketama-oracle");
-    let servers: String =
-        list.servers.iter().map(|s| format!("{}\t{}\n", s.address(), s.weight.unwrap_or(1))).collect();
-    let hex: String = keys.iter().map(|k| k.iter().map(|b| format!("{b:02x}")).collect::<String>() + "\n").collect();
+    let servers: String = list
+        .servers
+        .iter()
+        .map(|s| format!("{}\t{}\n", s.address(), s.weight.unwrap_or(1)))
+        .collect();
+    let hex: String = keys
+        .iter()
+        .map(|k| k.iter().map(|b| format!("{b:02x}")).collect::<String>() + "\n")
+        .collect();
     std::fs::write(dir.join("servers"), servers).unwrap();
     std::fs::write(dir.join("keys"), hex).unwrap();
     let script = common::repo_root().join("tests/oracle/libketama_oracle.py");
     let output = common::run_with_timeout(
-        Command::new(python).arg(script).arg("roll").arg(dir.join("servers")).arg(dir.join("keys")),
+        Command::new(python)
+            .arg(script)
+            .arg("roll")
+            .arg(dir.join("servers"))
+            .arg(dir.join("keys")),
         Duration::from_secs(120),
     );
-    assert!(output.status.success(), "oracle failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "oracle failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let text = String::from_utf8(output.stdout).expect("oracle output is ASCII");
     let mut point_server = Vec::new();
     let mut answers = Vec::new();
@@ -216,7 +277,12 @@ pub fn libketama_answers(list: &ServerList, keys: &[Vec<u8>]) -> Vec<usize> {
                     .take_while(|&b| b != 0)
                     .collect();
                 let ip = String::from_utf8(ip).unwrap();
-                point_server.push(list.servers.iter().position(|s| s.address() == ip).expect("a listed server"));
+                point_server.push(
+                    list.servers
+                        .iter()
+                        .position(|s| s.address() == ip)
+                        .expect("a listed server"),
+                );
             }
             "K" => answers.push(point_server[fields[1].parse::<usize>().unwrap()]),
             "roll" => assert_eq!(fields[1], "1", "the original rejected the list: {line}"),

@@ -42,7 +42,11 @@ impl ServerList {
     pub fn specs(&self) -> Vec<ServerSpec> {
         self.servers
             .iter()
-            .map(|s| ServerSpec { address: s.address().into_bytes(), weight: s.weight, name: None })
+            .map(|s| ServerSpec {
+                address: s.address().into_bytes(),
+                weight: s.weight,
+                name: None,
+            })
             .collect()
     }
 }
@@ -62,7 +66,10 @@ pub fn servers(n: usize, weights: Weights) -> ServerList {
             },
         })
         .collect();
-    ServerList { name: format!("{n} servers, {weights:?} weights"), servers }
+    ServerList {
+        name: format!("{n} servers, {weights:?} weights"),
+        servers,
+    }
 }
 
 /// Which weights a generated list carries.
@@ -91,7 +98,10 @@ pub fn standard_lists() -> Vec<ServerList> {
 /// Lists for the edges: one server; a server listed twice (every one of its
 /// points tied, so the peer's tie rule decides); IPv6 and hostnames.
 pub fn edge_lists() -> Vec<ServerList> {
-    let one = ServerList { name: "1 server".into(), servers: servers(1, Weights::None).servers };
+    let one = ServerList {
+        name: "1 server".into(),
+        servers: servers(1, Weights::None).servers,
+    };
     let mut dup = servers(3, Weights::None);
     dup.servers.push(dup.servers[0].clone());
     dup.servers.insert(1, dup.servers[2].clone());
@@ -99,17 +109,35 @@ pub fn edge_lists() -> Vec<ServerList> {
     let mixed = ServerList {
         name: "IPv6 and hostnames".into(),
         servers: vec![
-            PeerServer { host: "::1".into(), port: 11211, weight: None },
-            PeerServer { host: "2001:db8::10".into(), port: 11300, weight: None },
-            PeerServer { host: "cache-a.example".into(), port: 11211, weight: None },
-            PeerServer { host: "cache-b.example".into(), port: 22122, weight: None },
+            PeerServer {
+                host: "::1".into(),
+                port: 11211,
+                weight: None,
+            },
+            PeerServer {
+                host: "2001:db8::10".into(),
+                port: 11300,
+                weight: None,
+            },
+            PeerServer {
+                host: "cache-a.example".into(),
+                port: 11211,
+                weight: None,
+            },
+            PeerServer {
+                host: "cache-b.example".into(),
+                port: 22122,
+                weight: None,
+            },
         ],
     };
     vec![one, dup, mixed]
 }
 
 fn lcg(state: &mut u64) -> u64 {
-    *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    *state = state
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
     *state >> 33
 }
 
@@ -121,7 +149,11 @@ pub fn keys() -> Vec<Vec<u8>> {
     let mut state = 42u64;
     for _ in 0..5000 {
         let len = 1 + lcg(&mut state) as usize % 60;
-        keys.push((0..len).map(|_| CHARS[lcg(&mut state) as usize % CHARS.len()]).collect());
+        keys.push(
+            (0..len)
+                .map(|_| CHARS[lcg(&mut state) as usize % CHARS.len()])
+                .collect(),
+        );
     }
     keys
 }
@@ -129,12 +161,26 @@ pub fn keys() -> Vec<Vec<u8>> {
 /// Keys with bytes ≥ 0x80 (valid UTF-8 and not), for the C peers' signed
 /// `char` reading; none contains `\n`, `\r`, space or NUL.
 pub fn non_ascii_keys() -> Vec<Vec<u8>> {
-    let mut keys: Vec<Vec<u8>> =
-        ["é", "naïve-key", "ключ", "鍵:42", "emoji-😀", "ÿ", "\u{7ff}\u{800}"].iter().map(|s| s.as_bytes().to_vec()).collect();
+    let mut keys: Vec<Vec<u8>> = [
+        "é",
+        "naïve-key",
+        "ключ",
+        "鍵:42",
+        "emoji-😀",
+        "ÿ",
+        "\u{7ff}\u{800}",
+    ]
+    .iter()
+    .map(|s| s.as_bytes().to_vec())
+    .collect();
     let mut state = 7u64;
     for _ in 0..500 {
         let len = 1 + lcg(&mut state) as usize % 24;
-        keys.push((0..len).map(|_| 0x21 + (lcg(&mut state) % 0xde) as u8).collect());
+        keys.push(
+            (0..len)
+                .map(|_| 0x21 + (lcg(&mut state) % 0xde) as u8)
+                .collect(),
+        );
     }
     keys
 }
@@ -145,7 +191,11 @@ pub fn non_ascii_keys() -> Vec<Vec<u8>> {
 pub fn label_keys(list: &ServerList, per_server: u32) -> Vec<Vec<u8>> {
     let mut keys = Vec::new();
     for s in &list.servers {
-        let mut prefixes = vec![s.address(), format!("{}:{}", s.host, s.port), format!("/{}:{}", s.host, s.port)];
+        let mut prefixes = vec![
+            s.address(),
+            format!("{}:{}", s.host, s.port),
+            format!("/{}:{}", s.host, s.port),
+        ];
         if s.port == 11211 {
             prefixes.push(s.host.clone());
         }
@@ -163,7 +213,9 @@ pub fn label_keys(list: &ServerList, per_server: u32) -> Vec<Vec<u8>> {
 /// Up to `count` keys whose lookup position lies past the ring's last point
 /// (so the lookup wraps), found by trying `past:N`.
 pub fn past_last_point_keys(ring: &Ring, count: usize) -> Vec<Vec<u8>> {
-    let Some(&last) = ring.continuum().points().last() else { return Vec::new() };
+    let Some(&last) = ring.continuum().points().last() else {
+        return Vec::new();
+    };
     (0..2_000_000u32)
         .map(|i| format!("past:{i}").into_bytes())
         .filter(|k| ring.hash_key(k) > last)
@@ -192,21 +244,48 @@ pub fn write_keys(path: &std::path::Path, keys: &[Vec<u8>]) {
 
 /// Compares the library's answers with the peer's for the same keys; fails
 /// listing the first differing keys. Returns the number of keys compared.
-pub fn assert_same<T: PartialEq + std::fmt::Debug>(case: &str, keys: &[Vec<u8>], ours: &[T], peer: &[T]) -> usize {
-    assert_eq!(ours.len(), keys.len(), "{case}: library answered {} of {} keys", ours.len(), keys.len());
-    assert_eq!(peer.len(), keys.len(), "{case}: peer answered {} of {} keys", peer.len(), keys.len());
+pub fn assert_same<T: PartialEq + std::fmt::Debug>(
+    case: &str,
+    keys: &[Vec<u8>],
+    ours: &[T],
+    peer: &[T],
+) -> usize {
+    assert_eq!(
+        ours.len(),
+        keys.len(),
+        "{case}: library answered {} of {} keys",
+        ours.len(),
+        keys.len()
+    );
+    assert_eq!(
+        peer.len(),
+        keys.len(),
+        "{case}: peer answered {} of {} keys",
+        peer.len(),
+        keys.len()
+    );
     let differing: Vec<String> = keys
         .iter()
         .zip(ours.iter().zip(peer))
         .filter(|(_, (a, b))| a != b)
-        .map(|(k, (a, b))| format!("{:?}: library {a:?}, peer {b:?}", String::from_utf8_lossy(k)))
+        .map(|(k, (a, b))| {
+            format!(
+                "{:?}: library {a:?}, peer {b:?}",
+                String::from_utf8_lossy(k)
+            )
+        })
         .collect();
     assert!(
         differing.is_empty(),
         "{case}: {} of {} keys differ, e.g.\n{}",
         differing.len(),
         keys.len(),
-        differing.iter().take(8).cloned().collect::<Vec<_>>().join("\n")
+        differing
+            .iter()
+            .take(8)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
     );
     println!("{case}: {} keys, 0 differences", keys.len());
     keys.len()
@@ -214,5 +293,7 @@ pub fn assert_same<T: PartialEq + std::fmt::Debug>(case: &str, keys: &[Vec<u8>],
 
 /// The server index the library picks for each key.
 pub fn our_indices(ring: &Ring, keys: &[Vec<u8>]) -> Vec<usize> {
-    keys.iter().map(|k| ring.locate(k).expect("ring has points").server_index).collect()
+    keys.iter()
+        .map(|k| ring.locate(k).expect("ring has points").server_index)
+        .collect()
 }

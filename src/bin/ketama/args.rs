@@ -76,7 +76,9 @@ impl RingArgs {
             })?);
         }
         if parsed.servers.is_some() && parsed.servers_file.is_some() {
-            return Err(Failure::usage("give either --servers or --servers-file, not both"));
+            return Err(Failure::usage(
+                "give either --servers or --servers-file, not both",
+            ));
         }
         let mut positional = positional.into_iter();
         if parsed.servers.is_none() && parsed.servers_file.is_none() {
@@ -85,7 +87,9 @@ impl RingArgs {
                 .ok_or_else(|| Failure::usage("give a SERVERS_FILE or --servers H:P,..."))?;
             parsed.file = Some(PathBuf::from(file));
             if parsed.weights.is_some() {
-                return Err(Failure::usage("--weights needs --servers or --servers-file"));
+                return Err(Failure::usage(
+                    "--weights needs --servers or --servers-file",
+                ));
             }
         }
         parsed.rest = positional.collect();
@@ -118,13 +122,22 @@ impl RingArgs {
             }
             None => server_list(self.servers.as_deref().unwrap_or_default())?,
         };
-        Ok(Ring::new(with_weights(servers, self.weights.as_deref())?, self.config)?)
+        Ok(Ring::new(
+            with_weights(servers, self.weights.as_deref())?,
+            self.config,
+        )?)
     }
 
     /// The indices of the `--down` servers, matched by address or name.
     pub fn down_servers(&self, ring: &Ring) -> Result<Vec<bool>, Failure> {
         let mut down = vec![false; ring.servers().len()];
-        for entry in self.down.iter().flat_map(|d| d.split(',')).map(str::trim).filter(|e| !e.is_empty()) {
+        for entry in self
+            .down
+            .iter()
+            .flat_map(|d| d.split(','))
+            .map(str::trim)
+            .filter(|e| !e.is_empty())
+        {
             let mut found = false;
             for (i, server) in ring.servers().iter().enumerate() {
                 if server.address() == entry.as_bytes() || server.name() == Some(entry.as_bytes()) {
@@ -133,7 +146,9 @@ impl RingArgs {
                 }
             }
             if !found {
-                return Err(Failure::usage(format!("--down: '{entry}' is not a server of the ring")));
+                return Err(Failure::usage(format!(
+                    "--down: '{entry}' is not a server of the ring"
+                )));
             }
         }
         Ok(down)
@@ -143,28 +158,38 @@ impl RingArgs {
 /// `--servers a:1,b:2:5,[::1]:3` (peer list syntax, comma-separated).
 fn server_list(list: &str) -> Result<Vec<ServerSpec>, Failure> {
     if let Some(empty) = list.split(',').position(|a| a.trim().is_empty()) {
-        return Err(Failure::usage(format!("--servers entry {} is empty", empty + 1)));
+        return Err(Failure::usage(format!(
+            "--servers entry {} is empty",
+            empty + 1
+        )));
     }
     Ok(peers::parse(list.as_bytes(), "--servers")?)
 }
 
 /// Applies `--weights 1,2,3` (in list order) to servers without weights.
-fn with_weights(servers: Vec<ServerSpec>, weights: Option<&str>) -> Result<Vec<ServerSpec>, Failure> {
-    let Some(weights) = weights else { return Ok(servers) };
+fn with_weights(
+    servers: Vec<ServerSpec>,
+    weights: Option<&str>,
+) -> Result<Vec<ServerSpec>, Failure> {
+    let Some(weights) = weights else {
+        return Ok(servers);
+    };
     if servers.iter().any(|s| s.weight.is_some()) {
-        return Err(Failure::usage("--weights cannot be combined with weights in the server list"));
+        return Err(Failure::usage(
+            "--weights cannot be combined with weights in the server list",
+        ));
     }
     let weights: Vec<Option<u64>> = weights
-            .split(',')
-            .enumerate()
-            .map(|(i, w)| match w.trim().parse::<u64>() {
-                Ok(v) if v > 0 => Ok(Some(v)),
-                _ => Err(Failure::usage(format!(
-                    "--weights entry {} ('{w}') is not a positive integer",
-                    i + 1
-                ))),
-            })
-            .collect::<Result<_, _>>()?;
+        .split(',')
+        .enumerate()
+        .map(|(i, w)| match w.trim().parse::<u64>() {
+            Ok(v) if v > 0 => Ok(Some(v)),
+            _ => Err(Failure::usage(format!(
+                "--weights entry {} ('{w}') is not a positive integer",
+                i + 1
+            ))),
+        })
+        .collect::<Result<_, _>>()?;
     if weights.len() != servers.len() {
         return Err(Failure::usage(format!(
             "--weights has {} entries but --servers has {}",
@@ -172,5 +197,9 @@ fn with_weights(servers: Vec<ServerSpec>, weights: Option<&str>) -> Result<Vec<S
             servers.len()
         )));
     }
-    Ok(servers.into_iter().zip(weights).map(|(server, weight)| ServerSpec { weight, ..server }).collect())
+    Ok(servers
+        .into_iter()
+        .zip(weights)
+        .map(|(server, weight)| ServerSpec { weight, ..server })
+        .collect())
 }
