@@ -215,6 +215,11 @@ typedef enum {
    * Read exactly like the original libketama (for existing files).
    */
   KETAMA_PARSE_LIBKETAMA = 1,
+  /**
+   * A peer-style list: `HOST:PORT[:WEIGHT] [NAME]` entries, one per line
+   * or comma-separated, `[IPV6]:PORT`, `#` comments (twemproxy's name column).
+   */
+  KETAMA_PARSE_PEERS = 2,
 } ketama_parse_mode;
 
 /**
@@ -482,11 +487,12 @@ ketama_status ketama_hash_bytes(uint32_t hash_id, const uint8_t *bytes, size_t l
 ketama_status ketama_ring_new(const ketama_server *servers, size_t count, uint32_t flavour, uint32_t hash, const ketama_ring **ring_out);
 
 /**
- * Builds a ring from a server file (`ADDRESS<TAB>WEIGHT` lines).
+ * Builds a ring from a server file (`ADDRESS<TAB>WEIGHT` lines, or a
+ * peer-style list with `KETAMA_PARSE_PEERS`).
  *
  * `parse_mode` is a `ketama_parse_mode`: strict (default) rejects every
  * line the original would misread, naming the line; libketama reads like
- * the original.
+ * the original; peers reads `HOST:PORT[:WEIGHT] [NAME]` entries.
  *
  * # Safety
  * `path` is a NUL-terminated string; `ring_out` is writable.

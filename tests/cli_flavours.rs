@@ -97,6 +97,15 @@ fn down_servers_fail_over_to_the_next_live_server_by_address_or_name() {
         })
         .collect();
     let ring = Ring::new(specs, RingConfig::flavour(Flavour::Twemproxy)).unwrap();
+    // The same list read by the library's peer-list reading (KETAMA_PARSE_PEERS in C).
+    let from_file = Ring::from_file(
+        std::path::Path::new(file),
+        RingConfig::flavour(Flavour::Twemproxy),
+        ketama::parser::ParseMode::Peers,
+    )
+    .unwrap();
+    assert_eq!(from_file.continuum().points(), ring.continuum().points());
+    assert_eq!(from_file.servers()[2].name(), Some(&b"gamma"[..]));
     for down in ["beta", "127.0.0.1:11212"] {
         let failed_over = answers(&ketama(&[&base[..], &["--down", down], &KEYS].concat()));
         for ((key, before), (_, after)) in all.iter().zip(&failed_over) {

@@ -51,4 +51,53 @@ mod tests {
         let status = unsafe { ketama_hash_bytes(1, std::ptr::null(), 1, &mut out) };
         assert_eq!(status, ketama_status::KETAMA_ERR_NULL_ARGUMENT);
     }
+
+    #[test]
+    fn c_enums_name_the_same_hashes_and_flavours_as_the_rust_lists() {
+        use crate::ffi::ring::{ketama_flavour as F, ketama_hash as K};
+        use crate::flavour::Flavour;
+        let hashes = [
+            (K::KETAMA_HASH_MD5, HashAlgorithm::Md5),
+            (K::KETAMA_HASH_CRC, HashAlgorithm::Crc),
+            (K::KETAMA_HASH_CRC32, HashAlgorithm::Crc32),
+            (K::KETAMA_HASH_ONE_AT_A_TIME, HashAlgorithm::OneAtATime),
+            (K::KETAMA_HASH_FNV1_32, HashAlgorithm::Fnv1_32),
+            (K::KETAMA_HASH_FNV1A_32, HashAlgorithm::Fnv1a32),
+            (K::KETAMA_HASH_FNV1_64, HashAlgorithm::Fnv1_64),
+            (K::KETAMA_HASH_FNV1A_64, HashAlgorithm::Fnv1a64),
+            (K::KETAMA_HASH_MURMUR, HashAlgorithm::Murmur),
+            (K::KETAMA_HASH_MURMUR3, HashAlgorithm::Murmur3),
+            (K::KETAMA_HASH_JENKINS, HashAlgorithm::Jenkins),
+            (K::KETAMA_HASH_HSIEH, HashAlgorithm::Hsieh),
+            (K::KETAMA_HASH_SPY_NATIVE, HashAlgorithm::SpyNative),
+            (K::KETAMA_HASH_SPY_FNV1_32, HashAlgorithm::SpyFnv1_32),
+            (K::KETAMA_HASH_SPY_FNV1A_32, HashAlgorithm::SpyFnv1a32),
+            (K::KETAMA_HASH_SPY_FNV1_64, HashAlgorithm::SpyFnv1_64),
+            (K::KETAMA_HASH_SPY_FNV1A_64, HashAlgorithm::SpyFnv1a64),
+        ];
+        assert_eq!(hashes.len(), HashAlgorithm::ALL.len());
+        for (id, hash) in hashes {
+            assert_eq!(hash_from_u32(id as u32).unwrap(), Some(hash));
+        }
+        let flavours = [
+            (F::KETAMA_FLAVOUR_LIBKETAMA, Flavour::Libketama),
+            (F::KETAMA_FLAVOUR_SPYMEMCACHED, Flavour::Spymemcached),
+            (
+                F::KETAMA_FLAVOUR_SPYMEMCACHED_LIBMEMCACHED,
+                Flavour::SpymemcachedLibmemcached,
+            ),
+            (F::KETAMA_FLAVOUR_LIBMEMCACHED, Flavour::Libmemcached),
+            (
+                F::KETAMA_FLAVOUR_LIBMEMCACHED_CONSISTENT,
+                Flavour::LibmemcachedConsistent,
+            ),
+            (F::KETAMA_FLAVOUR_LIBMEMCACHED_SPY, Flavour::LibmemcachedSpy),
+            (F::KETAMA_FLAVOUR_TWEMPROXY, Flavour::Twemproxy),
+            (F::KETAMA_FLAVOUR_PECL_MEMCACHE, Flavour::PeclMemcache),
+        ];
+        assert_eq!(flavours.len(), Flavour::ALL.len());
+        for (id, flavour) in flavours {
+            assert_eq!(Flavour::ALL[id as usize], flavour);
+        }
+    }
 }

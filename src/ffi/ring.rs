@@ -95,6 +95,9 @@ pub enum ketama_parse_mode {
     KETAMA_PARSE_STRICT = 0,
     /// Read exactly like the original libketama (for existing files).
     KETAMA_PARSE_LIBKETAMA = 1,
+    /// A peer-style list: `HOST:PORT[:WEIGHT] [NAME]` entries, one per line
+    /// or comma-separated, `[IPV6]:PORT`, `#` comments (twemproxy's name column).
+    KETAMA_PARSE_PEERS = 2,
 }
 
 /// One server of an in-memory list.
@@ -166,6 +169,7 @@ fn parse_mode_from_u32(id: u32) -> Result<ParseMode, Error> {
     match id {
         0 => Ok(ParseMode::Strict),
         1 => Ok(ParseMode::Libketama),
+        2 => Ok(ParseMode::Peers),
         _ => Err(Error::InvalidArgument(format!("unknown parse mode {id}"))),
     }
 }
@@ -241,11 +245,12 @@ pub unsafe extern "C" fn ketama_ring_new(
     })
 }
 
-/// Builds a ring from a server file (`ADDRESS<TAB>WEIGHT` lines).
+/// Builds a ring from a server file (`ADDRESS<TAB>WEIGHT` lines, or a
+/// peer-style list with `KETAMA_PARSE_PEERS`).
 ///
 /// `parse_mode` is a `ketama_parse_mode`: strict (default) rejects every
 /// line the original would misread, naming the line; libketama reads like
-/// the original.
+/// the original; peers reads `HOST:PORT[:WEIGHT] [NAME]` entries.
 ///
 /// # Safety
 /// `path` is a NUL-terminated string; `ring_out` is writable.

@@ -174,7 +174,7 @@ impl HashAlgorithm {
             "ketama" | "ketama_hash" => HashAlgorithm::Md5,
             "crc15" | "crc_hash" => HashAlgorithm::Crc,
             "crc32a" => HashAlgorithm::Crc32,
-            "oaat" | "default" => HashAlgorithm::OneAtATime,
+            "oaat" => HashAlgorithm::OneAtATime,
             "fnv" => HashAlgorithm::Fnv1a32,
             "native" | "native_hash" => HashAlgorithm::SpyNative,
             other => *HashAlgorithm::ALL

@@ -22,9 +22,11 @@ pub enum ParseMode {
     Strict,
     /// Read exactly as the original libketama does.
     Libketama,
+    /// A peer-style list ([`peers`]): `HOST:PORT[:WEIGHT] [NAME]` entries.
+    Peers,
 }
 
-/// Parses a libketama server file's bytes with the chosen reading. `file`
+/// Parses a server file's bytes with the chosen reading. `file`
 /// names the source in error messages.
 pub fn parse_server_file(
     content: &[u8],
@@ -34,6 +36,7 @@ pub fn parse_server_file(
     match mode {
         ParseMode::Strict => strict::parse(content, file),
         ParseMode::Libketama => libketama::parse(content, file),
+        ParseMode::Peers => peers::parse(content, file),
     }
 }
 
