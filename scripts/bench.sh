@@ -27,16 +27,22 @@ if [ ! -f "$work/ketama-0.1.1/src/ketama.c" ]; then
   tar -xzf "$work/ketama-0.1.1.tar.gz" -C "$work"
 fi
 orig="$work/ketama-0.1.1/src"
-gcc -O2 -DPEER_ORIGINAL -I"$orig" benches/c/lookup_peers.c "$orig/ketama.c" "$orig/md5.c" -lm -o "$work/peer_original" 2>/dev/null
+gcc -O2 -DPEER_ORIGINAL -I"$orig" -Ibenches/c/python-shim benches/c/lookup_peers.c "$orig/ketama.c" "$orig/md5.c" -lm -o "$work/peer_original"
 gcc -O2 -DPEER_THIS_LIBRARY -Iinclude benches/c/lookup_peers.c -Ltarget/release -Wl,-rpath,"$PWD/target/release" -lketama -o "$work/peer_this"
 gcc -O2 -DPEER_LIBMEMCACHED benches/c/lookup_peers.c -lmemcached -o "$work/peer_libmemcached"
 
 for n in 10 100 1000 10000; do
   echo "bench: C peers, $n servers"
   for peer in this original libmemcached; do
-    if ! "$work/peer_$peer" "$work/servers$n" "$n" >> "$out/peers.tsv" 2> "$work/stderr"; then
-      status=$?
-      printf 'libketama original ketama_get_server\t%s\tcrashed (exit %s)\n' "$n" "$status" >> "$out/peers.tsv"
+    status=0
+    "$work/peer_$peer" "$work/servers$n" "$n" >> "$out/peers.tsv" 2> "$work/stderr" || status=$?
+    if [ "$status" -ne 0 ]; then
+      case $peer in
+        original) name="libketama original ketama_get_server" ;;
+        libmemcached) name="libmemcached memcached_generate_hash" ;;
+        *) name="this library ketama_get_server" ;;
+      esac
+      printf '%s\t%s\tcrashed (exit %s)\n' "$name" "$n" "$status" >> "$out/peers.tsv"
     fi
   done
 done
