@@ -37,6 +37,9 @@ for file in "${!files[@]}"; do
   [ -e "$file" ] || missing_packages+=("${files[$file]}")
 done
 python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing_packages+=(python3-venv)
+# pip compiles the original libketama against Python's headers.
+python3 -c 'import os, sysconfig; raise SystemExit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+  >/dev/null 2>&1 || missing_packages+=(python3-dev)
 if command -v php >/dev/null 2>&1; then
   for module in "${php_modules[@]}"; do
     php -m 2>/dev/null | grep -qix "$module" || missing_packages+=("${php_packages[$module]}")

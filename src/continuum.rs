@@ -34,7 +34,7 @@ impl Continuum {
     /// generation order. The sort is stable, so generation order decides ties
     /// before `ties` is applied.
     pub fn new(mut generated: Vec<(u32, u32)>, ties: TiePolicy) -> Self {
-        generated.sort_by_key(|&(point, _)| point);
+        sort_by_point(&mut generated);
         if ties == TiePolicy::LastWins {
             // Within each run of equal points keep the last one generated.
             let mut kept: Vec<(u32, u32)> = Vec::with_capacity(generated.len());
@@ -118,6 +118,38 @@ impl Continuum {
     }
 }
 
+/// Below this many points a comparison sort is as fast as the radix sort.
+const RADIX_THRESHOLD: usize = 512;
+
+/// Stable sort by point: an LSD radix sort (three passes of 11 bits) for
+/// large continuums, keeping generation order among equal points.
+fn sort_by_point(pairs: &mut Vec<(u32, u32)>) {
+    if pairs.len() < RADIX_THRESHOLD {
+        pairs.sort_by_key(|&(point, _)| point);
+        return;
+    }
+    const BITS: u32 = 11;
+    const BUCKETS: usize = 1 << BITS;
+    let mut scratch = vec![(0u32, 0u32); pairs.len()];
+    for pass in 0..3 {
+        let shift = pass * BITS;
+        let digit = |point: u32| ((point >> shift) as usize) & (BUCKETS - 1);
+        let mut starts = vec![0usize; BUCKETS + 1];
+        for &(point, _) in pairs.iter() {
+            starts[digit(point) + 1] += 1;
+        }
+        for b in 0..BUCKETS {
+            starts[b + 1] += starts[b];
+        }
+        for &pair in pairs.iter() {
+            let d = digit(pair.0);
+            scratch[starts[d]] = pair;
+            starts[d] += 1;
+        }
+        std::mem::swap(pairs, &mut scratch);
+    }
+}
+
 /// Index size: about one bucket per point, between 2^1 and 2^20 buckets.
 fn index_bits(points: usize) -> u32 {
     let wanted = usize::BITS - points.max(1).leading_zeros();
@@ -178,6 +210,22 @@ mod tests {
         let c = Continuum::new(vec![(5, 0), (9, 1), (5, 2), (5, 3)], TiePolicy::LastWins);
         assert_eq!(c.points(), &[5, 9]);
         assert_eq!(c.owners(), &[3, 1]);
+    }
+
+    #[test]
+    fn radix_sort_is_stable_and_equals_the_comparison_sort() {
+        let mut seed = 3u64;
+        for size in [0usize, 1, 511, 512, 513, 5000, 100_000] {
+            // Few distinct values, so many ties whose order must be kept.
+            let pairs: Vec<(u32, u32)> = (0..size)
+                .map(|i| ((lcg(&mut seed) % 1000).wrapping_mul(4_294_967), i as u32))
+                .collect();
+            let mut expected = pairs.clone();
+            expected.sort_by_key(|&(p, _)| p);
+            let mut sorted = pairs;
+            sort_by_point(&mut sorted);
+            assert_eq!(sorted, expected, "size {size}");
+        }
     }
 
     #[test]

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark, one command: this library against MD5 alone (the
+# floor), the original libketama C code (PyPI ketama==0.1.1 sources, compiled
+# here at bench time and never committed) and libmemcached, for 10, 100,
+# 1,000 and 10,000 servers. Writes bench-results/results.md (table with
+# ratios) and bench-results/lookup.svg (chart); `--publish` copies both to
+# docs/ for the README.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh --check >/dev/null || scripts/deps.sh
+out=bench-results
+work=target/bench
+mkdir -p "$out" "$work"
+: > "$out/peers.tsv"
+
+echo "bench: building the release library"
+cargo build --release --quiet
+ln -sf libketama.so target/release/libketama.so.1
+
+for n in 10 100 1000 10000; do
+  awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "10.%d.%d.%d:11211\t100\n", int(i / 65536), int(i / 256) % 256, i % 256 }' > "$work/servers$n"
+done
+
+echo "bench: fetching the original libketama C sources (PyPI ketama==0.1.1)"
+if [ ! -f "$work/ketama-0.1.1/src/ketama.c" ]; then
+  target/oracle-venv/bin/pip download --quiet --no-deps --no-binary :all: -d "$work" ketama==0.1.1
+  tar -xzf "$work/ketama-0.1.1.tar.gz" -C "$work"
+fi
+orig="$work/ketama-0.1.1/src"
+gcc -O2 -DPEER_ORIGINAL -I"$orig" -Ibenches/c/python-shim benches/c/lookup_peers.c "$orig/ketama.c" "$orig/md5.c" -lm -o "$work/peer_original"
+gcc -O2 -DPEER_THIS_LIBRARY -Iinclude benches/c/lookup_peers.c -Ltarget/release -Wl,-rpath,"$PWD/target/release" -lketama -o "$work/peer_this"
+gcc -O2 -DPEER_LIBMEMCACHED benches/c/lookup_peers.c -lmemcached -o "$work/peer_libmemcached"
+
+for n in 10 100 1000 10000; do
+  echo "bench: C peers, $n servers"
+  for peer in this original libmemcached; do
+    status=0
+    "$work/peer_$peer" "$work/servers$n" "$n" >> "$out/peers.tsv" 2> "$work/stderr" || status=$?
+    if [ "$status" -ne 0 ]; then
+      case $peer in
+        original) name="libketama original ketama_get_server" ;;
+        libmemcached) name="libmemcached memcached_generate_hash" ;;
+        *) name="this library ketama_get_server" ;;
+      esac
+      printf '%s\t%s\tcrashed (exit %s)\n' "$name" "$n" "$status" >> "$out/peers.tsv"
+    fi
+  done
+done
+# The original keeps SysV segments after a crash; remove the ones it made.
+ipcs -m 2>/dev/null | awk '$6 == 0 && $5 == 524288 { print $2 }' | xargs -r -n1 ipcrm -m 2>/dev/null || true
+
+echo "bench: criterion (lookup, batch, MD5 floor, roll)"
+cargo bench --quiet --bench ring -- --warm-up-time 1 --measurement-time 4 > "$work/criterion.log" 2>&1
+
+python3 scripts/bench_report.py "$out" target/criterion
+if [ "${1:-}" = "--publish" ]; then
+  mkdir -p docs
+  cp "$out/results.md" docs/benchmark-results.md
+  cp "$out/lookup.svg" docs/benchmark-lookup.svg
+fi
+echo "bench: wrote $out/results.md and $out/lookup.svg"

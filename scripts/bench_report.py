@@ -1,0 +1,127 @@
+"""Turns the benchmark outputs into a markdown table and an SVG chart.
+
+usage: bench_report.py OUT_DIR CRITERION_DIR
+reads  OUT_DIR/peers.tsv (C harness: NAME<TAB>SERVERS<TAB>NS_PER_KEY)
+       CRITERION_DIR/<group>/<bench>[/<size>]/new/estimates.json (criterion medians)
+writes OUT_DIR/results.md and OUT_DIR/lookup.svg
+"""
+import json
+import os
+import sys
+
+SIZES = ["10", "100", "1000", "10000"]
+KEYS_PER_ITERATION = 4096  # benches/ring.rs looks up this many keys per iteration
+
+
+def criterion_median(root, *parts):
+    path = os.path.join(root, *parts, "new", "estimates.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)["median"]["point_estimate"]
+
+
+def main():
+    out, crit = sys.argv[1], sys.argv[2]
+    rows = {}  # name -> {size: value}
+    with open(os.path.join(out, "peers.tsv")) as f:
+        for line in f:
+            name, size, value = line.rstrip("\n").split("\t")
+            rows.setdefault(name + " (C harness)", {})[size] = value
+    per_key = lambda v: None if v is None else v / KEYS_PER_ITERATION
+    md5 = per_key(criterion_median(crit, "lookup", "md5_floor"))
+    md5_many = per_key(criterion_median(crit, "lookup", "md5_many_floor"))
+    criterion_rows = [
+        ("ring.locate (Rust, single key)", "ring_locate"),
+        ("ring.find_server_indices (Rust, batch)", "ring_batch"),
+        ("ketama_get_server (compat ABI, from Rust)", "ketama_get_server"),
+        ("point search only, bucket index", "search_only_index"),
+        ("point search only, binary search", "search_only_binary"),
+    ]
+    for label, bench in criterion_rows:
+        rows[label] = {s: per_key(criterion_median(crit, "lookup", bench, s)) for s in SIZES}
+    roll = {s: criterion_median(crit, "roll", "ring_new", s) for s in SIZES}
+
+    def fmt(v):
+        if v is None:
+            return "n/a"
+        if isinstance(v, str):
+            try:
+                v = float(v)
+            except ValueError:
+                return v
+        return f"{v:.1f}"
+
+    lines = ["# Benchmark results", ""]
+    lines.append(f"MD5 of one key alone (the floor): **{md5:.1f} ns** (md-5, scalar); "
+                 f"multi-lane MD5: **{md5_many:.1f} ns/key**." if md5 and md5_many else "MD5 floor: n/a")
+    lines += ["", "Lookup cost, ns per key (median), by number of servers (160 points each):", "",
+              "| lookup | " + " | ".join(SIZES) + " | ÷ MD5 floor at 100 |", "|---|" + "---|" * (len(SIZES) + 1)]
+    for name, values in rows.items():
+        at100 = values.get("100")
+        try:
+            ratio = f"{float(at100) / md5:.2f}×" if md5 and at100 is not None else "n/a"
+        except ValueError:
+            ratio = "n/a"
+        lines.append(f"| {name} | " + " | ".join(fmt(values.get(s)) for s in SIZES) + f" | {ratio} |")
+    original = rows.get("libketama original ketama_get_server (C harness)", {})
+    ours = rows.get("this library ketama_get_server (C harness)", {})
+    lines += ["", "Speed-up of this library's `ketama_get_server` over the original, same run:", ""]
+    for s in SIZES:
+        try:
+            lines.append(f"- {s} servers: {float(original[s]) / float(ours[s]):.2f}×")
+        except (KeyError, ValueError):
+            lines.append(f"- {s} servers: original {original.get(s, 'n/a')}")
+    lines += ["", "Roll (building the continuum), median:", ""]
+    for s in SIZES:
+        lines.append(f"- {s} servers: {roll[s] / 1e6:.2f} ms" if roll[s] else f"- {s} servers: n/a")
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+    # Grouped bar chart: ns/key per server count for the main contenders.
+    series = [
+        ("MD5 alone (floor)", {s: md5 for s in SIZES}, "#999999"),
+        ("original libketama", original, "#d62728"),
+        ("libmemcached", rows.get("libmemcached memcached_generate_hash (C harness)", {}), "#ff7f0e"),
+        ("this library, single key", ours, "#1f77b4"),
+        ("this library, batch", rows.get("this library ketama_find_servers (batch) (C harness)", {}), "#2ca02c"),
+    ]
+
+    def num(v):
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            return None
+
+    top = max([num(v) or 0 for _, d, _ in series for v in d.values()] + [1])
+    width, height, left, bottom = 760, 360, 60, 40
+    group_w = (width - left - 20) / len(SIZES)
+    bar_w = group_w / (len(series) + 1)
+    svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 90}" font-family="sans-serif" font-size="12">',
+           f'<text x="{left}" y="16" font-size="14">Lookup cost, ns per key (lower is better)</text>']
+    for i in range(5):
+        y = height - bottom - (height - bottom - 30) * i / 4
+        svg.append(f'<line x1="{left}" x2="{width - 20}" y1="{y:.0f}" y2="{y:.0f}" stroke="#ddd"/>')
+        svg.append(f'<text x="{left - 6}" y="{y + 4:.0f}" text-anchor="end">{top * i / 4:.0f}</text>')
+    for g, s in enumerate(SIZES):
+        x0 = left + g * group_w + bar_w / 2
+        svg.append(f'<text x="{x0 + bar_w * len(series) / 2:.0f}" y="{height - bottom + 16}" text-anchor="middle">{s} servers</text>')
+        for k, (label, data, color) in enumerate(series):
+            v = num(data.get(s))
+            x = x0 + k * bar_w
+            if v is None:
+                svg.append(f'<text x="{x + bar_w / 2:.0f}" y="{height - bottom - 4}" text-anchor="middle" fill="{color}" font-size="10">✕</text>')
+                continue
+            h = (height - bottom - 30) * v / top
+            svg.append(f'<rect x="{x:.1f}" y="{height - bottom - h:.1f}" width="{bar_w - 2:.1f}" height="{h:.1f}" fill="{color}"/>')
+    for k, (label, _, color) in enumerate(series):
+        y = height + 10 + 16 * k
+        svg.append(f'<rect x="{left}" y="{y - 10}" width="12" height="12" fill="{color}"/><text x="{left + 18}" y="{y}">{label}</text>')
+    svg.append(f'<text x="{left + 300}" y="{height + 10}">✕ = crashed (original: shared-memory limit)</text>')
+    svg.append("</svg>")
+    with open(os.path.join(out, "lookup.svg"), "w") as f:
+        f.write("\n".join(svg) + "\n")
+
+
+if __name__ == "__main__":
+    main()
