@@ -21,7 +21,7 @@ impl Ring {
         let mut hashes = [0u32; CHUNK];
         for (chunk, indices) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
             let hashes = &mut hashes[..chunk.len()];
-            self.key_hash().hash_many(chunk, hashes);
+            self.hash_keys(chunk, hashes);
             for (index, &hash) in indices.iter_mut().zip(hashes.iter()) {
                 // Non-empty continuum: locate_hash always finds a point.
                 *index = self

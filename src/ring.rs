@@ -153,10 +153,25 @@ impl Ring {
         &self.continuum
     }
 
-    /// Hashes `key` with the ring's key hash.
+    /// Hashes `key` with the ring's key hash (after the flavour's key
+    /// preparation, see [`KeyLookup::prepare_key`]).
     #[inline]
     pub fn hash_key(&self, key: &[u8]) -> u32 {
-        self.key_hash.hash(key)
+        match self.lookup {
+            KeyLookup::Direct => self.key_hash.hash(key),
+            lookup => self.key_hash.hash(&lookup.prepare_key(key)),
+        }
+    }
+
+    /// [`Ring::hash_key`] for many keys at once (MD5 in SIMD lanes).
+    pub fn hash_keys(&self, keys: &[&[u8]], out: &mut [u32]) {
+        match self.lookup {
+            KeyLookup::Direct => self.key_hash.hash_many(keys, out),
+            _ => out
+                .iter_mut()
+                .zip(keys)
+                .for_each(|(hash, key)| *hash = self.hash_key(key)),
+        }
     }
 
     /// Where a key hash lands (through the flavour's [`KeyLookup`]);

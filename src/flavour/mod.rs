@@ -47,12 +47,23 @@ pub enum Flavour {
 pub enum KeyLookup {
     /// The first point ≥ the hash, wrapping to the first point.
     Direct,
-    /// pecl memcache: 1024 buckets; bucket `hash % 1024` holds the server of
-    /// the first point ≥ `bucket × (0xffffffff / 1024)`.
+    /// pecl memcache: keys are prepared first; 1024 buckets; bucket
+    /// `hash % 1024` holds the server of the first point ≥
+    /// `bucket × (0xffffffff / 1024)`.
     PeclBuckets,
 }
 
 impl KeyLookup {
+    /// The key as the peer hashes it: pecl memcache first rewrites it
+    /// ([`pecl_memcache::prepare_key`]); the others hash it unchanged.
+    #[inline]
+    pub fn prepare_key(self, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+        match self {
+            KeyLookup::Direct => std::borrow::Cow::Borrowed(key),
+            KeyLookup::PeclBuckets => pecl_memcache::prepare_key(key),
+        }
+    }
+
     /// The continuum position searched for a key hash.
     #[inline]
     pub fn position(self, hash: u32) -> u32 {

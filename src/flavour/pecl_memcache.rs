@@ -1,12 +1,32 @@
 //! pecl memcache 4.0.5's consistent strategy: `160 × weight` points per
 //! server, each `hash("host:port-i")` with the configured hash (full CRC-32
-//! or FNV-1a 32), and a 1024-bucket lookup ([`KeyLookup::PeclBuckets`]).
+//! or FNV-1a 32), and a 1024-bucket lookup ([`KeyLookup::PeclBuckets`]) of
+//! the key as the extension prepares it ([`prepare_key`]).
+
+use std::borrow::Cow;
 
 use super::points::{HostPort, push_hashed_server, weights};
 use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
 use crate::{Error, ServerSpec};
+
+/// Longest key the extension hashes; longer keys are cut.
+const MAX_KEY_LEN: usize = 250;
+
+/// The key as pecl memcache hashes (and stores) it: cut to 250 bytes, and
+/// every byte up to 0x20 (controls, space) replaced by `_`.
+pub fn prepare_key(key: &[u8]) -> Cow<'_, [u8]> {
+    let key = &key[..key.len().min(MAX_KEY_LEN)];
+    if key.iter().all(|&b| b > b' ') {
+        return Cow::Borrowed(key);
+    }
+    Cow::Owned(
+        key.iter()
+            .map(|&b| if b > b' ' { b } else { b'_' })
+            .collect(),
+    )
+}
 
 /// Points per unit of weight.
 const POINTS_PER_WEIGHT: u64 = 160;
@@ -43,4 +63,35 @@ pub fn generate(servers: &[ServerSpec], hash: HashAlgorithm) -> Result<Generated
         ties: TiePolicy::FirstWins,
         lookup: KeyLookup::PeclBuckets,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Flavour, Ring, RingConfig};
+
+    #[test]
+    fn keys_are_prepared_like_the_extension() {
+        assert_eq!(&*prepare_key(b"a b\tc\x01\x7f\xff"), b"a_b_c_\x7f\xff");
+        assert!(matches!(prepare_key(b"plain"), Cow::Borrowed(_)));
+        assert_eq!(prepare_key(&[b'z'; 300]).len(), 250);
+    }
+
+    #[test]
+    fn batch_and_single_lookups_agree_on_prepared_keys() {
+        let servers = (1..=5)
+            .map(|i| ServerSpec::new(format!("10.0.0.{i}:11211"), i))
+            .collect();
+        let ring = Ring::new(servers, RingConfig::flavour(Flavour::PeclMemcache)).unwrap();
+        let owned: Vec<Vec<u8>> = (0..500)
+            .map(|i| format!("key {i}\t{}", "x".repeat(i)).into_bytes())
+            .collect();
+        let keys: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+        let mut out = vec![0u32; keys.len()];
+        ring.find_server_indices(&keys, &mut out).unwrap();
+        for (key, &index) in keys.iter().zip(&out) {
+            assert_eq!(index as usize, ring.locate(key).unwrap().server_index);
+            assert_eq!(ring.hash_key(key), ring.hash_key(&prepare_key(key)));
+        }
+    }
 }
