@@ -68,7 +68,14 @@ fn check(questions: &[(Flavour, Option<HashAlgorithm>, ServerList)]) -> usize {
     let keys: Vec<Vec<Vec<u8>>> = questions
         .iter()
         .zip(&rings)
-        .map(|((_, _, list), ring)| keys_for(list, ring))
+        .map(|((_, _, list), ring)| {
+            [
+                keys_for(list, ring),
+                peers::non_ascii_keys(),
+                peers::odd_keys(),
+            ]
+            .concat()
+        })
         .collect();
     let cases: Vec<LibmemcachedCase> = questions
         .iter()

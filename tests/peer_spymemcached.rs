@@ -84,7 +84,7 @@ fn spy_servers(flavour: Flavour, list: &ServerList) -> (Vec<SpyServer>, Vec<Serv
 /// continuum; returns the library's rings.
 fn check(questions: &[(Flavour, HashAlgorithm, ServerList)]) -> Vec<Ring> {
     let mut rings = Vec::new();
-    let mut all_keys = Vec::new();
+    let mut all_keys: Vec<Vec<Vec<u8>>> = Vec::new();
     let mut nodes = Vec::new();
     for (flavour, hash, list) in questions {
         let (spy, specs) = spy_servers(*flavour, list);
@@ -96,7 +96,16 @@ fn check(questions: &[(Flavour, HashAlgorithm, ServerList)]) -> Vec<Ring> {
             },
         )
         .expect("library ring");
-        all_keys.push(keys_for(list, &ring));
+        let utf8 = peers::non_ascii_keys()
+            .into_iter()
+            .filter(|k| std::str::from_utf8(k).is_ok());
+        all_keys.push(
+            keys_for(list, &ring)
+                .into_iter()
+                .chain(utf8)
+                .chain(peers::odd_keys())
+                .collect(),
+        );
         rings.push(ring);
         nodes.push(spy);
     }

@@ -185,6 +185,18 @@ pub fn non_ascii_keys() -> Vec<Vec<u8>> {
     keys
 }
 
+/// Keys no memcached server would accept but clients still hash: control
+/// bytes (no `\n`), blanks, DEL, and 245 to 300 bytes long.
+pub fn odd_keys() -> Vec<Vec<u8>> {
+    let mut keys: Vec<Vec<u8>> = (1u8..=0x20)
+        .filter(|&b| b != b'\n')
+        .flat_map(|b| [vec![b'k', b, b'y'], vec![b]])
+        .collect();
+    keys.extend([&b"a b"[..], b"tab\tkey", b"del\x7fkey", b"cr\rlf"].map(|k| k.to_vec()));
+    keys.extend((245..=300).map(|n| (0..n).map(|i| b'a' + (i % 26) as u8).collect()));
+    keys
+}
+
 /// Keys that are point labels under every spelling the peers use
 /// (`host:port-k`, `host-k`, `/host:port-k`, Java's IPv6 form), so that
 /// some land exactly on points whatever the flavour.
