@@ -477,7 +477,9 @@ ketama_status ketama_hash_bytes(uint32_t hash_id, const uint8_t *bytes, size_t l
 /**
  * Builds a ring from `count` servers.
  *
- * `flavour` is a `ketama_flavour`, `hash` a `ketama_hash`. On success
+ * `flavour` is a `ketama_flavour`, `hash` a `ketama_hash` the flavour's
+ * peer offers (`KETAMA_ERR_INVALID_ARGUMENT`, naming what it offers,
+ * otherwise). On success
  * `*ring_out` receives a new ring to release with `ketama_ring_free`.
  *
  * # Safety

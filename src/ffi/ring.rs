@@ -196,7 +196,9 @@ pub(crate) unsafe fn ring_ref<'a>(ring: *const ketama_ring) -> Result<&'a Ring, 
 
 /// Builds a ring from `count` servers.
 ///
-/// `flavour` is a `ketama_flavour`, `hash` a `ketama_hash`. On success
+/// `flavour` is a `ketama_flavour`, `hash` a `ketama_hash` the flavour's
+/// peer offers (`KETAMA_ERR_INVALID_ARGUMENT`, naming what it offers,
+/// otherwise). On success
 /// `*ring_out` receives a new ring to release with `ketama_ring_free`.
 ///
 /// # Safety
