@@ -353,3 +353,46 @@ fn nutcracker_places_keys_like_the_twemproxy_flavour_on_100_servers() {
         "100 equal servers get 156 points each"
     );
 }
+
+#[test]
+fn duplicate_server_names_are_rejected_like_nutcracker_rejects_them() {
+    common::require_tool("nutcracker", "nutcracker");
+    let dir = common::scratch_dir("nutcracker-duplicates");
+    let lists: [&[(&str, Option<&str>)]; 2] = [
+        &[
+            ("127.0.0.1:41001", Some("twin")),
+            ("127.0.0.1:41002", Some("solo")),
+            ("127.0.0.1:41003", Some("twin")),
+        ],
+        &[("127.0.0.1:41001", None), ("127.0.0.1:41001", None)],
+    ];
+    for (n, list) in lists.iter().enumerate() {
+        let mut config =
+            "pool:\n  listen: 127.0.0.1:40001\n  distribution: ketama\n  servers:\n".to_string();
+        for (address, name) in *list {
+            config += &format!(
+                "   - {address}:1{}\n",
+                name.map_or(String::new(), |n| format!(" {n}"))
+            );
+        }
+        let conf = dir.join(format!("duplicates{n}.yml"));
+        std::fs::write(&conf, config).unwrap();
+        let test = common::run_with_timeout(
+            Command::new("nutcracker").arg("-t").arg("-c").arg(&conf),
+            Duration::from_secs(20),
+        );
+        assert!(!test.status.success(), "nutcracker accepted {list:?}");
+        let specs = list
+            .iter()
+            .map(|(address, name)| ServerSpec {
+                address: address.as_bytes().to_vec(),
+                weight: Some(1),
+                name: name.map(|n| n.as_bytes().to_vec()),
+            })
+            .collect();
+        let err = Ring::new(specs, RingConfig::flavour(Flavour::Twemproxy))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("two servers are named"), "{err}");
+    }
+}

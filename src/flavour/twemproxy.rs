@@ -2,6 +2,7 @@
 //! the explicit name column when given, else `host` (port 11211) or
 //! `host:port`; the shared float weight formula; always 4 points per MD5
 //! digest (the configured hash only hashes keys). Ties: the earlier server.
+//! Like nutcracker, two servers with the same name are an error.
 
 use super::points::{HostPort, float_weighted_digests, push_md5_server, weights};
 use super::{GeneratedPoints, KeyLookup};
@@ -13,11 +14,18 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
     let mut points = Vec::new();
     let mut per_server = Vec::with_capacity(servers.len());
+    let mut seen = std::collections::HashSet::new();
     for (index, server) in servers.iter().enumerate() {
         let prefix = match &server.name {
             Some(name) => name.clone(),
             None => HostPort::parse(&server.address)?.without_default_port(),
         };
+        if !seen.insert(prefix.clone()) {
+            return Err(Error::InvalidArgument(format!(
+                "twemproxy: two servers are named '{}' (nutcracker rejects such a pool)",
+                String::from_utf8_lossy(&prefix)
+            )));
+        }
         let digests = float_weighted_digests(weights[index], total, servers.len());
         per_server.push(push_md5_server(&prefix, digests, index as u32, &mut points));
     }
