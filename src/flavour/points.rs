@@ -4,7 +4,8 @@
 
 use std::io::Write;
 
-use crate::hash::{HashAlgorithm, md5_digest, md5_word};
+use crate::hash::md5_lanes::md5_many;
+use crate::hash::{HashAlgorithm, md5_word};
 use crate::{Error, ServerSpec};
 
 /// The default memcached port; libmemcached, twemproxy and spymemcached's
@@ -47,25 +48,39 @@ pub fn label_into(label: &mut Vec<u8>, prefix: &[u8], k: u32) {
     write!(label, "-{k}").expect("writing to a Vec cannot fail");
 }
 
-/// Appends the four points of one MD5 digest of `label` (little-endian words
-/// 0..3), all owned by `server`.
-pub fn push_md5_points(label: &[u8], server: u32, points: &mut Vec<(u32, u32)>) {
-    let digest = md5_digest(label);
-    points.extend((0..4).map(|word| (md5_word(&digest, word), server)));
-}
-
 /// Appends `digests` MD5 digests (4 points each) of `"<prefix>-<k>"`,
-/// k = 0..digests; returns the number of points added.
+/// k = 0..digests; returns the number of points added. The labels are
+/// hashed several at a time in SIMD lanes (`md5_many`).
 pub fn push_md5_server(
     prefix: &[u8],
     digests: u32,
     server: u32,
     points: &mut Vec<(u32, u32)>,
 ) -> u32 {
-    let mut label = Vec::with_capacity(prefix.len() + 8);
-    for k in 0..digests {
-        label_into(&mut label, prefix, k);
-        push_md5_points(&label, server, points);
+    const BATCH: usize = 64;
+    let mut labels = Vec::with_capacity(BATCH * (prefix.len() + 8));
+    let mut ends = Vec::with_capacity(BATCH);
+    let mut out = [[0u8; 16]; BATCH];
+    let mut k = 0;
+    while k < digests {
+        labels.clear();
+        ends.clear();
+        for j in k..digests.min(k + BATCH as u32) {
+            labels.extend_from_slice(prefix);
+            write!(labels, "-{j}").expect("writing to a Vec cannot fail");
+            ends.push(labels.len());
+        }
+        let slices: Vec<&[u8]> = ends
+            .iter()
+            .scan(0, |start, &end| {
+                Some(&labels[std::mem::replace(start, end)..end])
+            })
+            .collect();
+        md5_many(&slices, &mut out[..slices.len()]);
+        for digest in &out[..slices.len()] {
+            points.extend((0..4).map(|word| (md5_word(digest, word), server)));
+        }
+        k += slices.len() as u32;
     }
     digests * 4
 }
