@@ -201,6 +201,10 @@ typedef enum {
    * spymemcached FNV1A_64_HASH (UTF-16 code units, low 32 bits).
    */
   KETAMA_HASH_SPY_FNV1A_64 = 17,
+  /**
+   * twemproxy crc16.
+   */
+  KETAMA_HASH_CRC16 = 18,
 } ketama_hash;
 
 /**

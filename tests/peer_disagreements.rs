@@ -223,3 +223,32 @@ fn spymemcached_weighted_path_rounds_100_equal_servers_to_156_points() {
     let ours = Ring::new(servers.specs(), RingConfig::flavour(Flavour::Spymemcached)).unwrap();
     assert!(ours.servers().iter().all(|s| s.point_count() == 156));
 }
+
+/// twemproxy (`hash: md5`, unnamed servers) and libmemcached KETAMA_WEIGHTED
+/// build the same continuum. Each flavour is proven against its real peer
+/// (tests/peer_twemproxy.rs, tests/peer_libmemcached.rs); here the two
+/// flavours are compared on every standard list.
+#[test]
+fn twemproxy_md5_equals_libmemcached_ketama_weighted() {
+    for list in peers::standard_lists() {
+        let twemproxy = RingConfig {
+            flavour: Flavour::Twemproxy,
+            hash: Some(ketama::hash::HashAlgorithm::Md5),
+        };
+        let a = Ring::new(list.specs(), twemproxy).unwrap();
+        let b = Ring::new(list.specs(), RingConfig::flavour(Flavour::Libmemcached)).unwrap();
+        assert_eq!(
+            a.continuum().points(),
+            b.continuum().points(),
+            "{}",
+            list.name
+        );
+        assert_eq!(
+            a.continuum().owners(),
+            b.continuum().owners(),
+            "{}",
+            list.name
+        );
+        assert_eq!(a.key_hash(), b.key_hash());
+    }
+}

@@ -322,6 +322,7 @@ fn nutcracker_places_keys_like_the_twemproxy_flavour_on_3_and_10_servers_with_ev
         "murmur",
         "jenkins",
         "one_at_a_time",
+        "crc16",
     ] {
         pools.push(Pool {
             backends: (0..10).collect(),

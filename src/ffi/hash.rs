@@ -74,6 +74,7 @@ mod tests {
             (K::KETAMA_HASH_SPY_FNV1A_32, HashAlgorithm::SpyFnv1a32),
             (K::KETAMA_HASH_SPY_FNV1_64, HashAlgorithm::SpyFnv1_64),
             (K::KETAMA_HASH_SPY_FNV1A_64, HashAlgorithm::SpyFnv1a64),
+            (K::KETAMA_HASH_CRC16, HashAlgorithm::Crc16),
         ];
         assert_eq!(hashes.len(), HashAlgorithm::ALL.len());
         for (id, hash) in hashes {

@@ -85,6 +85,8 @@ pub enum ketama_hash {
     KETAMA_HASH_SPY_FNV1_64 = 16,
     /// spymemcached FNV1A_64_HASH (UTF-16 code units, low 32 bits).
     KETAMA_HASH_SPY_FNV1A_64 = 17,
+    /// twemproxy crc16.
+    KETAMA_HASH_CRC16 = 18,
 }
 
 /// Server file readings for `ketama_ring_new_from_file` (pass as `uint32_t`).

@@ -123,6 +123,7 @@ const TWEMPROXY_HASHES: &[H] = &[
     H::Hsieh,
     H::Murmur,
     H::Jenkins,
+    H::Crc16,
 ];
 const PECL_HASHES: &[H] = &[H::Crc32, H::Fnv1a32];
 

@@ -68,6 +68,8 @@ pub enum HashAlgorithm {
     SpyFnv1_64,
     /// spymemcached `FNV1A_64_HASH` over UTF-16 code units, low 32 bits.
     SpyFnv1a64,
+    /// twemproxy `crc16` (CRC-16/XMODEM steps in a 32-bit register).
+    Crc16,
 }
 
 impl HashAlgorithm {
@@ -90,6 +92,7 @@ impl HashAlgorithm {
         HashAlgorithm::SpyFnv1a32,
         HashAlgorithm::SpyFnv1_64,
         HashAlgorithm::SpyFnv1a64,
+        HashAlgorithm::Crc16,
     ];
 
     /// Hashes `key` to a 32-bit value.
@@ -113,6 +116,7 @@ impl HashAlgorithm {
             HashAlgorithm::SpyFnv1a32 => java::fnv(JavaFnv::Fnv1a32, key),
             HashAlgorithm::SpyFnv1_64 => java::fnv(JavaFnv::Fnv1_64, key),
             HashAlgorithm::SpyFnv1a64 => java::fnv(JavaFnv::Fnv1a64, key),
+            HashAlgorithm::Crc16 => crc::twemproxy_crc16(key),
         }
     }
 
@@ -161,6 +165,7 @@ impl HashAlgorithm {
             HashAlgorithm::SpyFnv1a32 => "spy-fnv1a_32",
             HashAlgorithm::SpyFnv1_64 => "spy-fnv1_64",
             HashAlgorithm::SpyFnv1a64 => "spy-fnv1a_64",
+            HashAlgorithm::Crc16 => "crc16",
         }
     }
 
