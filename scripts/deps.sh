@@ -41,8 +41,10 @@ python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing_packages+=(python
 python3 -c 'import os, sysconfig; raise SystemExit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
   >/dev/null 2>&1 || missing_packages+=(python3-dev)
 if command -v php >/dev/null 2>&1; then
+  # Read the module list once (grep -q closing the pipe early would trip pipefail).
+  loaded=$(php -m 2>/dev/null || true)
   for module in "${php_modules[@]}"; do
-    php -m 2>/dev/null | grep -qix "$module" || missing_packages+=("${php_packages[$module]}")
+    grep -qix "$module" <<<"$loaded" || missing_packages+=("${php_packages[$module]}")
   done
 fi
 # unique, sorted
