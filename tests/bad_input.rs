@@ -3,28 +3,11 @@
 
 mod common;
 
-use std::ffi::{CStr, CString, c_char};
-use std::path::Path;
+use std::ffi::{CString, c_char};
 
-use ketama::ffi::compat::{
-    ketama_continuum, ketama_error, ketama_get_server, ketama_roll, ketama_smoke,
-};
+use ketama::ffi::compat::{ketama_get_server, ketama_smoke};
 use ketama::parser::ParseMode;
 use ketama::{Ring, RingConfig};
-
-fn roll(path: &Path) -> Result<ketama_continuum, String> {
-    let name = CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
-    let mut cont: ketama_continuum = std::ptr::null_mut();
-    // SAFETY: valid out-pointer and file name.
-    if unsafe { ketama_roll(&mut cont, name.as_ptr() as *mut c_char) } == 1 {
-        Ok(cont)
-    } else {
-        // SAFETY: ketama_error returns a NUL-terminated string.
-        Err(unsafe { CStr::from_ptr(ketama_error()) }
-            .to_string_lossy()
-            .into_owned())
-    }
-}
 
 fn write(name: &str, content: &[u8]) -> std::path::PathBuf {
     let path = common::scratch_dir("bad").join(name);
@@ -84,14 +67,14 @@ fn inputs_that_crash_or_hang_the_original_give_clear_errors() {
         ),
     ];
     for (path, expected) in cases {
-        let error = roll(&path).expect_err(&expected);
+        let error = common::compat_roll(&path).expect_err(&expected);
         assert!(
             error.starts_with(&expected),
             "{path:?}: got {error:?}, want {expected:?}"
         );
     }
     let missing = common::scratch_dir("bad").join("does-not-exist");
-    let error = roll(&missing).unwrap_err();
+    let error = common::compat_roll(&missing).unwrap_err();
     assert!(
         error.starts_with(&format!(
             "Invalid filename specified: {}",
@@ -109,7 +92,7 @@ fn no_capacity_limit_past_the_originals_18723_points() {
         .map(|i| format!("10.{}.{}.1:11211\t100\n", i / 250, i % 250))
         .collect();
     let path = write("thousand", content.as_bytes());
-    let cont = roll(&path).unwrap();
+    let cont = common::compat_roll(&path).unwrap();
     // SAFETY: live continuum.
     let numpoints = unsafe { (*cont).numpoints };
     assert_eq!(numpoints, 160_000);

@@ -5,28 +5,11 @@
 mod common;
 
 use std::ffi::{CStr, CString, c_char};
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
-use ketama::ffi::compat::{
-    ketama_continuum, ketama_error, ketama_get_server, ketama_roll, ketama_smoke, mcs,
-};
+use ketama::ffi::compat::{ketama_continuum, ketama_error, ketama_get_server, ketama_smoke, mcs};
 use ketama::{Ring, RingConfig, ServerSpec};
-
-fn roll(path: &Path) -> Result<ketama_continuum, String> {
-    let name = CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
-    let mut cont: ketama_continuum = std::ptr::null_mut();
-    // SAFETY: valid out-pointer and file name.
-    if unsafe { ketama_roll(&mut cont, name.as_ptr() as *mut c_char) } == 1 {
-        Ok(cont)
-    } else {
-        // SAFETY: NUL-terminated per-thread message.
-        Err(unsafe { CStr::from_ptr(ketama_error()) }
-            .to_string_lossy()
-            .into_owned())
-    }
-}
 
 /// (point, address) the compat lookup returns for `key`.
 fn lookup(cont: ketama_continuum, key: &CStr) -> (u32, String) {
@@ -115,7 +98,7 @@ fn readers_never_see_a_torn_or_inconsistent_continuum_while_the_file_changes() {
             scope.spawn(|| {
                 let mut kept: Option<(ketama_continuum, usize)> = None;
                 while !stop.load(Ordering::SeqCst) {
-                    let cont = roll(&path).unwrap();
+                    let cont = common::compat_roll(&path).unwrap();
                     rolls.fetch_add(1, Ordering::Relaxed);
                     // SAFETY: live continuum.
                     let points = unsafe { (*cont).numpoints } as usize;
@@ -169,7 +152,7 @@ fn a_content_change_is_noticed_even_when_size_and_mtime_are_kept() {
         .unwrap()
         .set_modified(mtime)
         .unwrap();
-    let first = roll(&path).unwrap();
+    let first = common::compat_roll(&path).unwrap();
     // Same size, same inode, same mtime, different servers (an rsync -t style edit).
     std::fs::write(&path, "10.0.0.1:11211\t100\n10.0.0.9:11211\t100\n").unwrap();
     std::fs::File::options()
@@ -178,7 +161,7 @@ fn a_content_change_is_noticed_even_when_size_and_mtime_are_kept() {
         .unwrap()
         .set_modified(mtime)
         .unwrap();
-    let second = roll(&path).unwrap();
+    let second = common::compat_roll(&path).unwrap();
     let key = CString::new("k").unwrap();
     let servers = |cont: ketama_continuum| -> std::collections::BTreeSet<String> {
         // SAFETY: live continuum with numpoints records.
@@ -200,7 +183,7 @@ fn a_content_change_is_noticed_even_when_size_and_mtime_are_kept() {
         "the first handle was not modified"
     );
     // An unchanged file shares the continuum: same array.
-    let third = roll(&path).unwrap();
+    let third = common::compat_roll(&path).unwrap();
     // SAFETY: live continuums.
     unsafe {
         assert_eq!((*third).array, (*second).array);
@@ -224,13 +207,13 @@ fn errors_are_per_thread() {
             scope.spawn(move || {
                 for _ in 0..200 {
                     if t % 2 == 0 {
-                        let cont = roll(good).unwrap();
+                        let cont = common::compat_roll(good).unwrap();
                         // SAFETY: NUL-terminated.
                         assert_eq!(unsafe { CStr::from_ptr(ketama_error()) }.to_bytes(), b"");
                         // SAFETY: rolled above.
                         unsafe { ketama_smoke(cont) };
                     } else {
-                        let error = roll(bad).unwrap_err();
+                        let error = common::compat_roll(bad).unwrap_err();
                         assert!(
                             error.starts_with("Invalid memory value (line 1 in"),
                             "{error}"

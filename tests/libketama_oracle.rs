@@ -9,14 +9,12 @@
 
 mod common;
 
-use std::ffi::{CStr, CString, c_char};
+use std::ffi::{CString, c_char};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use ketama::ffi::compat::{
-    continuum, ketama_continuum, ketama_error, ketama_get_server, ketama_roll, ketama_smoke, mcs,
-};
+use ketama::ffi::compat::{continuum, ketama_get_server, ketama_smoke, mcs};
 use ketama::parser::ParseMode;
 use ketama::{Ring, RingConfig};
 
@@ -141,21 +139,6 @@ fn test_keys(server_lines: &[String]) -> Vec<Vec<u8>> {
     keys
 }
 
-fn roll_ours(path: &Path) -> Result<ketama_continuum, String> {
-    let name = CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
-    let mut cont: ketama_continuum = std::ptr::null_mut();
-    // SAFETY: valid out-pointer and NUL-terminated file name.
-    let ok = unsafe { ketama_roll(&mut cont, name.as_ptr() as *mut c_char) };
-    if ok == 1 {
-        Ok(cont)
-    } else {
-        // SAFETY: ketama_error returns a valid NUL-terminated string.
-        Err(unsafe { CStr::from_ptr(ketama_error()) }
-            .to_string_lossy()
-            .into_owned())
-    }
-}
-
 /// Compares one server file with the oracle; returns the number of keys compared.
 fn compare_file(name: &str, content: &[u8]) -> usize {
     let dir = common::scratch_dir("oracle");
@@ -176,7 +159,8 @@ fn compare_file(name: &str, content: &[u8]) -> usize {
         oracle.error
     );
 
-    let cont = roll_ours(&path).unwrap_or_else(|e| panic!("{name}: our roll failed: {e}"));
+    let cont =
+        common::compat_roll(&path).unwrap_or_else(|e| panic!("{name}: our roll failed: {e}"));
     // SAFETY: cont is a live continuum from ketama_roll.
     let c: &continuum = unsafe { &*cont };
     assert_eq!(
@@ -371,7 +355,7 @@ fn malformed_files_fail_on_the_same_line_as_the_original() {
         std::fs::write(&path, content).unwrap();
         let oracle = ask_oracle(&path, None);
         assert!(!oracle.ok, "{name}: the original accepted it");
-        let ours = roll_ours(&path).expect_err(name);
+        let ours = common::compat_roll(&path).expect_err(name);
         let line_of = |message: &str| message.rfind("(line ").map(|at| message[at..].to_string());
         assert_eq!(
             line_of(&ours),

@@ -88,15 +88,8 @@ pub unsafe fn arg_bytes<'a>(
     len: usize,
     name: &'static str,
 ) -> Result<&'a [u8], Error> {
-    if ptr.is_null() {
-        return if len == 0 {
-            Ok(&[])
-        } else {
-            Err(Error::NullArgument(name))
-        };
-    }
-    // SAFETY: non-NULL, and the caller guarantees `len` readable bytes.
-    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+    // SAFETY: the same contract as arg_slice.
+    unsafe { arg_slice(ptr, len, name) }
 }
 
 /// Borrows `len` elements at `ptr`; NULL is accepted only when `len` is 0.

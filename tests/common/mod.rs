@@ -244,3 +244,19 @@ impl Drop for Memcached {
         self.stop();
     }
 }
+
+/// `ketama_roll` on `path`: the continuum, or `ketama_error()`'s text.
+pub fn compat_roll(path: &Path) -> Result<ketama::ffi::compat::ketama_continuum, String> {
+    use ketama::ffi::compat::{ketama_error, ketama_roll};
+    let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    let mut cont = std::ptr::null_mut();
+    // SAFETY: valid out-pointer and NUL-terminated file name.
+    if unsafe { ketama_roll(&mut cont, name.as_ptr() as *mut std::ffi::c_char) } == 1 {
+        Ok(cont)
+    } else {
+        // SAFETY: ketama_error returns a valid NUL-terminated string.
+        Err(unsafe { std::ffi::CStr::from_ptr(ketama_error()) }
+            .to_string_lossy()
+            .into_owned())
+    }
+}
