@@ -25,7 +25,7 @@ pub enum Error {
         /// Why the line was rejected.
         reason: String,
     },
-    /// The server list held no usable server.
+    /// The server list held no usable server; names the source ("file F").
     NoServers(String),
     /// No server can take a key: the continuum is empty or every server
     /// owning points is marked down.
@@ -46,7 +46,7 @@ impl fmt::Display for Error {
             Error::InvalidArgument(msg) => f.write_str(msg),
             Error::Io { path, message } => write!(f, "{path}: {message}"),
             Error::Parse { file, line, reason } => write!(f, "{reason} (line {line} in {file})"),
-            Error::NoServers(source) => write!(f, "No valid server definitions in file {source}"),
+            Error::NoServers(source) => write!(f, "No valid server definitions in {source}"),
             Error::NoServerAvailable(msg) | Error::OutOfRange(msg) => f.write_str(msg),
             Error::BufferTooSmall { needed } => {
                 write!(f, "output buffer too small: {needed} bytes needed")

@@ -90,7 +90,7 @@ impl Ring {
     /// Builds a ring from a server list.
     pub fn new(servers: Vec<ServerSpec>, config: RingConfig) -> Result<Ring, Error> {
         if servers.is_empty() {
-            return Err(Error::NoServers("the server list".into()));
+            return Err(Error::NoServers("the server list (it is empty)".into()));
         }
         let key_hash = config.hash.unwrap_or_else(|| config.flavour.default_hash());
         config.flavour.check_hash(key_hash)?;

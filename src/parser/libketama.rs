@@ -66,7 +66,7 @@ pub fn parse(content: &[u8], file: &str) -> Result<Vec<ServerSpec>, Error> {
         servers.push(ServerSpec::new(address.to_vec(), weight));
     }
     if servers.is_empty() {
-        return Err(Error::NoServers(file.to_string()));
+        return Err(Error::NoServers(format!("file {file}")));
     }
     Ok(servers)
 }

@@ -33,7 +33,7 @@ pub fn parse(text: &[u8], source: &str) -> Result<Vec<ServerSpec>, Error> {
         }
     }
     if servers.is_empty() {
-        return Err(Error::NoServers(source.to_string()));
+        return Err(Error::NoServers(format!("file {source}")));
     }
     Ok(servers)
 }
