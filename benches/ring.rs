@@ -1,6 +1,7 @@
 //! Lookup and roll at 10, 100, 1,000 and 10,000 servers, with MD5 of the same
-//! keys alone as the floor. Keys are random (not one hot key) so the lookup
-//! cannot be predicted.
+//! keys alone as the floor. Keys are random (not one hot key), and there are
+//! 65,536 of them per iteration so that, as in a real client, the points
+//! they touch do not all stay in cache between iterations.
 
 use std::ffi::{CString, c_char};
 use std::hint::black_box;
@@ -11,7 +12,7 @@ use ketama::hash::{md5_digest, md5_word};
 use ketama::{Ring, RingConfig, ServerSpec};
 
 const SIZES: [usize; 4] = [10, 100, 1_000, 10_000];
-const KEYS: usize = 4096;
+const KEYS: usize = 65_536;
 
 fn servers(n: usize) -> Vec<ServerSpec> {
     (0..n)

@@ -10,7 +10,7 @@ import os
 import sys
 
 SIZES = ["10", "100", "1000", "10000"]
-KEYS_PER_ITERATION = 4096  # benches/ring.rs looks up this many keys per iteration
+KEYS_PER_ITERATION = 65536  # benches/ring.rs looks up this many keys per iteration
 
 
 def criterion_median(root, *parts):
