@@ -3,6 +3,7 @@
 //! * [`compat`]: the eight functions and the structs of the original
 //!   libketama `ketama.h`, with the same signatures and layouts.
 //! * [`ring`]: the modern ring API (`ketama_ring_*`, `ketama_find_server`).
+//! * [`set`]: the set codec (`ketama_set_*`).
 //! * [`status`]: status codes and the per-thread error message.
 //! * [`boundary`]: the panic boundary and argument checks every export uses.
 //!
@@ -19,4 +20,5 @@
 pub mod boundary;
 pub mod compat;
 pub mod ring;
+pub mod set;
 pub mod status;
