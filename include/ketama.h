@@ -185,6 +185,181 @@ typedef enum {
 } ketama_parse_mode;
 
 /**
+ * Value encodings (pass as `uint32_t`).
+ */
+typedef enum {
+  /**
+   * Detect T1 or B1 from the bytes (decode only).
+   */
+  KETAMA_SET_ENCODING_AUTO = 0,
+  /**
+   * Text records `+m ` / `-m `.
+   */
+  KETAMA_SET_ENCODING_T1 = 1,
+  /**
+   * Binary records (0xA1/0xA2, LEB128 length, bytes).
+   */
+  KETAMA_SET_ENCODING_B1 = 2,
+  /**
+   * Membase comma list (read only).
+   */
+  KETAMA_SET_ENCODING_MEMBASE_COMMA = 3,
+  /**
+   * Membase `|` tombstone list (read only, counted).
+   */
+  KETAMA_SET_ENCODING_MEMBASE_TOMBSTONE = 4,
+  /**
+   * Membase `+1234+222-222` list (read only, counted).
+   */
+  KETAMA_SET_ENCODING_MEMBASE_PLUSMINUS = 5,
+} ketama_set_encoding;
+
+/**
+ * Record operations (pass as `uint32_t`).
+ */
+typedef enum {
+  /**
+   * Add members.
+   */
+  KETAMA_SET_ADD = 0,
+  /**
+   * Remove members.
+   */
+  KETAMA_SET_REMOVE = 1,
+} ketama_set_op;
+
+/**
+ * Server replies fed to `ketama_set_writer_step` (pass as `uint32_t`).
+ */
+typedef enum {
+  /**
+   * STORED / HD.
+   */
+  KETAMA_SET_REPLY_STORED = 0,
+  /**
+   * NOT_STORED / NS.
+   */
+  KETAMA_SET_REPLY_NOT_STORED = 1,
+  /**
+   * EXISTS / EX; for a probe: the key is present.
+   */
+  KETAMA_SET_REPLY_EXISTS = 2,
+  /**
+   * NOT_FOUND / NF / EN; for a probe: the key is missing.
+   */
+  KETAMA_SET_REPLY_NOT_FOUND = 3,
+  /**
+   * SERVER_ERROR object too large for cache.
+   */
+  KETAMA_SET_REPLY_TOO_LARGE = 4,
+} ketama_set_reply;
+
+/**
+ * What the client must do next in a write.
+ */
+typedef enum {
+  /**
+   * APPEND the payload.
+   */
+  KETAMA_SET_DO_APPEND = 1,
+  /**
+   * ADD the payload (with the set's flags and TTL).
+   */
+  KETAMA_SET_DO_ADD = 2,
+  /**
+   * Probe whether the key exists; reply EXISTS or NOT_FOUND.
+   */
+  KETAMA_SET_DO_PROBE = 3,
+  /**
+   * Done: the payload was appended.
+   */
+  KETAMA_SET_DONE_APPENDED = 4,
+  /**
+   * Done: the set was created with the payload.
+   */
+  KETAMA_SET_DONE_CREATED = 5,
+  /**
+   * Done: a remove on a missing set, nothing to do.
+   */
+  KETAMA_SET_DONE_NOTHING_TO_REMOVE = 6,
+} ketama_set_action;
+
+/**
+ * Set error kinds as found in `ketama_set_error.kind` (ids of
+ * `SetErrorKind`; name them with `ketama_set_error_kind_name`).
+ */
+typedef enum {
+  /**
+   * No error.
+   */
+  KETAMA_SET_ERROR_NONE = 0,
+  /**
+   * `EmptyMember`.
+   */
+  KETAMA_SET_ERROR_EMPTY_MEMBER = 1,
+  /**
+   * `BadOp`.
+   */
+  KETAMA_SET_ERROR_BAD_OP = 2,
+  /**
+   * `InvalidByte`.
+   */
+  KETAMA_SET_ERROR_INVALID_BYTE = 3,
+  /**
+   * `MemberHasWhitespace`.
+   */
+  KETAMA_SET_ERROR_MEMBER_HAS_WHITESPACE = 4,
+  /**
+   * `MemberTooLong`.
+   */
+  KETAMA_SET_ERROR_MEMBER_TOO_LONG = 5,
+  /**
+   * `Truncated`.
+   */
+  KETAMA_SET_ERROR_TRUNCATED = 6,
+  /**
+   * `OverlongLength`.
+   */
+  KETAMA_SET_ERROR_OVERLONG_LENGTH = 7,
+  /**
+   * `LengthTooLarge`.
+   */
+  KETAMA_SET_ERROR_LENGTH_TOO_LARGE = 8,
+  /**
+   * `UnsupportedOp`.
+   */
+  KETAMA_SET_ERROR_UNSUPPORTED_OP = 9,
+  /**
+   * `MixedEncoding`.
+   */
+  KETAMA_SET_ERROR_MIXED_ENCODING = 10,
+  /**
+   * `UnknownEncoding`.
+   */
+  KETAMA_SET_ERROR_UNKNOWN_ENCODING = 11,
+  /**
+   * `BadListEntry`.
+   */
+  KETAMA_SET_ERROR_BAD_LIST_ENTRY = 12,
+  /**
+   * `ValueTooLarge`.
+   */
+  KETAMA_SET_ERROR_VALUE_TOO_LARGE = 13,
+  /**
+   * `InvalidArgument`.
+   */
+  KETAMA_SET_ERROR_INVALID_ARGUMENT = 14,
+  /**
+   * `SetFull`.
+   */
+  KETAMA_SET_ERROR_SET_FULL = 15,
+  /**
+   * `Contended`.
+   */
+  KETAMA_SET_ERROR_CONTENDED = 16,
+} ketama_set_error_kind;
+
+/**
  * A value format. T1 and B1 are written and read; the Membase formats are
  * read only (convert them with [`convert`]).
  */

@@ -103,6 +103,47 @@ pub enum ketama_set_action {
     KETAMA_SET_DONE_NOTHING_TO_REMOVE = 6,
 }
 
+/// Set error kinds as found in `ketama_set_error.kind` (ids of
+/// `SetErrorKind`; name them with `ketama_set_error_kind_name`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ketama_set_error_kind {
+    /// No error.
+    KETAMA_SET_ERROR_NONE = 0,
+    /// `EmptyMember`.
+    KETAMA_SET_ERROR_EMPTY_MEMBER = 1,
+    /// `BadOp`.
+    KETAMA_SET_ERROR_BAD_OP = 2,
+    /// `InvalidByte`.
+    KETAMA_SET_ERROR_INVALID_BYTE = 3,
+    /// `MemberHasWhitespace`.
+    KETAMA_SET_ERROR_MEMBER_HAS_WHITESPACE = 4,
+    /// `MemberTooLong`.
+    KETAMA_SET_ERROR_MEMBER_TOO_LONG = 5,
+    /// `Truncated`.
+    KETAMA_SET_ERROR_TRUNCATED = 6,
+    /// `OverlongLength`.
+    KETAMA_SET_ERROR_OVERLONG_LENGTH = 7,
+    /// `LengthTooLarge`.
+    KETAMA_SET_ERROR_LENGTH_TOO_LARGE = 8,
+    /// `UnsupportedOp`.
+    KETAMA_SET_ERROR_UNSUPPORTED_OP = 9,
+    /// `MixedEncoding`.
+    KETAMA_SET_ERROR_MIXED_ENCODING = 10,
+    /// `UnknownEncoding`.
+    KETAMA_SET_ERROR_UNKNOWN_ENCODING = 11,
+    /// `BadListEntry`.
+    KETAMA_SET_ERROR_BAD_LIST_ENTRY = 12,
+    /// `ValueTooLarge`.
+    KETAMA_SET_ERROR_VALUE_TOO_LARGE = 13,
+    /// `InvalidArgument`.
+    KETAMA_SET_ERROR_INVALID_ARGUMENT = 14,
+    /// `SetFull`.
+    KETAMA_SET_ERROR_SET_FULL = 15,
+    /// `Contended`.
+    KETAMA_SET_ERROR_CONTENDED = 16,
+}
+
 /// An owned byte buffer handed out by the library; release it with
 /// `ketama_set_buffer_free`. `data` is NULL when `len` is 0.
 #[repr(C)]
