@@ -8,8 +8,8 @@
 //! 2. For adds, `add <key> <flags> <ttl> <len>` with the same payload
 //!    ([`WriteAction::Add`]). `STORED` → created. `NOT_STORED` → somebody
 //!    created it meanwhile, or it exists but is full: append again.
-//! 3. After `max_retries` failed add/append rounds (removes: after the first
-//!    failed append), probe existence ([`WriteAction::Probe`], e.g.
+//! 3. After `max_retries` failed add/append rounds (removes: after every
+//!    failed append, appending again while rounds remain), probe existence ([`WriteAction::Probe`], e.g.
 //!    `mg <key>` or `get`): present → [`SetErrorKind::SetFull`] (compact or
 //!    shard); missing → [`SetErrorKind::Contended`] for adds, nothing to
 //!    remove for removes. It never loops forever.
@@ -137,8 +137,16 @@ impl Writer {
                 }
             }
             (Phase::Probing, Reply::Exists | Reply::Stored) => {
-                self.phase = Phase::Finished;
-                return Err(self.full("the key exists but appends keep failing"));
+                // A remove probes after its first failed append: the key may
+                // have been created meanwhile, so append again while rounds remain.
+                if self.op == Op::Remove && self.rounds < self.max_retries {
+                    self.rounds += 1;
+                    self.phase = Phase::Appending;
+                    WriteAction::Append
+                } else {
+                    self.phase = Phase::Finished;
+                    return Err(self.full("the key exists but appends keep failing"));
+                }
             }
             (Phase::Probing, Reply::NotFound | Reply::NotStored) => match self.op {
                 Op::Remove => self.done(WriteOutcome::NothingToRemove),
