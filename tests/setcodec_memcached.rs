@@ -143,7 +143,7 @@ fn compaction_preserves_the_ttl() {
 fn eight_writers_lose_nothing_while_readers_compact() {
     const WRITERS: usize = 8;
     const BATCHES: usize = 150;
-    const RUNS: usize = 3;
+    const RUNS: usize = 10;
     let server = Memcached::start();
     let compactions = Arc::new(AtomicUsize::new(0));
     let lost_cas = Arc::new(AtomicUsize::new(0));
@@ -185,6 +185,8 @@ fn eight_writers_lose_nothing_while_readers_compact() {
                             operations.fetch_add(1, Ordering::Relaxed);
                             model.insert(shared);
                         }
+                        // Leave readers windows in which their CAS can win.
+                        std::thread::sleep(std::time::Duration::from_micros(300));
                     }
                     done.fetch_add(1, Ordering::SeqCst);
                     model
