@@ -150,9 +150,11 @@ fn build(value: &[u8], format: Option<Format>, mut records: Vec<RawRecord>) -> D
     let spans: Vec<Span> = if already_canonical {
         records.into_iter().map(|r| r.span).collect()
     } else {
-        // Group equal members; within a group keep record order (spans grow
-        // with record order), so the last record of a group is the last write.
-        records.sort_unstable_by(|a, b| member(a.span).cmp(member(b.span)).then(a.span.start.cmp(&b.span.start)));
+        // Group equal members with a stable sort, so within a group records
+        // stay in value order and the last one is the last write. The sort
+        // is adaptive: a compacted (sorted) prefix plus an appended tail
+        // costs little more than sorting the tail.
+        records.sort_by(|a, b| member(a.span).cmp(member(b.span)));
         let mut live = Vec::new();
         let mut group = 0;
         while group < records.len() {

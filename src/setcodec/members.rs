@@ -99,15 +99,18 @@ impl MemberSet {
     }
 
     /// First index at or after `from` whose member is `>= target`, found by
-    /// galloping (exponential then binary search): O(log distance).
-    pub(crate) fn gallop(&self, from: usize, target: &[u8]) -> usize {
+    /// galloping: probe `first_step` ahead, double the step until passing
+    /// the target, then binary-search the last step. O(log distance);
+    /// a `first_step` near the expected gap (large/small) saves the
+    /// doubling rounds.
+    pub(crate) fn gallop(&self, from: usize, target: &[u8], first_step: usize) -> usize {
         let len = self.len();
         if from >= len || self.slice(self.spans[from]) >= target {
             return from;
         }
         // Invariant: member[low] < target.
         let mut low = from;
-        let mut step = 1;
+        let mut step = first_step.max(1);
         let mut high = loop {
             let probe = low + step;
             if probe >= len {

@@ -112,12 +112,13 @@ pub fn intersect_pair(a: &MemberSet, b: &MemberSet, limit: usize) -> MemberSet {
 /// Intersection by galloping through `large` for each member of `small`.
 pub fn intersect_galloping(small: &MemberSet, large: &MemberSet, limit: usize) -> MemberSet {
     let mut out = MemberSet::new();
+    let gap = large.len() / small.len().max(1);
     let mut j = 0;
     for member in small.iter() {
         if out.len() >= limit {
             break;
         }
-        j = large.gallop(j, member);
+        j = large.gallop(j, member, gap);
         match large.get(j) {
             None => break,
             Some(found) if found == member => {
@@ -193,10 +194,11 @@ pub fn diff(sets: &[&MemberSet]) -> Result<MemberSet, SetError> {
 fn diff_pair(a: &MemberSet, b: &MemberSet) -> MemberSet {
     let mut out = MemberSet::new();
     let gallop = a.len().saturating_mul(GALLOP_RATIO) <= b.len();
+    let gap = b.len() / a.len().max(1);
     let mut j = 0;
     for member in a.iter() {
         j = if gallop {
-            b.gallop(j, member)
+            b.gallop(j, member, gap)
         } else {
             while b.get(j).is_some_and(|y| y < member) {
                 j += 1;
