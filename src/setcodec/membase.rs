@@ -31,22 +31,20 @@ fn push_entries(
     records: &mut Vec<RawRecord>,
 ) -> Result<(), SetError> {
     let mut start = from;
-    for i in from..=to {
-        if i == to || is_separator(value[i]) {
-            let len = i - start;
-            if len > max_member_len {
-                return Err(SetError::new(
-                    SetErrorKind::MemberTooLong,
-                    start,
-                    records.len(),
-                    format!("entry is {len} bytes, the maximum is {max_member_len}"),
-                ));
-            }
-            if len > 0 {
-                records.push(RawRecord { op, span: Span { start: start as u32, len: len as u32 } });
-            }
-            start = i + 1;
+    for entry in value[from..to].split(|&b| is_separator(b)) {
+        let len = entry.len();
+        if len > max_member_len {
+            return Err(SetError::new(
+                SetErrorKind::MemberTooLong,
+                start,
+                records.len(),
+                format!("entry is {len} bytes, the maximum is {max_member_len}"),
+            ));
         }
+        if len > 0 {
+            records.push(RawRecord { op, span: Span { start: start as u32, len: len as u32 } });
+        }
+        start += len + 1;
     }
     Ok(())
 }

@@ -20,6 +20,17 @@
 //! * [`recipe`]: the client-driven state machine for writes and reads
 //!   (the library does no network I/O).
 //!
+//! ```
+//! use ketama::setcodec::{DecodeOptions, Format, Op, decode, encode};
+//! // Two APPEND payloads, as two clients would write them.
+//! let mut value = encode(Op::Add, &["a", "b", "c"], Format::T1, 250).unwrap();
+//! value.extend(encode(Op::Remove, &["b", "x"], Format::T1, 250).unwrap());
+//! assert_eq!(value, b"+a +b +c -b -x ");
+//! let set = decode(&value, &DecodeOptions::default()).unwrap();
+//! assert_eq!(set.members.to_vec(), [b"a".to_vec(), b"c".to_vec()]);
+//! assert_eq!((set.stats.records, set.stats.removals, set.stats.redundant), (5, 2, 3));
+//! ```
+//!
 //! Deviations from setcodec.md are noted where they happen (tombstone
 //! lists split at the *last* `|`; SRANDMEMBER/SPOP counts are capped).
 
