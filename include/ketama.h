@@ -905,6 +905,16 @@ ketama_status ketama_set_member(const ketama_set *set, size_t index, const uint8
 ketama_status ketama_set_contains(const ketama_set *set, const uint8_t *member, size_t member_len, bool *out);
 
 /**
+ * SMISMEMBER: `out[i]` tells whether `members[i]` is in the set (a NULL
+ * set is a missing key: all false).
+ *
+ * # Safety
+ * `set` is NULL or live; `members` points to `count` valid entries; `out`
+ * is writable for `count` entries.
+ */
+ketama_status ketama_set_contains_many(const ketama_set *set, const ketama_set_member_ref *members, size_t count, bool *out);
+
+/**
  * Detects a value's encoding: T1, B1, or AUTO (0) for an empty value;
  * anything else fails with `KETAMA_ERR_SET_DECODE` (UnknownEncoding).
  *

@@ -74,3 +74,45 @@ fn cli_decodes_encodes_and_compacts() {
     let out = ketama_cli(&["set", "frobnicate"], b"");
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn the_c_abi_is_reentrant_across_threads() {
+    use ketama::ffi::set::*;
+    use ketama::ffi::status::ketama_status;
+    let value = b"+a +b +c -b ".repeat(200);
+    let mut shared: *mut ketama_set = std::ptr::null_mut();
+    // SAFETY: valid buffers and out-pointers.
+    let status = unsafe { ketama_set_decode(value.as_ptr(), value.len(), 0, 0, &mut shared, std::ptr::null_mut()) };
+    assert_eq!(status, ketama_status::KETAMA_OK);
+    let shared = shared as usize;
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            std::thread::spawn(move || {
+                for i in 0..500 {
+                    let bad = format!("+a +{t}{i} \x01");
+                    let mut out: *mut ketama_set = std::ptr::null_mut();
+                    let mut error = ketama_set_error::default();
+                    // SAFETY: valid buffers and out-pointers.
+                    let status = unsafe { ketama_set_decode(bad.as_ptr(), bad.len(), 0, 0, &mut out, &mut error) };
+                    assert_eq!(status, ketama_status::KETAMA_ERR_SET_DECODE);
+                    assert_eq!((error.offset, error.record), (bad.len() - 1, 2));
+                    let message = ketama::ffi::status::last_error();
+                    assert!(message.contains(&format!("byte offset {} (record 2)", bad.len() - 1)), "{message}");
+                    let queries = [
+                        ketama_set_member_ref { data: b"a".as_ptr(), len: 1 },
+                        ketama_set_member_ref { data: b"b".as_ptr(), len: 1 },
+                    ];
+                    let mut found = [false; 2];
+                    // SAFETY: the shared handle lives until every thread is joined.
+                    let status = unsafe { ketama_set_contains_many(shared as *const ketama_set, queries.as_ptr(), 2, found.as_mut_ptr()) };
+                    assert_eq!((status, found), (ketama_status::KETAMA_OK, [true, false]));
+                }
+            })
+        })
+        .collect();
+    for thread in threads {
+        thread.join().expect("thread");
+    }
+    // SAFETY: the handle is live and freed once.
+    unsafe { ketama_set_free(shared as *mut ketama_set) };
+}

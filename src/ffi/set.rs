@@ -499,6 +499,36 @@ pub unsafe extern "C" fn ketama_set_contains(
     })
 }
 
+/// SMISMEMBER: `out[i]` tells whether `members[i]` is in the set (a NULL
+/// set is a missing key: all false).
+///
+/// # Safety
+/// `set` is NULL or live; `members` points to `count` valid entries; `out`
+/// is writable for `count` entries.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_set_contains_many(
+    set: *const ketama_set,
+    members: *const ketama_set_member_ref,
+    count: usize,
+    out: *mut bool,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let entries = unsafe { arg_slice(members, count, "members") }?;
+        let out = unsafe { arg_slice_mut(out, count, "out") }?;
+        let members = entries
+            .iter()
+            // SAFETY: each entry is valid for its length.
+            .map(|m| unsafe { arg_bytes(m.data, m.len, "members[].data") })
+            .collect::<Result<Vec<&[u8]>, Error>>()?;
+        let empty = MemberSet::new();
+        // SAFETY: NULL or a live handle.
+        let set = unsafe { set.cast::<SetHandle>().as_ref() }.map_or(&empty, |h| &h.set.members);
+        out.copy_from_slice(&ops::smismember(set, &members));
+        Ok(())
+    })
+}
+
 /// Detects a value's encoding: T1, B1, or AUTO (0) for an empty value;
 /// anything else fails with `KETAMA_ERR_SET_DECODE` (UnknownEncoding).
 ///

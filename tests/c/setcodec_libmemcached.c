@@ -174,6 +174,9 @@ int main(int argc, char **argv) {
     CHECK(member_is(s1, 0, "a") && member_is(s1, 1, "c"));
     bool yes = false;
     CHECK(ketama_set_contains(s1, (const uint8_t *)"c", 1, &yes) == KETAMA_OK && yes);
+    ketama_set_member_ref queries[2] = {{(const uint8_t *)"a", 1}, {(const uint8_t *)"b", 1}};
+    bool found[2] = {false, true};
+    CHECK(ketama_set_contains_many(s1, queries, 2, found) == KETAMA_OK && found[0] && !found[1]);
     ketama_set_free(s1);
     s1 = read_set(mc, "c:s1", true, &compacted);
     CHECK(s1 != NULL && compacted);
