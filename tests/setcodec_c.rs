@@ -31,6 +31,19 @@ fn c_client_with_libmemcached_is_correct_and_valgrind_clean() {
     assert!(String::from_utf8_lossy(&checked.stdout).contains("all checks passed"));
 }
 
+#[test]
+fn the_readme_example_works() {
+    let source = repo_root().join("tests/c/setcodec_readme_example.c");
+    let program = compile_c(&[&source], "setcodec_readme_example", &["-lmemcached"]);
+    let server = Memcached::start();
+    let port = server.port.to_string();
+    let out = run_with_timeout(Command::new(&program).arg(&port), Duration::from_secs(30));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.stdout, b"alice\n");
+    let checked = assert_valgrind_clean(&program, &[&port], Duration::from_secs(120));
+    assert_eq!(checked.stdout, b"alice\n");
+}
+
 fn ketama_cli(args: &[&str], stdin: &[u8]) -> std::process::Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ketama"))
         .args(args)
