@@ -58,21 +58,16 @@ impl ShardLayout {
             return Err(SetError::invalid("the base key is empty"));
         }
         if let Some(at) = base.iter().position(|&b| b <= 0x20 || b == 0x7F) {
-            return Err(SetError::new(
-                SetErrorKind::InvalidByte,
-                at,
-                0,
-                format!("byte 0x{:02x} is not allowed in a memcached key", base[at]),
-            ));
+            return Err(SetError::invalid(format!(
+                "byte 0x{:02x} at offset {at} of the base key is not allowed in a memcached key",
+                base[at]
+            )));
         }
         let longest = base.len() + 1 + (count - 1).to_string().len();
         if longest > MAX_KEY_LEN {
-            return Err(SetError::new(
-                SetErrorKind::MemberTooLong,
-                MAX_KEY_LEN,
-                0,
-                format!("shard keys would be {longest} bytes; memcached keys are at most {MAX_KEY_LEN}"),
-            ));
+            return Err(SetError::invalid(format!(
+                "shard keys would be {longest} bytes; memcached keys are at most {MAX_KEY_LEN}"
+            )));
         }
         Ok(ShardLayout { base: base.to_vec(), count })
     }

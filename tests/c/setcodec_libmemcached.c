@@ -262,7 +262,8 @@ int main(int argc, char **argv) {
     ketama_set_buffer_free(key);
     char long_base[250];
     memset(long_base, 'k', sizeof long_base);
-    CHECK(ketama_set_shard_key((const uint8_t *)long_base, 248, 11, 0, &key) == KETAMA_ERR_SET_DECODE);
+    CHECK(ketama_set_shard_key((const uint8_t *)long_base, 248, 11, 0, &key) == KETAMA_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ketama_error(), "shard keys would be 251 bytes") != NULL);
     uint32_t shard = 99;
     CHECK(ketama_set_shard_of((const uint8_t *)"foobar", 6, 8, &shard) == KETAMA_OK && shard == 0);
     ketama_set_buffer index = {NULL, 0};
