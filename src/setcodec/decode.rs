@@ -154,7 +154,7 @@ fn build(value: &[u8], format: Option<Format>, mut records: Vec<RawRecord>) -> D
         // stay in value order and the last one is the last write. The sort
         // is adaptive: a compacted (sorted) prefix plus an appended tail
         // costs little more than sorting the tail.
-        records.sort_by(|a, b| member(a.span).cmp(member(b.span)));
+        sort_records(value, &mut records);
         let mut live = Vec::new();
         let mut group = 0;
         while group < records.len() {
@@ -183,4 +183,31 @@ fn build(value: &[u8], format: Option<Format>, mut records: Vec<RawRecord>) -> D
         format,
     };
     DecodedSet { members: MemberSet::from_parts(value.to_vec(), spans), stats }
+}
+
+/// Stable sort of records by member bytes. Each record gets a key: the 8
+/// bytes that follow the prefix common to every member (big-endian,
+/// zero-padded), so most comparisons are one integer compare; equal keys
+/// fall back to comparing the members. Zero padding keeps the order
+/// exact: where keys differ, the first differing byte decides, and a
+/// member that ended (padding 0) sorts before any longer one unless the
+/// longer one has a real 0 there, in which case the keys tie.
+fn sort_records(value: &[u8], records: &mut Vec<RawRecord>) {
+    let member = |span: Span| &value[span.start as usize..(span.start + span.len) as usize];
+    let Some(first) = records.first().map(|r| member(r.span)) else { return };
+    let common = records.iter().fold(first.len(), |common, r| {
+        let m = member(r.span);
+        common.min(first.iter().zip(m).take(common).take_while(|(a, b)| a == b).count())
+    });
+    let key = |span: Span| {
+        let m = &member(span)[common..];
+        let mut bytes = [0u8; 8];
+        let n = m.len().min(8);
+        bytes[..n].copy_from_slice(&m[..n]);
+        u64::from_be_bytes(bytes)
+    };
+    let mut keyed: Vec<(u64, RawRecord)> = records.iter().map(|r| (key(r.span), *r)).collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| member(a.1.span).cmp(member(b.1.span))));
+    records.clear();
+    records.extend(keyed.into_iter().map(|(_, r)| r));
 }
