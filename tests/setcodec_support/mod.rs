@@ -66,7 +66,6 @@ impl SetClient {
                     }
                 }
             };
-            if std::env::var_os("SETCODEC_TRACE").is_some() { eprintln!("{action:?} -> {reply:?}"); }
             action = writer.on_reply(reply)?;
         }
         panic!("the recipe did not finish within 32 steps");
