@@ -294,6 +294,8 @@ fn sharding_is_specified_and_respects_key_limits() {
     assert!(ShardLayout::new(&[b'k'; 248], 11).unwrap_err().detail.contains("shard keys would be 251 bytes"));
     assert_eq!(ShardLayout::new(b"has space", 2).unwrap_err().kind, SetErrorKind::InvalidArgument);
     assert!(ShardLayout::new(b"k", 0).is_err());
+    assert!(ShardLayout::new(b"k", u32::MAX).is_err(), "no table of 4 billion shards");
+    assert!(ShardLayout::new(b"k", 65_536).is_ok());
     assert_eq!(layout.index_value(), b"+0 +1 +2 +3 +4 +5 +6 +7 +8 +9 +10 +11 ");
     assert_eq!(ShardLayout::from_index(b"topic-X", &layout.index_value()).unwrap(), layout);
     assert!(ShardLayout::from_index(b"topic-X", b"+0 +2 ").is_err());

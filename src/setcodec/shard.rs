@@ -20,6 +20,9 @@ use crate::Ring;
 /// memcached's key length limit (`KEY_MAX_LENGTH`).
 pub const MAX_KEY_LEN: usize = 250;
 
+/// Largest shard count accepted (keeps every per-shard table small).
+pub const MAX_SHARDS: u32 = 65_536;
+
 /// FNV-1a 64 of `bytes`.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |hash, &b| (hash ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
@@ -51,8 +54,8 @@ pub struct ShardLayout {
 impl ShardLayout {
     /// A layout of `count` shards under `base`, checking the key rules.
     pub fn new(base: &[u8], count: u32) -> Result<ShardLayout, SetError> {
-        if count == 0 {
-            return Err(SetError::invalid("the shard count must be at least 1"));
+        if count == 0 || count > MAX_SHARDS {
+            return Err(SetError::invalid(format!("the shard count must be 1..={MAX_SHARDS}, not {count}")));
         }
         if base.is_empty() {
             return Err(SetError::invalid("the base key is empty"));
