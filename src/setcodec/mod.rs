@@ -10,7 +10,7 @@
 //! * [`text`] (T1, byte-compatible with the post, strict member validation)
 //!   and [`binary`] (B1, members of any bytes) encodings, [`detect`]ion, and
 //!   [`encode`] of add/remove payloads for one or many members;
-//! * strict [`decode`] with a typed [`SetError`] (kind, byte offset, record
+//! * strict [`decode()`] with a typed [`SetError`] (kind, byte offset, record
 //!   index) and a separate [`decode_salvage`];
 //! * [`compact`]ion: the decision ([`CompactionPolicy`]) and the canonical
 //!   encoding (members sorted bytewise, empty set → empty value);
