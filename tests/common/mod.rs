@@ -197,6 +197,12 @@ impl Memcached {
                     &memory_mb.to_string(),
                 ])
                 .args(extra)
+                // memcached refuses to run as root unless told which user to be.
+                .args(if unsafe { libc::geteuid() } == 0 {
+                    &["-u", "root"][..]
+                } else {
+                    &[][..]
+                })
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()

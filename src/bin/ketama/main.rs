@@ -6,6 +6,7 @@
 mod args;
 mod plan_commands;
 mod ring_commands;
+mod set_commands;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -26,6 +27,12 @@ commands:
         --keys measures the share of a sample of real keys instead
   diff  [RING OPTIONS] OLD_FILE NEW_FILE
         the fraction of the keyspace that moves between two server lists
+  set decode [--encoding auto|t1|b1|membase-comma|membase-tombstone|membase-plusminus]
+        read a set value on stdin; print its members and a '# records=...' line
+  set encode (add|remove) [--binary] MEMBER...
+        write the APPEND payload for the members to stdout
+  set compact [--encoding E] [--to t1|b1]
+        read a set value on stdin and write its compacted form
 
 ring options:
   --flavor NAME        placement flavour (default: libketama): libketama, spymemcached (java),
@@ -83,6 +90,7 @@ fn main() -> ExitCode {
         Some("check") => ring_commands::check(&argv[1..]),
         Some("dist") => plan_commands::dist(&argv[1..]),
         Some("diff") => plan_commands::diff(&argv[1..]),
+        Some("set") => set_commands::run(&argv[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())
