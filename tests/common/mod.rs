@@ -146,13 +146,7 @@ impl Memcached {
         require_tool("memcached", "memcached");
         for _attempt in 0..5 {
             let port = free_port();
-            let mut command = Command::new("memcached");
-            // memcached refuses to run as root without a user to switch to.
-            // SAFETY: geteuid has no preconditions.
-            if unsafe { libc::geteuid() } == 0 {
-                command.args(["-u", "nobody"]);
-            }
-            let child = command
+            let child = Command::new("memcached")
                 .args(["-l", "127.0.0.1", "-p", &port.to_string(), "-U", "0", "-m", &memory_mb.to_string()])
                 .args(extra)
                 .stdout(Stdio::null())
