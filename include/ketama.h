@@ -90,6 +90,34 @@ typedef enum {
    * The original libketama continuum (default).
    */
   KETAMA_FLAVOUR_LIBKETAMA = 0,
+  /**
+   * spymemcached `KetamaNodeLocator`, node keys in SPYMEMCACHED format.
+   */
+  KETAMA_FLAVOUR_SPYMEMCACHED = 1,
+  /**
+   * spymemcached `KetamaNodeLocator`, node keys in LIBMEMCACHED format.
+   */
+  KETAMA_FLAVOUR_SPYMEMCACHED_LIBMEMCACHED = 2,
+  /**
+   * libmemcached KETAMA_WEIGHTED (php-memcached `OPT_LIBKETAMA_COMPATIBLE`).
+   */
+  KETAMA_FLAVOUR_LIBMEMCACHED = 3,
+  /**
+   * libmemcached CONSISTENT: 100 hashed points per server.
+   */
+  KETAMA_FLAVOUR_LIBMEMCACHED_CONSISTENT = 4,
+  /**
+   * libmemcached CONSISTENT_KETAMA_SPY.
+   */
+  KETAMA_FLAVOUR_LIBMEMCACHED_SPY = 5,
+  /**
+   * twemproxy (nutcracker) ketama; the server name column is honoured.
+   */
+  KETAMA_FLAVOUR_TWEMPROXY = 6,
+  /**
+   * pecl memcache consistent strategy (1024-bucket lookup).
+   */
+  KETAMA_FLAVOUR_PECL_MEMCACHE = 7,
 } ketama_flavour;
 
 /**
@@ -104,6 +132,70 @@ typedef enum {
    * Word 0 of MD5(key), little-endian (libketama, KETAMA_HASH).
    */
   KETAMA_HASH_MD5 = 1,
+  /**
+   * `(crc32 >> 16) & 0x7fff` (libmemcached crc, twemproxy crc32, spymemcached CRC).
+   */
+  KETAMA_HASH_CRC = 2,
+  /**
+   * Full CRC-32 (pecl memcache crc32, twemproxy crc32a).
+   */
+  KETAMA_HASH_CRC32 = 3,
+  /**
+   * Jenkins one-at-a-time (libmemcached's default).
+   */
+  KETAMA_HASH_ONE_AT_A_TIME = 4,
+  /**
+   * FNV-1 32-bit over C chars.
+   */
+  KETAMA_HASH_FNV1_32 = 5,
+  /**
+   * FNV-1a 32-bit over C chars (pecl memcache fnv).
+   */
+  KETAMA_HASH_FNV1A_32 = 6,
+  /**
+   * FNV-1 64-bit over C chars, low 32 bits.
+   */
+  KETAMA_HASH_FNV1_64 = 7,
+  /**
+   * FNV-1a 64-bit over C chars, low 32 bits (twemproxy's default).
+   */
+  KETAMA_HASH_FNV1A_64 = 8,
+  /**
+   * MurmurHash2 as libmemcached/twemproxy seed it.
+   */
+  KETAMA_HASH_MURMUR = 9,
+  /**
+   * MurmurHash3 x86_32 as libmemcached seeds it.
+   */
+  KETAMA_HASH_MURMUR3 = 10,
+  /**
+   * Jenkins lookup3 (initval 13).
+   */
+  KETAMA_HASH_JENKINS = 11,
+  /**
+   * Hsieh SuperFastHash (twemproxy).
+   */
+  KETAMA_HASH_HSIEH = 12,
+  /**
+   * spymemcached NATIVE_HASH (Java `String.hashCode`).
+   */
+  KETAMA_HASH_SPY_NATIVE = 13,
+  /**
+   * spymemcached FNV1_32_HASH (UTF-16 code units).
+   */
+  KETAMA_HASH_SPY_FNV1_32 = 14,
+  /**
+   * spymemcached FNV1A_32_HASH (UTF-16 code units).
+   */
+  KETAMA_HASH_SPY_FNV1A_32 = 15,
+  /**
+   * spymemcached FNV1_64_HASH (UTF-16 code units, low 32 bits).
+   */
+  KETAMA_HASH_SPY_FNV1_64 = 16,
+  /**
+   * spymemcached FNV1A_64_HASH (UTF-16 code units, low 32 bits).
+   */
+  KETAMA_HASH_SPY_FNV1A_64 = 17,
 } ketama_hash;
 
 /**
@@ -339,6 +431,15 @@ void ketama_md5_digest(char *inString, unsigned char *md5pword);
  * pointer stays valid until the next failing call or roll on this thread.
  */
 char *ketama_error(void);
+
+/**
+ * Hashes `len` bytes at `bytes` with hash `hash_id` (a `ketama_hash` other
+ * than `KETAMA_HASH_DEFAULT`) and stores the 32-bit result in `*out`.
+ *
+ * # Safety
+ * `bytes` is valid for `len` bytes (or NULL with `len` 0); `out` is writable.
+ */
+ketama_status ketama_hash_bytes(uint32_t hash_id, const uint8_t *bytes, size_t len, uint32_t *out);
 
 /**
  * Builds a ring from `count` servers.

@@ -5,7 +5,7 @@ use std::ffi::CString;
 use std::path::Path;
 
 use crate::continuum::Continuum;
-use crate::flavour::Flavour;
+use crate::flavour::{Flavour, KeyLookup};
 use crate::hash::HashAlgorithm;
 use crate::parser::{ParseMode, parse_server_file};
 use crate::{Error, ServerSpec};
@@ -80,6 +80,7 @@ pub struct Ring {
     continuum: Continuum,
     config: RingConfig,
     key_hash: HashAlgorithm,
+    lookup: KeyLookup,
 }
 
 impl Ring {
@@ -88,7 +89,10 @@ impl Ring {
         if servers.is_empty() {
             return Err(Error::NoServers("the server list".into()));
         }
-        let generated = config.flavour.generate(&servers)?;
+        let key_hash = config.hash.unwrap_or_else(|| config.flavour.default_hash());
+        config.flavour.check_hash(key_hash)?;
+        let generated = config.flavour.generate(&servers, key_hash)?;
+        let lookup = generated.lookup;
         let continuum = Continuum::new(generated.points, generated.ties);
         let servers = servers
             .into_iter()
@@ -102,8 +106,7 @@ impl Ring {
                 })
             })
             .collect::<Result<Box<[Server]>, Error>>()?;
-        let key_hash = config.hash.unwrap_or_else(|| config.flavour.default_hash());
-        Ok(Ring { servers, continuum, config, key_hash })
+        Ok(Ring { servers, continuum, config, key_hash, lookup })
     }
 
     /// Reads a libketama server file and builds a ring from it.
@@ -139,10 +142,11 @@ impl Ring {
         self.key_hash.hash(key)
     }
 
-    /// Where a key hash lands; `None` when no server owns any point.
+    /// Where a key hash lands (through the flavour's [`KeyLookup`]);
+    /// `None` when no server owns any point.
     #[inline]
     pub fn locate_hash(&self, hash: u32) -> Option<Location> {
-        let point_index = self.continuum.locate(hash)?;
+        let point_index = self.continuum.locate(self.lookup.position(hash))?;
         Some(self.location(point_index))
     }
 
@@ -162,7 +166,7 @@ impl Ring {
     /// server is not down, walking the continuum (without rebuilding it).
     /// `None` when every server that owns points is down.
     pub fn locate_live(&self, key: &[u8], is_down: impl Fn(usize) -> bool) -> Option<Location> {
-        let start = self.continuum.locate(self.hash_key(key))?;
+        let start = self.continuum.locate(self.lookup.position(self.hash_key(key)))?;
         let owners = self.continuum.owners();
         (0..owners.len())
             .map(|step| (start + step) % owners.len())

@@ -3,6 +3,7 @@
 //! * [`compat`]: the eight functions and the structs of the original
 //!   libketama `ketama.h`, with the same signatures and layouts.
 //! * [`ring`]: the modern ring API (`ketama_ring_*`, `ketama_find_server`).
+//! * [`hash`]: `ketama_hash_bytes`, the hash family by id.
 //! * [`status`]: status codes and the per-thread error message.
 //! * [`boundary`]: the panic boundary and argument checks every export uses.
 //!
@@ -18,5 +19,6 @@
 
 pub mod boundary;
 pub mod compat;
+pub mod hash;
 pub mod ring;
 pub mod status;

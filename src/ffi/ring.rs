@@ -27,6 +27,20 @@ pub struct ketama_ring {
 pub enum ketama_flavour {
     /// The original libketama continuum (default).
     KETAMA_FLAVOUR_LIBKETAMA = 0,
+    /// spymemcached `KetamaNodeLocator`, node keys in SPYMEMCACHED format.
+    KETAMA_FLAVOUR_SPYMEMCACHED = 1,
+    /// spymemcached `KetamaNodeLocator`, node keys in LIBMEMCACHED format.
+    KETAMA_FLAVOUR_SPYMEMCACHED_LIBMEMCACHED = 2,
+    /// libmemcached KETAMA_WEIGHTED (php-memcached `OPT_LIBKETAMA_COMPATIBLE`).
+    KETAMA_FLAVOUR_LIBMEMCACHED = 3,
+    /// libmemcached CONSISTENT: 100 hashed points per server.
+    KETAMA_FLAVOUR_LIBMEMCACHED_CONSISTENT = 4,
+    /// libmemcached CONSISTENT_KETAMA_SPY.
+    KETAMA_FLAVOUR_LIBMEMCACHED_SPY = 5,
+    /// twemproxy (nutcracker) ketama; the server name column is honoured.
+    KETAMA_FLAVOUR_TWEMPROXY = 6,
+    /// pecl memcache consistent strategy (1024-bucket lookup).
+    KETAMA_FLAVOUR_PECL_MEMCACHE = 7,
 }
 
 /// Key hashes (pass as `uint32_t`); `KETAMA_HASH_DEFAULT` uses the flavour's own.
@@ -37,6 +51,38 @@ pub enum ketama_hash {
     KETAMA_HASH_DEFAULT = 0,
     /// Word 0 of MD5(key), little-endian (libketama, KETAMA_HASH).
     KETAMA_HASH_MD5 = 1,
+    /// `(crc32 >> 16) & 0x7fff` (libmemcached crc, twemproxy crc32, spymemcached CRC).
+    KETAMA_HASH_CRC = 2,
+    /// Full CRC-32 (pecl memcache crc32, twemproxy crc32a).
+    KETAMA_HASH_CRC32 = 3,
+    /// Jenkins one-at-a-time (libmemcached's default).
+    KETAMA_HASH_ONE_AT_A_TIME = 4,
+    /// FNV-1 32-bit over C chars.
+    KETAMA_HASH_FNV1_32 = 5,
+    /// FNV-1a 32-bit over C chars (pecl memcache fnv).
+    KETAMA_HASH_FNV1A_32 = 6,
+    /// FNV-1 64-bit over C chars, low 32 bits.
+    KETAMA_HASH_FNV1_64 = 7,
+    /// FNV-1a 64-bit over C chars, low 32 bits (twemproxy's default).
+    KETAMA_HASH_FNV1A_64 = 8,
+    /// MurmurHash2 as libmemcached/twemproxy seed it.
+    KETAMA_HASH_MURMUR = 9,
+    /// MurmurHash3 x86_32 as libmemcached seeds it.
+    KETAMA_HASH_MURMUR3 = 10,
+    /// Jenkins lookup3 (initval 13).
+    KETAMA_HASH_JENKINS = 11,
+    /// Hsieh SuperFastHash (twemproxy).
+    KETAMA_HASH_HSIEH = 12,
+    /// spymemcached NATIVE_HASH (Java `String.hashCode`).
+    KETAMA_HASH_SPY_NATIVE = 13,
+    /// spymemcached FNV1_32_HASH (UTF-16 code units).
+    KETAMA_HASH_SPY_FNV1_32 = 14,
+    /// spymemcached FNV1A_32_HASH (UTF-16 code units).
+    KETAMA_HASH_SPY_FNV1A_32 = 15,
+    /// spymemcached FNV1_64_HASH (UTF-16 code units, low 32 bits).
+    KETAMA_HASH_SPY_FNV1_64 = 16,
+    /// spymemcached FNV1A_64_HASH (UTF-16 code units, low 32 bits).
+    KETAMA_HASH_SPY_FNV1A_64 = 17,
 }
 
 /// Server file readings for `ketama_ring_new_from_file` (pass as `uint32_t`).
@@ -104,11 +150,13 @@ fn flavour_from_u32(id: u32) -> Result<Flavour, Error> {
         .ok_or_else(|| Error::InvalidArgument(format!("unknown flavour id {id}")))
 }
 
-fn hash_from_u32(id: u32) -> Result<Option<HashAlgorithm>, Error> {
+pub(crate) fn hash_from_u32(id: u32) -> Result<Option<HashAlgorithm>, Error> {
     match id {
         0 => Ok(None),
-        1 => Ok(Some(HashAlgorithm::Md5)),
-        _ => Err(Error::InvalidArgument(format!("unknown hash id {id}"))),
+        _ => HashAlgorithm::ALL
+            .get(id as usize - 1)
+            .map(|&h| Some(h))
+            .ok_or_else(|| Error::InvalidArgument(format!("unknown hash id {id}"))),
     }
 }
 

@@ -1,11 +1,9 @@
 //! libketama's continuum: `4 * floorf(pct * 40.0 * n)` points per server,
 //! from MD5 digests of `"<address>-<k>"`, four little-endian words each.
 
-use std::io::Write;
-
-use super::GeneratedPoints;
+use super::points::{push_md5_server, weights};
+use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
-use crate::hash::{md5_digest, md5_word};
 use crate::{Error, ServerSpec};
 
 /// Number of MD5 digests (each giving four points) libketama computes for a
@@ -23,33 +21,14 @@ pub fn digests_per_server(weight: u64, total: u64, servers: usize) -> u32 {
 
 /// Generates the libketama points for `servers` (weight 1 where none is given).
 pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
-    let weights: Vec<u64> = servers.iter().map(|s| s.weight.unwrap_or(1)).collect();
-    let mut total = 0u64;
-    for &w in &weights {
-        if w == 0 {
-            return Err(Error::InvalidArgument("server weight must be positive".into()));
-        }
-        total = total
-            .checked_add(w)
-            .ok_or_else(|| Error::InvalidArgument("sum of server weights overflows 64 bits".into()))?;
-    }
+    let (weights, total) = weights(servers)?;
     let mut points = Vec::with_capacity(servers.len() * 160);
     let mut per_server = Vec::with_capacity(servers.len());
-    let mut label = Vec::with_capacity(64);
     for (index, (server, &weight)) in servers.iter().zip(&weights).enumerate() {
         let digests = digests_per_server(weight, total, servers.len());
-        for k in 0..digests {
-            label.clear();
-            label.extend_from_slice(&server.address);
-            write!(label, "-{k}").expect("writing to a Vec cannot fail");
-            let digest = md5_digest(&label);
-            for word in 0..4 {
-                points.push((md5_word(&digest, word), index as u32));
-            }
-        }
-        per_server.push(digests * 4);
+        per_server.push(push_md5_server(&server.address, digests, index as u32, &mut points));
     }
-    Ok(GeneratedPoints { points, per_server, ties: TiePolicy::FirstWins })
+    Ok(GeneratedPoints { points, per_server, ties: TiePolicy::FirstWins, lookup: KeyLookup::Direct })
 }
 
 #[cfg(test)]

@@ -1,14 +1,23 @@
 //! Placement flavours: how each client family builds its continuum.
 //!
 //! A flavour turns a server list into `(point, server index)` pairs in
-//! generation order, says how ties between equal points are resolved and
-//! which key hash it uses by default. The ring and the lookup are shared.
+//! generation order, says how ties between equal points are resolved, how a
+//! key hash becomes a lookup position and which key hashes its peer offers.
+//! The ring and the lookup are shared. One file per peer; the building blocks
+//! they share are in [`points`].
 
 pub mod libketama;
+pub mod libmemcached;
+pub mod pecl_memcache;
+pub mod points;
+pub mod spymemcached;
+pub mod twemproxy;
 
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
 use crate::{Error, ServerSpec};
+use libmemcached::Distribution;
+use spymemcached::NodeKeyFormat;
 
 /// A placement flavour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -17,6 +26,41 @@ pub enum Flavour {
     /// The original libketama (Last.fm), bit for bit.
     #[default]
     Libketama,
+    /// spymemcached's `KetamaNodeLocator`, node-key format SPYMEMCACHED.
+    Spymemcached,
+    /// spymemcached's `KetamaNodeLocator`, node-key format LIBMEMCACHED.
+    SpymemcachedLibmemcached,
+    /// libmemcached KETAMA_WEIGHTED (php-memcached `OPT_LIBKETAMA_COMPATIBLE`).
+    Libmemcached,
+    /// libmemcached CONSISTENT / KETAMA: 100 hashed points per server.
+    LibmemcachedConsistent,
+    /// libmemcached CONSISTENT_KETAMA_SPY.
+    LibmemcachedSpy,
+    /// twemproxy (nutcracker) `distribution: ketama`.
+    Twemproxy,
+    /// pecl memcache `hash_strategy=consistent`.
+    PeclMemcache,
+}
+
+/// How a key hash becomes the position searched on the continuum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyLookup {
+    /// The first point ≥ the hash, wrapping to the first point.
+    Direct,
+    /// pecl memcache: 1024 buckets; bucket `hash % 1024` holds the server of
+    /// the first point ≥ `bucket × (0xffffffff / 1024)`.
+    PeclBuckets,
+}
+
+impl KeyLookup {
+    /// The continuum position searched for a key hash.
+    #[inline]
+    pub fn position(self, hash: u32) -> u32 {
+        match self {
+            KeyLookup::Direct => hash,
+            KeyLookup::PeclBuckets => (hash % 1024) * (u32::MAX / 1024),
+        }
+    }
 }
 
 /// The points a flavour generated for a server list.
@@ -28,38 +72,166 @@ pub struct GeneratedPoints {
     pub per_server: Vec<u32>,
     /// How equal points are resolved.
     pub ties: TiePolicy,
+    /// How key hashes are looked up.
+    pub lookup: KeyLookup,
 }
+
+use HashAlgorithm as H;
+
+const SPY_HASHES: &[H] = &[H::Md5, H::SpyNative, H::Crc, H::SpyFnv1_64, H::SpyFnv1a64, H::SpyFnv1_32, H::SpyFnv1a32];
+const LIBMEMCACHED_HASHES: &[H] = &[
+    H::OneAtATime, H::Md5, H::Crc, H::Fnv1_64, H::Fnv1a64, H::Fnv1_32, H::Fnv1a32, H::Hsieh, H::Murmur, H::Jenkins, H::Murmur3,
+];
+const TWEMPROXY_HASHES: &[H] = &[
+    H::Fnv1a64, H::Md5, H::Crc, H::Crc32, H::OneAtATime, H::Fnv1_64, H::Fnv1_32, H::Fnv1a32, H::Hsieh, H::Murmur, H::Jenkins,
+];
+const PECL_HASHES: &[H] = &[H::Crc32, H::Fnv1a32];
 
 impl Flavour {
     /// Every flavour, in the order of their C ids.
-    pub const ALL: &'static [Flavour] = &[Flavour::Libketama];
+    pub const ALL: &'static [Flavour] = &[
+        Flavour::Libketama,
+        Flavour::Spymemcached,
+        Flavour::SpymemcachedLibmemcached,
+        Flavour::Libmemcached,
+        Flavour::LibmemcachedConsistent,
+        Flavour::LibmemcachedSpy,
+        Flavour::Twemproxy,
+        Flavour::PeclMemcache,
+    ];
 
     /// The canonical name (as accepted by `--flavor`).
     pub fn name(self) -> &'static str {
         match self {
             Flavour::Libketama => "libketama",
+            Flavour::Spymemcached => "spymemcached",
+            Flavour::SpymemcachedLibmemcached => "spymemcached-libmemcached",
+            Flavour::Libmemcached => "libmemcached",
+            Flavour::LibmemcachedConsistent => "libmemcached-consistent",
+            Flavour::LibmemcachedSpy => "libmemcached-spy",
+            Flavour::Twemproxy => "twemproxy",
+            Flavour::PeclMemcache => "pecl-memcache",
         }
     }
 
-    /// Looks a flavour up by name or alias.
+    /// Looks a flavour up by name or alias (`php-memcached`, `java`, ...).
     pub fn from_name(name: &str) -> Option<Self> {
-        match name.to_ascii_lowercase().as_str() {
-            "libketama" | "ketama" => Some(Flavour::Libketama),
-            _ => None,
-        }
+        let lower = name.to_ascii_lowercase().replace('_', "-");
+        let found = match lower.as_str() {
+            "ketama" | "last.fm" => Flavour::Libketama,
+            "java" | "spy" | "spymemcached-ketama" => Flavour::Spymemcached,
+            "java-libmemcached" | "spy-libmemcached" => Flavour::SpymemcachedLibmemcached,
+            "php-memcached" | "libmemcached-weighted" | "ketama-weighted" => Flavour::Libmemcached,
+            "php-memcached-consistent" | "libmemcached-ketama" => Flavour::LibmemcachedConsistent,
+            "libmemcached-ketama-spy" => Flavour::LibmemcachedSpy,
+            "nutcracker" => Flavour::Twemproxy,
+            "pecl" | "php-memcache" | "memcache" => Flavour::PeclMemcache,
+            other => *Flavour::ALL.iter().find(|f| f.name() == other)?,
+        };
+        Some(found)
     }
 
     /// The key hash the flavour's peer uses unless told otherwise.
     pub fn default_hash(self) -> HashAlgorithm {
+        self.hashes()[0]
+    }
+
+    /// The key hashes the flavour's peer offers, its default first.
+    pub fn hashes(self) -> &'static [HashAlgorithm] {
         match self {
-            Flavour::Libketama => HashAlgorithm::Md5,
+            Flavour::Libketama => &[H::Md5],
+            Flavour::Spymemcached | Flavour::SpymemcachedLibmemcached => SPY_HASHES,
+            Flavour::Libmemcached => &LIBMEMCACHED_HASHES_MD5_FIRST,
+            Flavour::LibmemcachedConsistent | Flavour::LibmemcachedSpy => LIBMEMCACHED_HASHES,
+            Flavour::Twemproxy => TWEMPROXY_HASHES,
+            Flavour::PeclMemcache => PECL_HASHES,
         }
     }
 
-    /// Generates the continuum points for `servers`.
-    pub fn generate(self, servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
+    /// Looks a key hash up by the flavour's peer's own spelling
+    /// (twemproxy `crc32` is the 15-bit crc and `crc32a` the full CRC-32;
+    /// pecl `crc32` is the full one; spymemcached `fnv1_64` runs over UTF-16),
+    /// falling back to the canonical names. `None` when the peer has no such hash.
+    pub fn hash_from_name(self, name: &str) -> Option<HashAlgorithm> {
+        let lower = name.to_ascii_lowercase().replace('-', "_");
+        let lower = lower.strip_suffix("_hash").unwrap_or(&lower);
+        let peer = match (self, lower) {
+            (Flavour::Twemproxy, "crc32") => Some(H::Crc),
+            (Flavour::Spymemcached | Flavour::SpymemcachedLibmemcached, spelled) => match spelled {
+                "fnv1_64" => Some(H::SpyFnv1_64),
+                "fnv1a_64" => Some(H::SpyFnv1a64),
+                "fnv1_32" => Some(H::SpyFnv1_32),
+                "fnv1a_32" => Some(H::SpyFnv1a32),
+                _ => None,
+            },
+            _ => None,
+        };
+        peer.or_else(|| HashAlgorithm::from_name(lower)).filter(|h| self.hashes().contains(h))
+    }
+
+    /// Fails, naming the flavour and what it offers, when its peer has no `hash`.
+    pub fn check_hash(self, hash: HashAlgorithm) -> Result<(), Error> {
+        if self.hashes().contains(&hash) {
+            return Ok(());
+        }
+        let offered: Vec<&str> = self.hashes().iter().map(|h| h.name()).collect();
+        Err(Error::InvalidArgument(format!(
+            "flavour {} has no key hash {} (it offers: {})",
+            self.name(),
+            hash.name(),
+            offered.join(", ")
+        )))
+    }
+
+    /// Generates the continuum points for `servers`; `hash` is the key hash
+    /// (some peers hash their points with it too).
+    pub fn generate(self, servers: &[ServerSpec], hash: HashAlgorithm) -> Result<GeneratedPoints, Error> {
         match self {
             Flavour::Libketama => libketama::generate(servers),
+            Flavour::Spymemcached => spymemcached::generate(servers, hash, NodeKeyFormat::Spymemcached),
+            Flavour::SpymemcachedLibmemcached => spymemcached::generate(servers, hash, NodeKeyFormat::Libmemcached),
+            Flavour::Libmemcached => libmemcached::generate(servers, hash, Distribution::Weighted),
+            Flavour::LibmemcachedConsistent => libmemcached::generate(servers, hash, Distribution::Consistent),
+            Flavour::LibmemcachedSpy => libmemcached::generate(servers, hash, Distribution::Spy),
+            Flavour::Twemproxy => twemproxy::generate(servers),
+            Flavour::PeclMemcache => pecl_memcache::generate(servers, hash),
         }
+    }
+}
+
+/// libmemcached's hash list with MD5 (KETAMA_WEIGHTED's key hash) first.
+const LIBMEMCACHED_HASHES_MD5_FIRST: [H; 11] = [
+    H::Md5, H::OneAtATime, H::Crc, H::Fnv1_64, H::Fnv1a64, H::Fnv1_32, H::Fnv1a32, H::Hsieh, H::Murmur, H::Jenkins, H::Murmur3,
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_aliases() {
+        for &f in Flavour::ALL {
+            assert_eq!(Flavour::from_name(f.name()), Some(f));
+        }
+        assert_eq!(Flavour::from_name("php-memcached"), Some(Flavour::Libmemcached));
+        assert_eq!(Flavour::from_name("Java"), Some(Flavour::Spymemcached));
+        assert_eq!(Flavour::from_name("nope"), None);
+    }
+
+    #[test]
+    fn peer_spellings_of_hashes() {
+        assert_eq!(Flavour::Twemproxy.hash_from_name("crc32"), Some(H::Crc));
+        assert_eq!(Flavour::Twemproxy.hash_from_name("crc32a"), Some(H::Crc32));
+        assert_eq!(Flavour::PeclMemcache.hash_from_name("crc32"), Some(H::Crc32));
+        assert_eq!(Flavour::PeclMemcache.hash_from_name("fnv"), Some(H::Fnv1a32));
+        assert_eq!(Flavour::Spymemcached.hash_from_name("FNV1_64_HASH"), Some(H::SpyFnv1_64));
+        assert_eq!(Flavour::Spymemcached.hash_from_name("native"), Some(H::SpyNative));
+        assert_eq!(Flavour::Libmemcached.hash_from_name("fnv1_64"), Some(H::Fnv1_64));
+        assert_eq!(Flavour::Libmemcached.hash_from_name("crc"), Some(H::Crc));
+        assert_eq!(Flavour::PeclMemcache.hash_from_name("md5"), None);
+        assert_eq!(Flavour::Twemproxy.default_hash(), H::Fnv1a64);
+        assert_eq!(Flavour::LibmemcachedConsistent.default_hash(), H::OneAtATime);
+        let err = Flavour::Libketama.check_hash(H::Crc).unwrap_err().to_string();
+        assert_eq!(err, "flavour libketama has no key hash crc (it offers: md5)");
     }
 }

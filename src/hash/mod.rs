@@ -1,8 +1,22 @@
 //! Hash functions: MD5 as libketama uses it, and the key hashes of the peers.
+//!
+//! One file per family: [`md5`], [`crc`], [`fnv`], [`one_at_a_time`],
+//! [`murmur`], [`jenkins`], [`hsieh`] and spymemcached's string hashes in
+//! [`java`]. Each is checked against its real peer by the integration tests.
 
+pub mod crc;
+pub mod fnv;
+pub mod hsieh;
+pub mod java;
+pub mod jenkins;
 pub mod md5;
+pub mod murmur;
+pub mod one_at_a_time;
 
 pub use md5::{md5_digest, md5_word};
+
+use fnv::{FNV32_INIT, FNV32_PRIME, FNV64_INIT_LOW, FNV64_PRIME_LOW, c_chars, fnv1, fnv1a};
+use java::JavaFnv;
 
 /// libketama's key hash: the first four bytes of MD5(key) as a little-endian
 /// `u32` (`ketama_hashi`).
@@ -14,19 +28,90 @@ pub fn ketama_hash(key: &[u8]) -> u32 {
 /// A key hash: how a key's bytes become a position on the circle.
 ///
 /// Each placement flavour has a default; some peers let users choose another.
+/// The C peers' functions read bytes as signed `char`s; spymemcached's
+/// `native` and FNV variants read UTF-16 code units, so they are separate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum HashAlgorithm {
-    /// Word 0 of MD5(key), little-endian (libketama, KETAMA_HASH).
+    /// Word 0 of MD5(key), little-endian (libketama, KETAMA_HASH, libmemcached md5).
     Md5,
+    /// `(crc32 >> 16) & 0x7fff` (libmemcached crc, twemproxy crc32, spymemcached CRC_HASH).
+    Crc,
+    /// The full CRC-32 (pecl memcache crc32, twemproxy crc32a).
+    Crc32,
+    /// Jenkins' one-at-a-time (libmemcached's default).
+    OneAtATime,
+    /// FNV-1 32-bit over C chars.
+    Fnv1_32,
+    /// FNV-1a 32-bit over C chars (also pecl memcache `fnv`).
+    Fnv1a32,
+    /// FNV-1 64-bit over C chars, low 32 bits.
+    Fnv1_64,
+    /// FNV-1a 64-bit over C chars, low 32 bits (twemproxy's default).
+    Fnv1a64,
+    /// MurmurHash2, libmemcached seeding.
+    Murmur,
+    /// MurmurHash3 x86_32, libmemcached seeding.
+    Murmur3,
+    /// Jenkins lookup3 `hashlittle`, initval 13.
+    Jenkins,
+    /// Hsieh's SuperFastHash (twemproxy).
+    Hsieh,
+    /// spymemcached `NATIVE_HASH`: Java `String.hashCode()`.
+    SpyNative,
+    /// spymemcached `FNV1_32_HASH` over UTF-16 code units.
+    SpyFnv1_32,
+    /// spymemcached `FNV1A_32_HASH` over UTF-16 code units.
+    SpyFnv1a32,
+    /// spymemcached `FNV1_64_HASH` over UTF-16 code units, low 32 bits.
+    SpyFnv1_64,
+    /// spymemcached `FNV1A_64_HASH` over UTF-16 code units, low 32 bits.
+    SpyFnv1a64,
 }
 
 impl HashAlgorithm {
+    /// Every hash, in the order of their C ids (`ketama_hash` value − 1).
+    pub const ALL: &'static [HashAlgorithm] = &[
+        HashAlgorithm::Md5,
+        HashAlgorithm::Crc,
+        HashAlgorithm::Crc32,
+        HashAlgorithm::OneAtATime,
+        HashAlgorithm::Fnv1_32,
+        HashAlgorithm::Fnv1a32,
+        HashAlgorithm::Fnv1_64,
+        HashAlgorithm::Fnv1a64,
+        HashAlgorithm::Murmur,
+        HashAlgorithm::Murmur3,
+        HashAlgorithm::Jenkins,
+        HashAlgorithm::Hsieh,
+        HashAlgorithm::SpyNative,
+        HashAlgorithm::SpyFnv1_32,
+        HashAlgorithm::SpyFnv1a32,
+        HashAlgorithm::SpyFnv1_64,
+        HashAlgorithm::SpyFnv1a64,
+    ];
+
     /// Hashes `key` to a 32-bit value.
     #[inline]
     pub fn hash(self, key: &[u8]) -> u32 {
         match self {
             HashAlgorithm::Md5 => ketama_hash(key),
+            HashAlgorithm::Crc => crc::crc15(key),
+            HashAlgorithm::Crc32 => crc::crc32(key),
+            HashAlgorithm::OneAtATime => one_at_a_time::one_at_a_time(key),
+            HashAlgorithm::Fnv1_32 => fnv1(c_chars(key), FNV32_INIT, FNV32_PRIME),
+            HashAlgorithm::Fnv1a32 => fnv1a(c_chars(key), FNV32_INIT, FNV32_PRIME),
+            HashAlgorithm::Fnv1_64 => fnv1(c_chars(key), FNV64_INIT_LOW, FNV64_PRIME_LOW),
+            HashAlgorithm::Fnv1a64 => fnv1a(c_chars(key), FNV64_INIT_LOW, FNV64_PRIME_LOW),
+            HashAlgorithm::Murmur => murmur::murmur(key),
+            HashAlgorithm::Murmur3 => murmur::murmur3(key),
+            HashAlgorithm::Jenkins => jenkins::jenkins(key),
+            HashAlgorithm::Hsieh => hsieh::hsieh(key),
+            HashAlgorithm::SpyNative => java::native(key),
+            HashAlgorithm::SpyFnv1_32 => java::fnv(JavaFnv::Fnv1_32, key),
+            HashAlgorithm::SpyFnv1a32 => java::fnv(JavaFnv::Fnv1a32, key),
+            HashAlgorithm::SpyFnv1_64 => java::fnv(JavaFnv::Fnv1_64, key),
+            HashAlgorithm::SpyFnv1a64 => java::fnv(JavaFnv::Fnv1a64, key),
         }
     }
 
@@ -34,14 +119,67 @@ impl HashAlgorithm {
     pub fn name(self) -> &'static str {
         match self {
             HashAlgorithm::Md5 => "md5",
+            HashAlgorithm::Crc => "crc",
+            HashAlgorithm::Crc32 => "crc32",
+            HashAlgorithm::OneAtATime => "one_at_a_time",
+            HashAlgorithm::Fnv1_32 => "fnv1_32",
+            HashAlgorithm::Fnv1a32 => "fnv1a_32",
+            HashAlgorithm::Fnv1_64 => "fnv1_64",
+            HashAlgorithm::Fnv1a64 => "fnv1a_64",
+            HashAlgorithm::Murmur => "murmur",
+            HashAlgorithm::Murmur3 => "murmur3",
+            HashAlgorithm::Jenkins => "jenkins",
+            HashAlgorithm::Hsieh => "hsieh",
+            HashAlgorithm::SpyNative => "spy-native",
+            HashAlgorithm::SpyFnv1_32 => "spy-fnv1_32",
+            HashAlgorithm::SpyFnv1a32 => "spy-fnv1a_32",
+            HashAlgorithm::SpyFnv1_64 => "spy-fnv1_64",
+            HashAlgorithm::SpyFnv1a64 => "spy-fnv1a_64",
         }
     }
 
-    /// Looks a hash up by any of its accepted spellings.
+    /// Looks a hash up by its canonical name or a flavour-neutral alias.
+    /// Peer spellings whose meaning depends on the peer (twemproxy's `crc32`
+    /// is 15-bit, pecl's is full) are resolved by
+    /// [`crate::Flavour::hash_from_name`].
     pub fn from_name(name: &str) -> Option<Self> {
-        match name.to_ascii_lowercase().as_str() {
-            "md5" | "ketama" => Some(HashAlgorithm::Md5),
-            _ => None,
+        let lower = name.to_ascii_lowercase().replace('-', "_");
+        let found = match lower.as_str() {
+            "ketama" | "ketama_hash" => HashAlgorithm::Md5,
+            "crc15" | "crc_hash" => HashAlgorithm::Crc,
+            "crc32a" => HashAlgorithm::Crc32,
+            "oaat" | "default" => HashAlgorithm::OneAtATime,
+            "fnv" => HashAlgorithm::Fnv1a32,
+            "native" | "native_hash" => HashAlgorithm::SpyNative,
+            other => *HashAlgorithm::ALL.iter().find(|h| h.name().replace('-', "_") == other)?,
+        };
+        Some(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for &h in HashAlgorithm::ALL {
+            assert_eq!(HashAlgorithm::from_name(h.name()), Some(h));
         }
+        assert_eq!(HashAlgorithm::from_name("One-At-A-Time"), Some(HashAlgorithm::OneAtATime));
+        assert_eq!(HashAlgorithm::from_name("sha1"), None);
+    }
+
+    #[test]
+    fn published_vectors() {
+        // Reference values of the published algorithms (not from a peer):
+        // FNV test suite, CRC-32 check value.
+        assert_eq!(HashAlgorithm::Fnv1a32.hash(b"a"), 0xe40c_292c);
+        assert_eq!(HashAlgorithm::Fnv1_32.hash(b"a"), 0x050c_5d7e);
+        assert_eq!(HashAlgorithm::Fnv1a64.hash(b"a"), 0xaf63_dc4c_8601_ec8c_u64 as u32);
+        assert_eq!(HashAlgorithm::Crc32.hash(b"123456789"), 0xcbf4_3926);
+        assert_eq!(HashAlgorithm::Crc.hash(b"123456789"), (0xcbf4_3926 >> 16) & 0x7fff);
+        assert_eq!(HashAlgorithm::SpyNative.hash(b"hello"), 99_162_322);
+        assert_eq!(HashAlgorithm::Hsieh.hash(b""), 0);
     }
 }

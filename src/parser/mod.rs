@@ -5,8 +5,11 @@
 //! * [`strict`]: the default for the modern API and the CLI. It accepts a file
 //!   only when the original would read it the same way, and otherwise names
 //!   the line and the reason.
+//! * [`peers`]: server lists as the peers' users write them (`host:port:weight`,
+//!   bracketed IPv6, twemproxy's name column), for the other flavours.
 
 pub mod libketama;
+pub mod peers;
 pub mod strict;
 
 use crate::{Error, ServerSpec};

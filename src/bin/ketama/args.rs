@@ -2,8 +2,7 @@
 
 use std::path::PathBuf;
 
-use ketama::hash::HashAlgorithm;
-use ketama::parser::ParseMode;
+use ketama::parser::{ParseMode, peers};
 use ketama::{Flavour, Ring, RingConfig, ServerSpec};
 
 use crate::Failure;
@@ -14,6 +13,10 @@ pub struct RingArgs {
     pub file: Option<PathBuf>,
     pub servers: Option<String>,
     pub weights: Option<String>,
+    /// `--servers-file`: a peer-style list (`host:port[:weight] [name]` lines).
+    pub servers_file: Option<PathBuf>,
+    /// `--down H:P,...`: servers to skip (failover lookup).
+    pub down: Option<String>,
     pub parse_mode: ParseMode,
     /// Arguments that were not options (after the file, if any).
     pub rest: Vec<String>,
@@ -28,10 +31,13 @@ impl RingArgs {
             file: None,
             servers: None,
             weights: None,
+            servers_file: None,
+            down: None,
             parse_mode: ParseMode::Strict,
             rest: Vec::new(),
         };
         let mut positional = Vec::new();
+        let mut hash_name = None;
         let mut iter = args.iter();
         while let Some(arg) = iter.next() {
             let mut value = |name: &str| {
@@ -43,14 +49,10 @@ impl RingArgs {
                     parsed.config.flavour = Flavour::from_name(&name)
                         .ok_or_else(|| Failure::usage(format!("unknown flavour '{name}'")))?;
                 }
-                "--hash" => {
-                    let name = value(arg)?;
-                    parsed.config.hash = Some(
-                        HashAlgorithm::from_name(&name)
-                            .ok_or_else(|| Failure::usage(format!("unknown hash '{name}'")))?,
-                    );
-                }
+                "--hash" => hash_name = Some(value(arg)?),
                 "--servers" => parsed.servers = Some(value(arg)?),
+                "--servers-file" => parsed.servers_file = Some(PathBuf::from(value(arg)?)),
+                "--down" => parsed.down = Some(value(arg)?),
                 "--weights" => parsed.weights = Some(value(arg)?),
                 "--libketama-parser" => parsed.parse_mode = ParseMode::Libketama,
                 "--" => positional.extend(iter.by_ref().cloned()),
@@ -60,14 +62,29 @@ impl RingArgs {
                 _ => positional.push(arg.clone()),
             }
         }
+        if let Some(name) = hash_name {
+            let flavour = parsed.config.flavour;
+            parsed.config.hash = Some(flavour.hash_from_name(&name).ok_or_else(|| {
+                let offered: Vec<&str> = flavour.hashes().iter().map(|h| h.name()).collect();
+                Failure::usage(format!(
+                    "unknown hash '{name}' for flavour {} (it offers: {})",
+                    flavour.name(),
+                    offered.join(", ")
+                ))
+            })?);
+        }
+        if parsed.servers.is_some() && parsed.servers_file.is_some() {
+            return Err(Failure::usage("give either --servers or --servers-file, not both"));
+        }
         let mut positional = positional.into_iter();
-        if parsed.servers.is_none() {
+        if parsed.servers.is_none() && parsed.servers_file.is_none() {
             let file = positional
                 .next()
                 .ok_or_else(|| Failure::usage("give a SERVERS_FILE or --servers H:P,..."))?;
             parsed.file = Some(PathBuf::from(file));
-        } else if parsed.weights.is_some() && parsed.servers.is_none() {
-            return Err(Failure::usage("--weights needs --servers"));
+            if parsed.weights.is_some() {
+                return Err(Failure::usage("--weights needs --servers or --servers-file"));
+            }
         }
         parsed.rest = positional.collect();
         Ok(parsed)
@@ -78,38 +95,63 @@ impl RingArgs {
         if let Some(file) = &self.file {
             return Ok(Ring::from_file(file, self.config, self.parse_mode)?);
         }
-        let list = self.servers.as_deref().unwrap_or_default();
-        Ok(Ring::new(server_list(list, self.weights.as_deref())?, self.config)?)
+        let servers = match &self.servers_file {
+            Some(path) => {
+                let content = ketama::ring::read_server_file(path)?;
+                peers::parse(&content, &path.display().to_string())?
+            }
+            None => server_list(self.servers.as_deref().unwrap_or_default())?,
+        };
+        Ok(Ring::new(with_weights(servers, self.weights.as_deref())?, self.config)?)
+    }
+
+    /// The indices of the `--down` servers, matched by address or name.
+    pub fn down_servers(&self, ring: &Ring) -> Result<Vec<bool>, Failure> {
+        let mut down = vec![false; ring.servers().len()];
+        for entry in self.down.iter().flat_map(|d| d.split(',')).map(str::trim).filter(|e| !e.is_empty()) {
+            let mut found = false;
+            for (i, server) in ring.servers().iter().enumerate() {
+                if server.address() == entry.as_bytes() || server.name() == Some(entry.as_bytes()) {
+                    down[i] = true;
+                    found = true;
+                }
+            }
+            if !found {
+                return Err(Failure::usage(format!("--down: '{entry}' is not a server of the ring")));
+            }
+        }
+        Ok(down)
     }
 }
 
-/// `--servers a,b,c` with optional `--weights 1,2,3`.
-fn server_list(list: &str, weights: Option<&str>) -> Result<Vec<ServerSpec>, Failure> {
-    let addresses: Vec<&str> = list.split(',').map(str::trim).collect();
-    if let Some(empty) = addresses.iter().position(|a| a.is_empty()) {
+/// `--servers a:1,b:2:5,[::1]:3` (peer list syntax, comma-separated).
+fn server_list(list: &str) -> Result<Vec<ServerSpec>, Failure> {
+    if let Some(empty) = list.split(',').position(|a| a.trim().is_empty()) {
         return Err(Failure::usage(format!("--servers entry {} is empty", empty + 1)));
     }
-    let weights: Vec<Option<u64>> = match weights {
-        None => vec![None; addresses.len()],
-        Some(w) => w
+    Ok(peers::parse(list.as_bytes(), "--servers")?)
+}
+
+/// Applies `--weights 1,2,3` (in list order) to servers without weights.
+fn with_weights(servers: Vec<ServerSpec>, weights: Option<&str>) -> Result<Vec<ServerSpec>, Failure> {
+    let Some(weights) = weights else { return Ok(servers) };
+    if servers.iter().any(|s| s.weight.is_some()) {
+        return Err(Failure::usage("--weights cannot be combined with weights in the server list"));
+    }
+    let weights: Vec<Option<u64>> = weights
             .split(',')
             .enumerate()
             .map(|(i, w)| match w.trim().parse::<u64>() {
                 Ok(v) if v > 0 => Ok(Some(v)),
                 _ => Err(Failure::usage(format!("--weights entry {} ('{w}') is not a positive integer", i + 1))),
             })
-            .collect::<Result<_, _>>()?,
-    };
-    if weights.len() != addresses.len() {
+            .collect::<Result<_, _>>()?;
+    if weights.len() != servers.len() {
         return Err(Failure::usage(format!(
             "--weights has {} entries but --servers has {}",
             weights.len(),
-            addresses.len()
+            servers.len()
         )));
     }
-    Ok(addresses
-        .into_iter()
-        .zip(weights)
-        .map(|(address, weight)| ServerSpec { address: address.as_bytes().to_vec(), weight, name: None })
-        .collect())
+    Ok(servers.into_iter().zip(weights).map(|(server, weight)| ServerSpec { weight, ..server }).collect())
 }

@@ -13,17 +13,21 @@ const USAGE: &str = "\
 usage: ketama <command> [options]
 
 commands:
-  find  [RING OPTIONS] (SERVERS_FILE | --servers H:P,...) [KEY...]
-        print KEY<TAB>SERVER for each key (keys from stdin, one per line, when none given)
+  find  [RING OPTIONS] [--down H:P,...] (SERVERS_FILE | --servers H:P,...) [KEY...]
+        print KEY<TAB>SERVER for each key (keys from stdin, one per line, when none given);
+        with --down, servers listed there are skipped (failover to the next live one)
   dump  [RING OPTIONS] (SERVERS_FILE | --servers H:P,...)
         print POINT<TAB>SERVER for every point in continuum order
   check SERVERS_FILE
         validate a server file strictly; exit 1 with line-precise errors
 
 ring options:
-  --flavor NAME        placement flavour (default: libketama)
-  --hash NAME          key hash (default: the flavour's own)
-  --servers LIST       comma-separated server addresses instead of a file
+  --flavor NAME        placement flavour (default: libketama): libketama, spymemcached (java),
+                       spymemcached-libmemcached, libmemcached (php-memcached),
+                       libmemcached-consistent, libmemcached-spy, twemproxy, pecl-memcache
+  --hash NAME          key hash in the peer's own spelling (default: the flavour's own)
+  --servers LIST       comma-separated HOST:PORT[:WEIGHT] entries ([IPV6]:PORT) instead of a file
+  --servers-file FILE  a list of HOST:PORT[:WEIGHT] [NAME] lines (NAME: twemproxy's name column)
   --weights LIST       comma-separated weights for --servers, in list order
   --libketama-parser   read the server file exactly like the original libketama
                        (default: strict, rejecting lines the original misreads)

@@ -12,12 +12,18 @@ use crate::args::RingArgs;
 pub fn find(args: &[String]) -> Result<(), Failure> {
     let parsed = RingArgs::parse(args)?;
     let ring = parsed.ring()?;
+    let down = parsed.down_servers(&ring)?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut answer = |key: &[u8]| -> Result<(), Failure> {
-        let server = ring
-            .find_server(key)
-            .ok_or_else(|| Failure::failed("the ring has no points: no server can take a key"))?;
+        let at = ring.locate_live(key, |s| down[s]).ok_or_else(|| {
+            Failure::failed(if ring.continuum().is_empty() {
+                "the ring has no points: no server can take a key"
+            } else {
+                "every server owning points is marked down (--down)"
+            })
+        })?;
+        let server = &ring.servers()[at.server_index];
         out.write_all(key)?;
         out.write_all(b"\t")?;
         out.write_all(server.address())?;
@@ -41,6 +47,9 @@ pub fn find(args: &[String]) -> Result<(), Failure> {
 /// `ketama dump`: POINT<TAB>SERVER for every point in continuum order.
 pub fn dump(args: &[String]) -> Result<(), Failure> {
     let parsed = RingArgs::parse(args)?;
+    if parsed.down.is_some() {
+        return Err(Failure::usage("dump takes no --down (only find does)"));
+    }
     if !parsed.rest.is_empty() {
         return Err(Failure::usage(format!("dump takes no keys (got '{}')", parsed.rest[0])));
     }

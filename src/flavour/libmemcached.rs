@@ -1,0 +1,55 @@
+//! libmemcached 1.1.4's consistent distributions (also php-memcached's).
+//!
+//! * KETAMA_WEIGHTED (`libmemcached`): labels `host-i` (port 11211) or
+//!   `host:port-i`, the shared float weight formula, 4 points per MD5 digest.
+//! * CONSISTENT / KETAMA (`libmemcached-consistent`): 100 points per server,
+//!   one `hash(label)` each, with the key hash.
+//! * CONSISTENT_KETAMA_SPY (`libmemcached-spy`): labels `/host:port-i`,
+//!   otherwise as CONSISTENT.
+//!
+//! Any weight above 1 turns libmemcached's weighted flag on, and the
+//! consistent distributions then build the weighted MD5 continuum (with
+//! their own labels). Ties: the lower server index wins.
+
+use super::points::{HostPort, float_weighted_digests, push_hashed_server, push_md5_server, weights};
+use super::{GeneratedPoints, KeyLookup};
+use crate::continuum::TiePolicy;
+use crate::hash::HashAlgorithm;
+use crate::{Error, ServerSpec};
+
+/// Which libmemcached distribution.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Distribution {
+    /// `MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA` with `KETAMA_WEIGHTED`.
+    Weighted,
+    /// `MEMCACHED_DISTRIBUTION_CONSISTENT` / `CONSISTENT_KETAMA`.
+    Consistent,
+    /// `MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY`.
+    Spy,
+}
+
+/// Points per server of the unweighted consistent distributions.
+const POINTS_PER_SERVER: u32 = 100;
+
+/// Generates libmemcached's continuum for `distribution`.
+pub fn generate(servers: &[ServerSpec], hash: HashAlgorithm, distribution: Distribution) -> Result<GeneratedPoints, Error> {
+    let (weights, total) = weights(servers)?;
+    let weighted = distribution == Distribution::Weighted || weights.iter().any(|&w| w > 1);
+    let mut points = Vec::new();
+    let mut per_server = Vec::with_capacity(servers.len());
+    for (index, server) in servers.iter().enumerate() {
+        let hp = HostPort::parse(&server.address)?;
+        let prefix = match distribution {
+            Distribution::Spy => [b"/".as_slice(), &hp.with_port()].concat(),
+            Distribution::Weighted | Distribution::Consistent => hp.without_default_port(),
+        };
+        let count = if weighted {
+            let digests = float_weighted_digests(weights[index], total, servers.len());
+            push_md5_server(&prefix, digests, index as u32, &mut points)
+        } else {
+            push_hashed_server(&prefix, POINTS_PER_SERVER, hash, index as u32, &mut points)
+        };
+        per_server.push(count);
+    }
+    Ok(GeneratedPoints { points, per_server, ties: TiePolicy::FirstWins, lookup: KeyLookup::Direct })
+}

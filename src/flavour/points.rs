@@ -1,0 +1,164 @@
+//! Building blocks shared by the flavours: weights, the float weight formula
+//! of libmemcached/twemproxy/spymemcached, the "four points per MD5 digest"
+//! rule, point labels and `HOST:PORT` splitting.
+
+use std::io::Write;
+
+use crate::hash::{HashAlgorithm, md5_digest, md5_word};
+use crate::{Error, ServerSpec};
+
+/// The default memcached port; libmemcached, twemproxy and spymemcached's
+/// LIBMEMCACHED format leave it out of point labels.
+pub(crate) const DEFAULT_PORT: u16 = 11211;
+
+/// Each server's weight (1 when none is given) and their sum. Weights must be
+/// positive and the sum must fit in 64 bits.
+pub fn weights(servers: &[ServerSpec]) -> Result<(Vec<u64>, u64), Error> {
+    let weights: Vec<u64> = servers.iter().map(|s| s.weight.unwrap_or(1)).collect();
+    let mut total = 0u64;
+    for &w in &weights {
+        if w == 0 {
+            return Err(Error::InvalidArgument("server weight must be positive".into()));
+        }
+        total = total
+            .checked_add(w)
+            .ok_or_else(|| Error::InvalidArgument("sum of server weights overflows 64 bits".into()))?;
+    }
+    Ok((weights, total))
+}
+
+/// MD5 digests (four points each) for a server under the float formula that
+/// libmemcached (KETAMA_WEIGHTED), twemproxy and spymemcached's weighted path
+/// share: `floor((float)(pct * 160 / 4 * (float)n + 1e-10))` with
+/// `pct = (float)w / (float)total`, all products in single precision.
+/// 100 equal servers get 39 digests (156 points), not 40.
+pub fn float_weighted_digests(weight: u64, total: u64, servers: usize) -> u32 {
+    let pct = weight as f32 / total as f32;
+    let product = pct * 160.0f32 / 4.0f32 * servers as f32;
+    ((f64::from(product) + 0.000_000_000_1) as f32).floor() as u32
+}
+
+/// Writes `"<prefix>-<k>"` into `label` (cleared first).
+pub fn label_into(label: &mut Vec<u8>, prefix: &[u8], k: u32) {
+    label.clear();
+    label.extend_from_slice(prefix);
+    write!(label, "-{k}").expect("writing to a Vec cannot fail");
+}
+
+/// Appends the four points of one MD5 digest of `label` (little-endian words
+/// 0..3), all owned by `server`.
+pub fn push_md5_points(label: &[u8], server: u32, points: &mut Vec<(u32, u32)>) {
+    let digest = md5_digest(label);
+    points.extend((0..4).map(|word| (md5_word(&digest, word), server)));
+}
+
+/// Appends `digests` MD5 digests (4 points each) of `"<prefix>-<k>"`,
+/// k = 0..digests; returns the number of points added.
+pub fn push_md5_server(prefix: &[u8], digests: u32, server: u32, points: &mut Vec<(u32, u32)>) -> u32 {
+    let mut label = Vec::with_capacity(prefix.len() + 8);
+    for k in 0..digests {
+        label_into(&mut label, prefix, k);
+        push_md5_points(&label, server, points);
+    }
+    digests * 4
+}
+
+/// Appends `count` single points `hash("<prefix>-<k>")`, k = 0..count.
+pub fn push_hashed_server(prefix: &[u8], count: u32, hash: HashAlgorithm, server: u32, points: &mut Vec<(u32, u32)>) -> u32 {
+    let mut label = Vec::with_capacity(prefix.len() + 8);
+    for k in 0..count {
+        label_into(&mut label, prefix, k);
+        points.push((hash.hash(&label), server));
+    }
+    count
+}
+
+/// A server address split into host and port. For `[v6]:port` the host is
+/// the text inside the brackets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostPort<'a> {
+    /// The host exactly as written (brackets removed for IPv6).
+    pub host: &'a [u8],
+    /// The port.
+    pub port: u16,
+}
+
+impl<'a> HostPort<'a> {
+    /// Splits `HOST:PORT` or `[IPV6]:PORT`; the error names the address.
+    pub fn parse(address: &'a [u8]) -> Result<HostPort<'a>, Error> {
+        let fail = |why: &str| {
+            Error::InvalidArgument(format!(
+                "server address '{}': {why} (expected HOST:PORT or [IPV6]:PORT)",
+                String::from_utf8_lossy(address)
+            ))
+        };
+        let (host, port) = if let Some(inner) = address.strip_prefix(b"[") {
+            let close = inner.iter().position(|&b| b == b']').ok_or_else(|| fail("missing ']'"))?;
+            let port = inner[close + 1..].strip_prefix(b":").ok_or_else(|| fail("no port after ']'"))?;
+            (&inner[..close], port)
+        } else {
+            let colon = address.iter().rposition(|&b| b == b':').ok_or_else(|| fail("no port"))?;
+            let host = &address[..colon];
+            if host.contains(&b':') {
+                return Err(fail("an IPv6 address must be written in brackets"));
+            }
+            (host, &address[colon + 1..])
+        };
+        if host.is_empty() {
+            return Err(fail("empty host"));
+        }
+        let port = std::str::from_utf8(port)
+            .ok()
+            .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+            .and_then(|p| p.parse::<u16>().ok())
+            .ok_or_else(|| fail("the port is not a number from 0 to 65535"))?;
+        Ok(HostPort { host, port })
+    }
+
+    /// `host` when the port is 11211, else `host:port`: the label prefix of
+    /// libmemcached, twemproxy and spymemcached's LIBMEMCACHED format.
+    pub fn without_default_port(&self) -> Vec<u8> {
+        let mut prefix = self.host.to_vec();
+        if self.port != DEFAULT_PORT {
+            write!(prefix, ":{}", self.port).expect("writing to a Vec cannot fail");
+        }
+        prefix
+    }
+
+    /// `host:port`, port always present.
+    pub fn with_port(&self) -> Vec<u8> {
+        let mut prefix = self.host.to_vec();
+        write!(prefix, ":{}", self.port).expect("writing to a Vec cannot fail");
+        prefix
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_formula_gives_156_for_100_equal_servers() {
+        assert_eq!(float_weighted_digests(1, 100, 100), 39);
+        assert_eq!(float_weighted_digests(1, 10, 10), 40);
+        assert_eq!(float_weighted_digests(1, 3, 3), 40);
+    }
+
+    #[test]
+    fn host_port_splitting() {
+        let hp = HostPort::parse(b"[::1]:11212").unwrap();
+        assert_eq!((hp.host, hp.port), (&b"::1"[..], 11212));
+        assert_eq!(HostPort::parse(b"cache:11211").unwrap().without_default_port(), b"cache");
+        assert_eq!(HostPort::parse(b"cache:11212").unwrap().without_default_port(), b"cache:11212");
+        for (bad, why) in [
+            ("cache", "no port"),
+            ("::1:11211", "brackets"),
+            ("[::1]11211", "no port after"),
+            ("a:99999", "not a number"),
+            (":1", "empty host"),
+        ] {
+            let err = HostPort::parse(bad.as_bytes()).unwrap_err().to_string();
+            assert!(err.contains(why) && err.contains(bad), "{bad}: {err}");
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! spymemcached 2.12.3's `KetamaNodeLocator`.
+//!
+//! * Node keys: format SPYMEMCACHED is `String.valueOf(InetSocketAddress)`
+//!   without the leading `/`: `ip:port` for an IP literal (IPv6 in Java's
+//!   full bracketed form `[0:0:0:0:0:0:0:1]:port`), or the address as written
+//!   (e.g. `name/10.0.0.1:11211`, what Java prints for a resolved name).
+//!   Format LIBMEMCACHED is the host, plus `:port` unless it is 11211; the
+//!   host is taken literally (the library never does DNS).
+//! * Unweighted: 160 points per server; MD5 gives 4 per digest, any other
+//!   hash one point per label `hash("<key>-<i>")`.
+//! * Weighted (any weight given): the shared float formula, always MD5.
+//! * Ties: a `TreeMap.put` overwrite, so the later point wins.
+
+use std::io::Write;
+use std::net::Ipv6Addr;
+
+use super::points::{HostPort, float_weighted_digests, push_hashed_server, push_md5_server, weights};
+use super::{GeneratedPoints, KeyLookup};
+use crate::continuum::TiePolicy;
+use crate::hash::HashAlgorithm;
+use crate::{Error, ServerSpec};
+
+/// spymemcached's `KetamaNodeKeyFormatter.Format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NodeKeyFormat {
+    /// `SPYMEMCACHED` (the default).
+    Spymemcached,
+    /// `LIBMEMCACHED`.
+    Libmemcached,
+}
+
+/// Repetitions per node (`getNodeRepetitions`).
+const REPETITIONS: u32 = 160;
+
+/// The node key (label prefix) of a server.
+pub fn node_key(server: &ServerSpec, format: NodeKeyFormat) -> Result<Vec<u8>, Error> {
+    let hp = HostPort::parse(&server.address)?;
+    Ok(match format {
+        NodeKeyFormat::Libmemcached => hp.without_default_port(),
+        NodeKeyFormat::Spymemcached => match std::str::from_utf8(hp.host).ok().and_then(|h| h.parse::<Ipv6Addr>().ok()) {
+            Some(v6) => {
+                let full: Vec<String> = v6.segments().iter().map(|s| format!("{s:x}")).collect();
+                let mut key = Vec::new();
+                write!(key, "[{}]:{}", full.join(":"), hp.port).expect("writing to a Vec cannot fail");
+                key
+            }
+            None => hp.with_port(),
+        },
+    })
+}
+
+/// Generates spymemcached's continuum.
+pub fn generate(servers: &[ServerSpec], hash: HashAlgorithm, format: NodeKeyFormat) -> Result<GeneratedPoints, Error> {
+    let weighted = servers.iter().any(|s| s.weight.is_some());
+    if weighted && let Some(missing) = servers.iter().find(|s| s.weight.is_none()) {
+        return Err(Error::InvalidArgument(format!(
+            "spymemcached's weighted continuum needs a weight for every server; '{}' has none",
+            String::from_utf8_lossy(&missing.address)
+        )));
+    }
+    let (weights, total) = weights(servers)?;
+    let mut points = Vec::with_capacity(servers.len() * REPETITIONS as usize);
+    let mut per_server = Vec::with_capacity(servers.len());
+    for (index, server) in servers.iter().enumerate() {
+        let key = node_key(server, format)?;
+        let index = index as u32;
+        let count = if weighted {
+            let digests = float_weighted_digests(weights[index as usize], total, servers.len());
+            push_md5_server(&key, digests, index, &mut points)
+        } else if hash == HashAlgorithm::Md5 {
+            push_md5_server(&key, REPETITIONS / 4, index, &mut points)
+        } else {
+            push_hashed_server(&key, REPETITIONS, hash, index, &mut points)
+        };
+        per_server.push(count);
+    }
+    Ok(GeneratedPoints { points, per_server, ties: TiePolicy::LastWins, lookup: KeyLookup::Direct })
+}
