@@ -37,6 +37,8 @@ pub enum Error {
         /// Bytes required.
         needed: usize,
     },
+    /// A set-codec failure (kind, byte offset, record index).
+    Set(crate::setcodec::SetError),
 }
 
 impl fmt::Display for Error {
@@ -51,8 +53,15 @@ impl fmt::Display for Error {
             Error::BufferTooSmall { needed } => {
                 write!(f, "output buffer too small: {needed} bytes needed")
             }
+            Error::Set(error) => error.fmt(f),
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+impl From<crate::setcodec::SetError> for Error {
+    fn from(error: crate::setcodec::SetError) -> Self {
+        Error::Set(error)
+    }
+}

@@ -9,6 +9,8 @@
 //! * [`hash`]: MD5 and the key hashes used by the peers.
 //! * [`parser`]: server files, read exactly like libketama (compat) or
 //!   strictly (modern API and CLI).
+//! * [`setcodec`]: sets stored inside memcached values (encodings,
+//!   compaction, Redis set algebra, Membase lists, sharding, the recipe).
 //! * [`ffi`]: the C ABI, both the original libketama functions and the
 //!   modern `ketama_*` API. It is a thin layer over the safe modules above.
 //!
@@ -34,6 +36,7 @@ pub mod hash;
 pub mod parser;
 pub mod ring;
 pub mod server;
+pub mod setcodec;
 
 pub use error::Error;
 pub use flavour::Flavour;

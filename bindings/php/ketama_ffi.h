@@ -5,6 +5,54 @@
  */
 
 /**
+ * Op byte of an add record.
+ */
+#define OP_ADD 161
+
+/**
+ * Op byte of a remove record.
+ */
+#define OP_REMOVE 162
+
+/**
+ * Largest length a 4-byte LEB128 can carry.
+ */
+#define MAX_LENGTH ((1 << 28) - 1)
+
+/**
+ * Default value budget: memcached's 1 MiB item limit minus 1 KiB for the
+ * item header and a 250-byte key.
+ */
+#define DEFAULT_VALUE_BUDGET ((1024 * 1024) - 1024)
+
+/**
+ * Default maximum member length: 250 bytes, so every member is also a
+ * legal memcached key.
+ */
+#define DEFAULT_MAX_MEMBER_LEN 250
+
+/**
+ * Size ratio from which intersection and difference gallop instead of merging.
+ */
+#define GALLOP_RATIO 32
+
+/**
+ * Largest |count| accepted by SRANDMEMBER with repetition (a deviation:
+ * Redis accepts up to LONG_MAX and runs out of memory instead).
+ */
+#define MAX_RANDOM_COUNT (1 << 24)
+
+/**
+ * Default number of add/append rounds before probing.
+ */
+#define DEFAULT_MAX_RETRIES 3
+
+/**
+ * memcached's key length limit (`KEY_MAX_LENGTH`).
+ */
+#define MAX_KEY_LEN 250
+
+/**
  * Result of a modern API call. `KETAMA_OK` is 0; every other value comes
  * with a message readable through `ketama_error()` on the same thread.
  */
@@ -46,6 +94,22 @@ typedef enum {
    */
   KETAMA_ERR_OUT_OF_RANGE = 8,
   /**
+   * A set value did not decode; the message names kind, byte offset and record.
+   */
+  KETAMA_ERR_SET_DECODE = 100,
+  /**
+   * A member cannot be encoded (empty, too long, whitespace or control byte).
+   */
+  KETAMA_ERR_SET_MEMBER = 101,
+  /**
+   * The set's value cannot grow: compact it or shard the set.
+   */
+  KETAMA_ERR_SET_FULL = 102,
+  /**
+   * Append and add kept failing while the key came and went.
+   */
+  KETAMA_ERR_SET_CONTENDED = 103,
+  /**
    * The library hit an internal bug; the host process is unaffected.
    */
   KETAMA_ERR_PANIC = 99,
@@ -59,6 +123,34 @@ typedef enum {
    * The original libketama continuum (default).
    */
   KETAMA_FLAVOUR_LIBKETAMA = 0,
+  /**
+   * spymemcached `KetamaNodeLocator`, node keys in SPYMEMCACHED format.
+   */
+  KETAMA_FLAVOUR_SPYMEMCACHED = 1,
+  /**
+   * spymemcached `KetamaNodeLocator`, node keys in LIBMEMCACHED format.
+   */
+  KETAMA_FLAVOUR_SPYMEMCACHED_LIBMEMCACHED = 2,
+  /**
+   * libmemcached KETAMA_WEIGHTED (php-memcached `OPT_LIBKETAMA_COMPATIBLE`).
+   */
+  KETAMA_FLAVOUR_LIBMEMCACHED = 3,
+  /**
+   * libmemcached CONSISTENT: 100 hashed points per server.
+   */
+  KETAMA_FLAVOUR_LIBMEMCACHED_CONSISTENT = 4,
+  /**
+   * libmemcached CONSISTENT_KETAMA_SPY.
+   */
+  KETAMA_FLAVOUR_LIBMEMCACHED_SPY = 5,
+  /**
+   * twemproxy (nutcracker) ketama; the server name column is honoured.
+   */
+  KETAMA_FLAVOUR_TWEMPROXY = 6,
+  /**
+   * pecl memcache consistent strategy (1024-bucket lookup).
+   */
+  KETAMA_FLAVOUR_PECL_MEMCACHE = 7,
 } ketama_flavour;
 
 /**
@@ -73,6 +165,70 @@ typedef enum {
    * Word 0 of MD5(key), little-endian (libketama, KETAMA_HASH).
    */
   KETAMA_HASH_MD5 = 1,
+  /**
+   * `(crc32 >> 16) & 0x7fff` (libmemcached crc, twemproxy crc32, spymemcached CRC).
+   */
+  KETAMA_HASH_CRC = 2,
+  /**
+   * Full CRC-32 (pecl memcache crc32, twemproxy crc32a).
+   */
+  KETAMA_HASH_CRC32 = 3,
+  /**
+   * Jenkins one-at-a-time (libmemcached's default).
+   */
+  KETAMA_HASH_ONE_AT_A_TIME = 4,
+  /**
+   * FNV-1 32-bit over C chars.
+   */
+  KETAMA_HASH_FNV1_32 = 5,
+  /**
+   * FNV-1a 32-bit over C chars (pecl memcache fnv).
+   */
+  KETAMA_HASH_FNV1A_32 = 6,
+  /**
+   * FNV-1 64-bit over C chars, low 32 bits.
+   */
+  KETAMA_HASH_FNV1_64 = 7,
+  /**
+   * FNV-1a 64-bit over C chars, low 32 bits (twemproxy's default).
+   */
+  KETAMA_HASH_FNV1A_64 = 8,
+  /**
+   * MurmurHash2 as libmemcached/twemproxy seed it.
+   */
+  KETAMA_HASH_MURMUR = 9,
+  /**
+   * MurmurHash3 x86_32 as libmemcached seeds it.
+   */
+  KETAMA_HASH_MURMUR3 = 10,
+  /**
+   * Jenkins lookup3 (initval 13).
+   */
+  KETAMA_HASH_JENKINS = 11,
+  /**
+   * Hsieh SuperFastHash (twemproxy).
+   */
+  KETAMA_HASH_HSIEH = 12,
+  /**
+   * spymemcached NATIVE_HASH (Java `String.hashCode`).
+   */
+  KETAMA_HASH_SPY_NATIVE = 13,
+  /**
+   * spymemcached FNV1_32_HASH (UTF-16 code units).
+   */
+  KETAMA_HASH_SPY_FNV1_32 = 14,
+  /**
+   * spymemcached FNV1A_32_HASH (UTF-16 code units).
+   */
+  KETAMA_HASH_SPY_FNV1A_32 = 15,
+  /**
+   * spymemcached FNV1_64_HASH (UTF-16 code units, low 32 bits).
+   */
+  KETAMA_HASH_SPY_FNV1_64 = 16,
+  /**
+   * spymemcached FNV1A_64_HASH (UTF-16 code units, low 32 bits).
+   */
+  KETAMA_HASH_SPY_FNV1A_64 = 17,
 } ketama_hash;
 
 /**
@@ -90,11 +246,208 @@ typedef enum {
 } ketama_parse_mode;
 
 /**
+ * Value encodings (pass as `uint32_t`).
+ */
+typedef enum {
+  /**
+   * Detect T1 or B1 from the bytes (decode only).
+   */
+  KETAMA_SET_ENCODING_AUTO = 0,
+  /**
+   * Text records `+m ` / `-m `.
+   */
+  KETAMA_SET_ENCODING_T1 = 1,
+  /**
+   * Binary records (0xA1/0xA2, LEB128 length, bytes).
+   */
+  KETAMA_SET_ENCODING_B1 = 2,
+  /**
+   * Membase comma list (read only).
+   */
+  KETAMA_SET_ENCODING_MEMBASE_COMMA = 3,
+  /**
+   * Membase `|` tombstone list (read only, counted).
+   */
+  KETAMA_SET_ENCODING_MEMBASE_TOMBSTONE = 4,
+  /**
+   * Membase `+1234+222-222` list (read only, counted).
+   */
+  KETAMA_SET_ENCODING_MEMBASE_PLUSMINUS = 5,
+} ketama_set_encoding;
+
+/**
+ * Record operations (pass as `uint32_t`).
+ */
+typedef enum {
+  /**
+   * Add members.
+   */
+  KETAMA_SET_ADD = 0,
+  /**
+   * Remove members.
+   */
+  KETAMA_SET_REMOVE = 1,
+} ketama_set_op;
+
+/**
+ * Server replies fed to `ketama_set_writer_step` (pass as `uint32_t`).
+ */
+typedef enum {
+  /**
+   * STORED / HD.
+   */
+  KETAMA_SET_REPLY_STORED = 0,
+  /**
+   * NOT_STORED / NS.
+   */
+  KETAMA_SET_REPLY_NOT_STORED = 1,
+  /**
+   * EXISTS / EX; for a probe: the key is present.
+   */
+  KETAMA_SET_REPLY_EXISTS = 2,
+  /**
+   * NOT_FOUND / NF / EN; for a probe: the key is missing.
+   */
+  KETAMA_SET_REPLY_NOT_FOUND = 3,
+  /**
+   * SERVER_ERROR object too large for cache.
+   */
+  KETAMA_SET_REPLY_TOO_LARGE = 4,
+} ketama_set_reply;
+
+/**
+ * What the client must do next in a write.
+ */
+typedef enum {
+  /**
+   * APPEND the payload.
+   */
+  KETAMA_SET_DO_APPEND = 1,
+  /**
+   * ADD the payload (with the set's flags and TTL).
+   */
+  KETAMA_SET_DO_ADD = 2,
+  /**
+   * Probe whether the key exists; reply EXISTS or NOT_FOUND.
+   */
+  KETAMA_SET_DO_PROBE = 3,
+  /**
+   * Done: the payload was appended.
+   */
+  KETAMA_SET_DONE_APPENDED = 4,
+  /**
+   * Done: the set was created with the payload.
+   */
+  KETAMA_SET_DONE_CREATED = 5,
+  /**
+   * Done: a remove on a missing set, nothing to do.
+   */
+  KETAMA_SET_DONE_NOTHING_TO_REMOVE = 6,
+} ketama_set_action;
+
+/**
+ * Set error kinds as found in `ketama_set_error.kind` (ids of
+ * `SetErrorKind`; name them with `ketama_set_error_kind_name`).
+ */
+typedef enum {
+  /**
+   * No error.
+   */
+  KETAMA_SET_ERROR_NONE = 0,
+  /**
+   * `EmptyMember`.
+   */
+  KETAMA_SET_ERROR_EMPTY_MEMBER = 1,
+  /**
+   * `BadOp`.
+   */
+  KETAMA_SET_ERROR_BAD_OP = 2,
+  /**
+   * `InvalidByte`.
+   */
+  KETAMA_SET_ERROR_INVALID_BYTE = 3,
+  /**
+   * `MemberHasWhitespace`.
+   */
+  KETAMA_SET_ERROR_MEMBER_HAS_WHITESPACE = 4,
+  /**
+   * `MemberTooLong`.
+   */
+  KETAMA_SET_ERROR_MEMBER_TOO_LONG = 5,
+  /**
+   * `Truncated`.
+   */
+  KETAMA_SET_ERROR_TRUNCATED = 6,
+  /**
+   * `OverlongLength`.
+   */
+  KETAMA_SET_ERROR_OVERLONG_LENGTH = 7,
+  /**
+   * `LengthTooLarge`.
+   */
+  KETAMA_SET_ERROR_LENGTH_TOO_LARGE = 8,
+  /**
+   * `UnsupportedOp`.
+   */
+  KETAMA_SET_ERROR_UNSUPPORTED_OP = 9,
+  /**
+   * `MixedEncoding`.
+   */
+  KETAMA_SET_ERROR_MIXED_ENCODING = 10,
+  /**
+   * `UnknownEncoding`.
+   */
+  KETAMA_SET_ERROR_UNKNOWN_ENCODING = 11,
+  /**
+   * `BadListEntry`.
+   */
+  KETAMA_SET_ERROR_BAD_LIST_ENTRY = 12,
+  /**
+   * `ValueTooLarge`.
+   */
+  KETAMA_SET_ERROR_VALUE_TOO_LARGE = 13,
+  /**
+   * `InvalidArgument`.
+   */
+  KETAMA_SET_ERROR_INVALID_ARGUMENT = 14,
+  /**
+   * `SetFull`.
+   */
+  KETAMA_SET_ERROR_SET_FULL = 15,
+  /**
+   * `Contended`.
+   */
+  KETAMA_SET_ERROR_CONTENDED = 16,
+} ketama_set_error_kind;
+
+/**
+ * A value format. T1 and B1 are written and read; the Membase formats are
+ * read only (convert them with [`convert`]).
+ */
+typedef struct Format Format;
+
+/**
+ * What was wrong with a value, a member or a recipe step.
+ */
+typedef struct SetErrorKind SetErrorKind;
+
+/**
  * An immutable consistent-hashing ring. Opaque; create it with
  * `ketama_ring_new` or `ketama_ring_new_from_file`, release it with
  * `ketama_ring_free`. Safe to use from many threads at once.
  */
 typedef struct ketama_ring ketama_ring;
+
+/**
+ * A decoded set (or the result of set algebra). Opaque and immutable;
+ * release it with `ketama_set_free`.
+ */
+typedef struct ketama_set ketama_set;
+
+/**
+ * The write state machine (opaque); see `ketama_set_writer_new`.
+ */
+typedef struct ketama_set_writer ketama_set_writer;
 
 /**
  * The original continuum: clients read `numpoints` and walk `array` (a
@@ -219,6 +572,133 @@ typedef struct {
 } ketama_server_info;
 
 /**
+ * Where a decode failed: `kind` is a `ketama_set_error_kind` id (0: no
+ * error), `offset` the byte offset in the value, `record` the index of the
+ * failing record (= records decoded before it).
+ */
+typedef struct {
+  /**
+   * Error kind id; name it with `ketama_set_error_kind_name`.
+   */
+  uint32_t kind;
+  /**
+   * Byte offset in the value.
+   */
+  size_t offset;
+  /**
+   * Index of the failing record.
+   */
+  size_t record;
+} ketama_set_error;
+
+/**
+ * An owned byte buffer handed out by the library; release it with
+ * `ketama_set_buffer_free`. `data` is NULL when `len` is 0.
+ */
+typedef struct {
+  /**
+   * The bytes.
+   */
+  uint8_t *data;
+  /**
+   * Number of bytes.
+   */
+  size_t len;
+} ketama_set_buffer;
+
+/**
+ * Counters of a decoded set.
+ */
+typedef struct {
+  /**
+   * Live members.
+   */
+  size_t members;
+  /**
+   * Records in the value.
+   */
+  size_t records;
+  /**
+   * Remove records (the original post's dirtiness).
+   */
+  size_t removals;
+  /**
+   * records - members: what compaction deletes.
+   */
+  size_t redundant;
+  /**
+   * Size of the decoded value in bytes.
+   */
+  size_t value_len;
+  /**
+   * The encoding read (`ketama_set_encoding`; AUTO for an empty value).
+   */
+  uint32_t encoding;
+} ketama_set_stats;
+
+/**
+ * A member passed in: `len` bytes at `data` (any bytes).
+ */
+typedef struct {
+  /**
+   * The bytes (may be NULL when `len` is 0).
+   */
+  const uint8_t *data;
+  /**
+   * Number of bytes.
+   */
+  size_t len;
+} ketama_set_member_ref;
+
+/**
+ * Compaction policy: compact when `redundant > threshold` (in ratio mode
+ * `max(threshold, members)`), or when the value is over `soft_limit` bytes
+ * and holds any redundant record. Defaults: 100, 523776, false.
+ */
+typedef struct {
+  /**
+   * Redundant records tolerated.
+   */
+  size_t threshold;
+  /**
+   * Size above which any redundancy triggers compaction.
+   */
+  size_t soft_limit;
+  /**
+   * Use max(threshold, members) as the threshold.
+   */
+  bool ratio;
+} ketama_set_policy;
+
+/**
+ * The compaction write a read asks for: when `needed`, store `value` with
+ * `ms <key> <len> C<cas> T<exptime>` (or classic `cas`), ignoring EXISTS /
+ * NOT_FOUND. `exptime_known` is false when the remaining TTL was not given.
+ */
+typedef struct {
+  /**
+   * Whether to write.
+   */
+  bool needed;
+  /**
+   * The canonical value (release with `ketama_set_buffer_free`).
+   */
+  ketama_set_buffer value;
+  /**
+   * CAS of the value that was read.
+   */
+  uint64_t cas;
+  /**
+   * Exptime to write: the remaining TTL, 0 = never expires.
+   */
+  uint32_t exptime;
+  /**
+   * Whether `exptime` comes from a known remaining TTL.
+   */
+  bool exptime_known;
+} ketama_set_compaction;
+
+/**
  * A server as the original's file reader stores it (part of the original
  * header; no function takes it).
  */
@@ -232,6 +712,10 @@ typedef struct {
    */
   unsigned long memory;
 } serverinfo;
+
+
+
+
 
 /**
  * Reads the server file `filename` and stores a continuum in `*contptr`.
@@ -304,6 +788,15 @@ void ketama_md5_digest(char *inString, unsigned char *md5pword);
  * pointer stays valid until the next failing call or roll on this thread.
  */
 char *ketama_error(void);
+
+/**
+ * Hashes `len` bytes at `bytes` with hash `hash_id` (a `ketama_hash` other
+ * than `KETAMA_HASH_DEFAULT`) and stores the 32-bit result in `*out`.
+ *
+ * # Safety
+ * `bytes` is valid for `len` bytes (or NULL with `len` 0); `out` is writable.
+ */
+ketama_status ketama_hash_bytes(uint32_t hash_id, const uint8_t *bytes, size_t len, uint32_t *out);
 
 /**
  * Builds a ring from `count` servers.
@@ -402,6 +895,282 @@ ketama_status ketama_ring_point(const ketama_ring *ring, size_t index, uint32_t 
  * The library version, e.g. `"1.0.0"` (static string).
  */
 const char *ketama_version(void);
+
+/**
+ * Decodes a stored value strictly into a new set.
+ *
+ * `encoding` is a `ketama_set_encoding` (AUTO detects T1/B1);
+ * `max_member_len` 0 means 250. On a malformed value the status is
+ * `KETAMA_ERR_SET_DECODE`, `ketama_error()` names kind, byte offset and
+ * record, and `*error_out` (if not NULL) receives them.
+ *
+ * # Safety
+ * `value` is valid for `value_len` bytes (or NULL with 0); `set_out` is
+ * writable; `error_out` is NULL or writable.
+ */
+ketama_status ketama_set_decode(const uint8_t *value, size_t value_len, uint32_t encoding, size_t max_member_len, ketama_set **set_out, ketama_set_error *error_out);
+
+/**
+ * Decodes the valid prefix of a value (for repair tools): always returns a
+ * set (possibly empty) and sets `*error_out` to the error that stopped
+ * decoding (kind 0 when the whole value decoded). Never compact a salvaged
+ * set automatically.
+ *
+ * # Safety
+ * As `ketama_set_decode`; `error_out` is writable.
+ */
+ketama_status ketama_set_decode_salvage(const uint8_t *value, size_t value_len, uint32_t encoding, size_t max_member_len, ketama_set **set_out, ketama_set_error *error_out);
+
+/**
+ * Releases a set. NULL is ignored.
+ *
+ * # Safety
+ * `set` is NULL or a live handle, not used afterwards.
+ */
+void ketama_set_free(ketama_set *set);
+
+/**
+ * Releases a buffer handed out by the library. A NULL `data` is ignored.
+ *
+ * # Safety
+ * `buffer` is `{NULL, 0}` or was returned by this library and not yet freed.
+ */
+void ketama_set_buffer_free(ketama_set_buffer buffer);
+
+/**
+ * Reads the counters of a set.
+ *
+ * # Safety
+ * `set` is a live handle; `out` is writable.
+ */
+ketama_status ketama_set_get_stats(const ketama_set *set, ketama_set_stats *out);
+
+/**
+ * SCARD: number of members (0 for NULL, a missing key).
+ *
+ * # Safety
+ * `set` is NULL or a live handle.
+ */
+size_t ketama_set_card(const ketama_set *set);
+
+/**
+ * Member `index` in bytewise order (SMEMBERS iteration). The bytes belong
+ * to the set and stay valid while it lives; they are not NUL-terminated.
+ *
+ * # Safety
+ * `set` is a live handle; `data_out` and `len_out` are writable.
+ */
+ketama_status ketama_set_member(const ketama_set *set, size_t index, const uint8_t **data_out, size_t *len_out);
+
+/**
+ * SISMEMBER: whether `member` is in the set (a NULL set is a missing key).
+ *
+ * # Safety
+ * `set` is NULL or live; `member` is valid for `member_len` bytes; `out` is writable.
+ */
+ketama_status ketama_set_contains(const ketama_set *set, const uint8_t *member, size_t member_len, bool *out);
+
+/**
+ * Detects a value's encoding: T1, B1, or AUTO (0) for an empty value;
+ * anything else fails with `KETAMA_ERR_SET_DECODE` (UnknownEncoding).
+ *
+ * # Safety
+ * `value` is valid for `value_len` bytes; `out` is writable.
+ */
+ketama_status ketama_set_detect(const uint8_t *value, size_t value_len, uint32_t *out);
+
+/**
+ * Encodes one APPEND payload: an `op` record (`ketama_set_op`) for each of
+ * `count` members in `encoding` (T1 or B1). An invalid member fails with
+ * `KETAMA_ERR_SET_MEMBER` naming the member index and byte offset.
+ *
+ * # Safety
+ * `members` points to `count` entries whose data is valid; `out` is writable.
+ */
+ketama_status ketama_set_encode(uint32_t op, uint32_t encoding, const ketama_set_member_ref *members, size_t count, size_t max_member_len, ketama_set_buffer *out);
+
+/**
+ * Whether a decoded set should be compacted (`policy` NULL = defaults).
+ *
+ * # Safety
+ * `set` is live; `policy` is NULL or valid; `out` is writable.
+ */
+ketama_status ketama_set_should_compact(const ketama_set *set, const ketama_set_policy *policy, bool force, bool *out);
+
+/**
+ * The canonical encoding of a set in `encoding` (T1 or B1): add records in
+ * bytewise order, empty for an empty set. Also the *STORE value.
+ *
+ * # Safety
+ * `set` is live; `out` is writable.
+ */
+ketama_status ketama_set_compacted(const ketama_set *set, uint32_t encoding, ketama_set_buffer *out);
+
+/**
+ * The read step of the recipe: decodes `value` strictly into `*set_out`
+ * and fills `*compaction_out` (`needed` false when no write is due).
+ * `remaining_ttl` is what `mg <key> t` returned (-1 = never expires);
+ * pass `ttl_known` false when unknown. A value that fails to decode is
+ * never compacted.
+ *
+ * # Safety
+ * `value` is valid for `value_len` bytes; `policy` NULL or valid; the outs writable.
+ */
+ketama_status ketama_set_plan_read(const uint8_t *value, size_t value_len, uint32_t encoding, uint64_t cas, int64_t remaining_ttl, bool ttl_known, const ketama_set_policy *policy, bool force, ketama_set **set_out, ketama_set_compaction *compaction_out);
+
+/**
+ * SUNION of `count` sets (NULL entries are missing keys) into a new set.
+ *
+ * # Safety
+ * `sets` points to `count` entries, each NULL or live; `out` is writable.
+ */
+ketama_status ketama_set_union(const ketama_set *const *sets, size_t count, ketama_set **out);
+
+/**
+ * SINTER of `count` sets (smallest first, galloping on skewed sizes).
+ *
+ * # Safety
+ * As `ketama_set_union`.
+ */
+ketama_status ketama_set_inter(const ketama_set *const *sets, size_t count, ketama_set **out);
+
+/**
+ * SDIFF: members of the first set in none of the others.
+ *
+ * # Safety
+ * As `ketama_set_union`.
+ */
+ketama_status ketama_set_diff(const ketama_set *const *sets, size_t count, ketama_set **out);
+
+/**
+ * SINTERCARD with LIMIT (`limit` 0 = unlimited, negative = error).
+ *
+ * # Safety
+ * `sets` as in `ketama_set_union`; `out` is writable.
+ */
+ketama_status ketama_set_intercard(const ketama_set *const *sets, size_t count, int64_t limit, size_t *out);
+
+/**
+ * SRANDMEMBER: writes indices of random members (read them with
+ * `ketama_set_member`) chosen from `seed`. With `has_count` false: one
+ * member (none for an empty set). `count >= 0`: min(count, card) distinct
+ * members; `count < 0`: |count| members with repeats. `capacity` must hold
+ * that many.
+ *
+ * # Safety
+ * `set` is NULL or live; `indices_out` is writable for `capacity` entries; `len_out` writable.
+ */
+ketama_status ketama_set_srandmember(const ketama_set *set, int64_t count, bool has_count, uint64_t seed, size_t *indices_out, size_t capacity, size_t *len_out);
+
+/**
+ * SPOP: chooses members like SRANDMEMBER (a negative count is an error),
+ * writes their indices and the payload removing them, to append under the
+ * CAS of the read (`ms <key> <len> MA C<cas>`), retrying on EXISTS.
+ *
+ * # Safety
+ * As `ketama_set_srandmember`; `payload_out` is writable.
+ */
+ketama_status ketama_set_spop(const ketama_set *set, int64_t count, bool has_count, uint64_t seed, uint32_t encoding, size_t *indices_out, size_t capacity, size_t *len_out, ketama_set_buffer *payload_out);
+
+/**
+ * SMOVE: `*moved_out` is the reply. When a member moves, `*add_out`
+ * (append to the destination first) and `*remove_out` (then to the
+ * source) receive the payloads; otherwise they are `{NULL, 0}`.
+ * `same_key` is true when source and destination are one key.
+ *
+ * # Safety
+ * `source` NULL or live; `member` valid for `member_len`; outs writable.
+ */
+ketama_status ketama_set_smove(const ketama_set *source, const uint8_t *member, size_t member_len, bool same_key, uint32_t encoding, bool *moved_out, ketama_set_buffer *add_out, ketama_set_buffer *remove_out);
+
+/**
+ * Converts a value in any encoding (Membase lists included) to the
+ * canonical `to` encoding (T1 or B1).
+ *
+ * # Safety
+ * `value` is valid for `value_len` bytes; `out` is writable.
+ */
+ketama_status ketama_set_convert(const uint8_t *value, size_t value_len, uint32_t from, uint32_t to, size_t max_member_len, ketama_set_buffer *out);
+
+/**
+ * The shard of `member` among `shard_count` shards: FNV-1a 64 of the
+ * member's bytes modulo `shard_count`.
+ *
+ * # Safety
+ * `member` is valid for `member_len` bytes; `out` is writable.
+ */
+ketama_status ketama_set_shard_of(const uint8_t *member, size_t member_len, uint32_t shard_count, uint32_t *out);
+
+/**
+ * The key of shard `shard`: `<base>.<shard>`, checked against memcached's
+ * 250-byte key limit for the largest shard number.
+ *
+ * # Safety
+ * `base` is valid for `base_len` bytes; `out` is writable.
+ */
+ketama_status ketama_set_shard_key(const uint8_t *base, size_t base_len, uint32_t shard_count, uint32_t shard, ketama_set_buffer *out);
+
+/**
+ * The server holding shard `shard` of the set `base` on `ring`.
+ *
+ * # Safety
+ * `ring` is live; `base` is valid for `base_len` bytes; `out` is writable.
+ */
+ketama_status ketama_set_shard_server(const ketama_ring *ring, const uint8_t *base, size_t base_len, uint32_t shard_count, uint32_t shard, ketama_server_ref *out);
+
+/**
+ * The index item's value for `shard_count` shards (the T1 set of shard
+ * ids), to create with ADD under `<base>`.
+ *
+ * # Safety
+ * `out` is writable.
+ */
+ketama_status ketama_set_shard_index_value(uint32_t shard_count, ketama_set_buffer *out);
+
+/**
+ * Reads the shard count from an index item's value (its members must be
+ * exactly the ids 0..N-1).
+ *
+ * # Safety
+ * `base` and `value` are valid for their lengths; `out` is writable.
+ */
+ketama_status ketama_set_shard_count_from_index(const uint8_t *base, size_t base_len, const uint8_t *value, size_t value_len, uint32_t *out);
+
+/**
+ * Starts the write recipe for one payload of `op` records: `*action_out`
+ * receives the first action (always APPEND). Feed each server reply to
+ * `ketama_set_writer_step`; release with `ketama_set_writer_free`.
+ * `max_retries` bounds the append/add rounds (0 means 3).
+ *
+ * # Safety
+ * `writer_out` and `action_out` are writable.
+ */
+ketama_status ketama_set_writer_new(uint32_t op, uint32_t max_retries, ketama_set_writer **writer_out, uint32_t *action_out);
+
+/**
+ * Advances the write recipe with the server's reply (`ketama_set_reply`)
+ * to the last action; `*action_out` receives the next action (a DONE_*
+ * value when finished). Fails with `KETAMA_ERR_SET_FULL` (the key exists
+ * but cannot grow: compact or shard) or `KETAMA_ERR_SET_CONTENDED`.
+ *
+ * # Safety
+ * `writer` is live; `action_out` is writable.
+ */
+ketama_status ketama_set_writer_step(ketama_set_writer *writer, uint32_t reply, uint32_t *action_out);
+
+/**
+ * Releases a writer. NULL is ignored.
+ *
+ * # Safety
+ * `writer` is NULL or live, not used afterwards.
+ */
+void ketama_set_writer_free(ketama_set_writer *writer);
+
+/**
+ * The name of a `ketama_set_error` kind id (`"Truncated"`), `"None"` for 0,
+ * `"Unknown"` for other values. Static string.
+ */
+const char *ketama_set_error_kind_name(uint32_t kind);
 
 /**
  * Returns the name of a status code (`"KETAMA_ERR_PARSE"`), or

@@ -283,7 +283,7 @@ pub unsafe extern "C" fn ketama_ring_free(ring: *const ketama_ring) {
     })
 }
 
-fn server_ref(ring: &Ring, at: Location) -> ketama_server_ref {
+pub(crate) fn server_ref(ring: &Ring, at: Location) -> ketama_server_ref {
     let address = ring.servers()[at.server_index].address_c();
     ketama_server_ref {
         server_index: at.server_index as u32,

@@ -28,6 +28,14 @@ pub enum ketama_status {
     KETAMA_ERR_NO_SERVER_AVAILABLE = 7,
     /// An index is past the end.
     KETAMA_ERR_OUT_OF_RANGE = 8,
+    /// A set value did not decode; the message names kind, byte offset and record.
+    KETAMA_ERR_SET_DECODE = 100,
+    /// A member cannot be encoded (empty, too long, whitespace or control byte).
+    KETAMA_ERR_SET_MEMBER = 101,
+    /// The set's value cannot grow: compact it or shard the set.
+    KETAMA_ERR_SET_FULL = 102,
+    /// Append and add kept failing while the key came and went.
+    KETAMA_ERR_SET_CONTENDED = 103,
     /// The library hit an internal bug; the host process is unaffected.
     KETAMA_ERR_PANIC = 99,
 }
@@ -44,6 +52,7 @@ impl ketama_status {
             Error::BufferTooSmall { .. } => ketama_status::KETAMA_ERR_BUFFER_TOO_SMALL,
             Error::NoServerAvailable(_) => ketama_status::KETAMA_ERR_NO_SERVER_AVAILABLE,
             Error::OutOfRange(_) => ketama_status::KETAMA_ERR_OUT_OF_RANGE,
+            Error::Set(error) => crate::ffi::set::status_of(error),
         }
     }
 
@@ -59,6 +68,10 @@ impl ketama_status {
             ketama_status::KETAMA_ERR_BUFFER_TOO_SMALL => c"KETAMA_ERR_BUFFER_TOO_SMALL",
             ketama_status::KETAMA_ERR_NO_SERVER_AVAILABLE => c"KETAMA_ERR_NO_SERVER_AVAILABLE",
             ketama_status::KETAMA_ERR_OUT_OF_RANGE => c"KETAMA_ERR_OUT_OF_RANGE",
+            ketama_status::KETAMA_ERR_SET_DECODE => c"KETAMA_ERR_SET_DECODE",
+            ketama_status::KETAMA_ERR_SET_MEMBER => c"KETAMA_ERR_SET_MEMBER",
+            ketama_status::KETAMA_ERR_SET_FULL => c"KETAMA_ERR_SET_FULL",
+            ketama_status::KETAMA_ERR_SET_CONTENDED => c"KETAMA_ERR_SET_CONTENDED",
             ketama_status::KETAMA_ERR_PANIC => c"KETAMA_ERR_PANIC",
         }
     }

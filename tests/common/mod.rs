@@ -149,6 +149,8 @@ impl Memcached {
             let child = Command::new("memcached")
                 .args(["-l", "127.0.0.1", "-p", &port.to_string(), "-U", "0", "-m", &memory_mb.to_string()])
                 .args(extra)
+                // memcached refuses to run as root unless told which user to be.
+                .args(if unsafe { libc::geteuid() } == 0 { &["-u", "root"][..] } else { &[][..] })
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()

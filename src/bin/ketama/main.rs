@@ -5,6 +5,7 @@
 
 mod args;
 mod ring_commands;
+mod set_commands;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -20,6 +21,12 @@ commands:
         print POINT<TAB>SERVER for every point in continuum order
   check SERVERS_FILE
         validate a server file strictly; exit 1 with line-precise errors
+  set decode [--encoding auto|t1|b1|membase-comma|membase-tombstone|membase-plusminus]
+        read a set value on stdin; print its members and a '# records=...' line
+  set encode (add|remove) [--binary] MEMBER...
+        write the APPEND payload for the members to stdout
+  set compact [--encoding E] [--to t1|b1]
+        read a set value on stdin and write its compacted form
 
 ring options:
   --flavor NAME        placement flavour (default: libketama): libketama, spymemcached (java),
@@ -69,6 +76,7 @@ fn main() -> ExitCode {
         Some("find") => ring_commands::find(&argv[1..]),
         Some("dump") => ring_commands::dump(&argv[1..]),
         Some("check") => ring_commands::check(&argv[1..]),
+        Some("set") => set_commands::run(&argv[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())

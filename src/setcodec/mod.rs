@@ -1,0 +1,150 @@
+//! The set codec: sets stored inside memcached values.
+//!
+//! memcached has no set type. The recipe of Dustin Sallings' "Maintaining a
+//! Set in Memcached" keeps a set as a log of records: every change APPENDs
+//! `+member ` or `-member `, the set is created with ADD, and a read decodes
+//! the log and, when it is dirty enough, compacts it back with CAS. This
+//! module is that recipe written once, with the rules of
+//! `shared/reference/setcodec.md`:
+//!
+//! * [`text`] (T1, byte-compatible with the post, strict member validation)
+//!   and [`binary`] (B1, members of any bytes) encodings, [`detect`]ion, and
+//!   [`encode`] of add/remove payloads for one or many members;
+//! * strict [`decode`] with a typed [`SetError`] (kind, byte offset, record
+//!   index) and a separate [`decode_salvage`];
+//! * [`compact`]ion: the decision ([`CompactionPolicy`]) and the canonical
+//!   encoding (members sorted bytewise, empty set → empty value);
+//! * [`ops`]: Redis set queries and algebra on decoded sets;
+//! * [`membase`]: the Membase list formats, converted with [`convert`];
+//! * [`shard`]: a set spread over N keys, placed on servers through a ring;
+//! * [`recipe`]: the client-driven state machine for writes and reads
+//!   (the library does no network I/O).
+//!
+//! Deviations from setcodec.md are noted where they happen (tombstone
+//! lists split at the *last* `|`; SRANDMEMBER/SPOP counts are capped).
+
+pub mod binary;
+pub mod compact;
+pub mod decode;
+pub mod error;
+pub mod membase;
+pub mod members;
+pub mod ops;
+pub mod recipe;
+pub mod shard;
+pub mod text;
+
+pub use compact::{CompactionPolicy, DEFAULT_VALUE_BUDGET, compacted, should_compact};
+pub use decode::{DEFAULT_MAX_MEMBER_LEN, DecodeOptions, DecodedSet, Salvaged, SetStats, decode, decode_salvage, detect};
+pub use error::{SetError, SetErrorKind};
+pub use members::MemberSet;
+
+use members::Span;
+
+/// A record's operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// Insert the member.
+    Add,
+    /// Delete the member (a no-op when absent).
+    Remove,
+}
+
+/// A value format. T1 and B1 are written and read; the Membase formats are
+/// read only (convert them with [`convert`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Text records `+m ` / `-m ` (the original post).
+    T1,
+    /// Binary records `0xA1|0xA2, LEB128 length, bytes`.
+    B1,
+    /// Membase comma list `a,b,c,` (adds only).
+    MembaseComma,
+    /// Membase tombstone list `deleted,|added,added,` (counted).
+    MembaseTombstone,
+    /// Membase plus-minus list `+1234+222-222` (counted).
+    MembasePlusMinus,
+}
+
+impl Format {
+    /// All formats, in the order of their C ids (1-based; 0 is "detect").
+    pub const ALL: [Format; 5] =
+        [Format::T1, Format::B1, Format::MembaseComma, Format::MembaseTombstone, Format::MembasePlusMinus];
+
+    /// The name used by the CLI (`t1`, `b1`, `membase-comma`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::T1 => "t1",
+            Format::B1 => "b1",
+            Format::MembaseComma => "membase-comma",
+            Format::MembaseTombstone => "membase-tombstone",
+            Format::MembasePlusMinus => "membase-plusminus",
+        }
+    }
+
+    /// The format called `name`.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Whether members are counted (Membase) rather than replayed in order.
+    pub fn counts(self) -> bool {
+        matches!(self, Format::MembaseTombstone | Format::MembasePlusMinus)
+    }
+
+    /// Whether this library writes the format.
+    pub fn writable(self) -> bool {
+        matches!(self, Format::T1 | Format::B1)
+    }
+}
+
+/// One parsed record: its op and where its member lies in the value.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RawRecord {
+    pub(crate) op: Op,
+    pub(crate) span: Span,
+}
+
+/// Encodes one APPEND payload: an `op` record for every member, in order.
+/// One payload is one round trip whatever the batch size. Every member is
+/// validated first (T1: 1..=`max_member_len` bytes, no whitespace, control
+/// or DEL; B1: at most `max_member_len` bytes); the error names the member
+/// index and the byte offset inside it.
+pub fn encode<M: AsRef<[u8]>>(
+    op: Op,
+    members: &[M],
+    format: Format,
+    max_member_len: usize,
+) -> Result<Vec<u8>, SetError> {
+    let validate = match format {
+        Format::T1 => text::validate_member,
+        Format::B1 => binary::validate_member,
+        other => return Err(SetError::invalid(format!("format {} is read-only; write t1 or b1", other.name()))),
+    };
+    let mut size = 0usize;
+    for (index, member) in members.iter().enumerate() {
+        validate(member.as_ref(), index, max_member_len)?;
+        size += member.as_ref().len() + 5;
+    }
+    let mut out = Vec::with_capacity(size);
+    for member in members {
+        push_record(&mut out, op, member.as_ref(), format);
+    }
+    Ok(out)
+}
+
+/// Appends one record of a writable format (validated by the caller).
+pub(crate) fn push_record(out: &mut Vec<u8>, op: Op, member: &[u8], format: Format) {
+    if format == Format::B1 {
+        binary::push_record(out, op, member);
+    } else {
+        text::push_record(out, op, member);
+    }
+}
+
+/// Decodes a value in any format and writes its live set canonically in
+/// `to` (T1 or B1): converts Membase lists, or T1 to B1 and back.
+pub fn convert(value: &[u8], options: &DecodeOptions, to: Format) -> Result<Vec<u8>, SetError> {
+    let set = decode(value, options)?;
+    compacted(&set.members, to, options.max_member_len)
+}

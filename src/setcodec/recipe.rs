@@ -1,0 +1,243 @@
+//! The recipe, written once: step functions a client drives with its own
+//! memcached connection (the library does no network I/O).
+//!
+//! **Write** (add or remove a batch; one payload = one round trip):
+//!
+//! 1. `append <key> 0 0 <len>` with the payload ([`WriteAction::Append`]).
+//!    `STORED` → done. `NOT_STORED` means *missing* or *cannot grow*.
+//! 2. For adds, `add <key> <flags> <ttl> <len>` with the same payload
+//!    ([`WriteAction::Add`]). `STORED` → created. `NOT_STORED` → somebody
+//!    created it meanwhile, or it exists but is full: append again.
+//! 3. After `max_retries` failed add/append rounds (removes: after every
+//!    failed append, appending again while rounds remain), probe existence ([`WriteAction::Probe`], e.g.
+//!    `mg <key>` or `get`): present → [`SetErrorKind::SetFull`] (compact or
+//!    shard); missing → [`SetErrorKind::Contended`] for adds, nothing to
+//!    remove for removes. It never loops forever.
+//!
+//! On memcached ≥ 1.6.20, `ms <key> <len> MA N<ttl>` does steps 1-2 in one
+//! command; its `NS` is then a full value (probe to be sure).
+//!
+//! **Read**: fetch value, CAS and remaining TTL (`mg <key> v c t`), then
+//! [`plan_read`]: decode strictly; when the policy says so, write the
+//! compacted value with `ms <key> <len> C<cas> T<ttl>` (the remaining TTL,
+//! so compaction never resets the expiry; an empty set is written as a
+//! 0-byte value under CAS, never `delete`). `EX`/`NF` on that write are
+//! ignored: another client changed the value and a later read compacts. A
+//! successful CAS proves no append came in between, so nothing is lost.
+//! A value that fails to decode is never compacted.
+//!
+//! APPEND never refreshes the TTL: a set expires at its creation TTL
+//! however often it is appended to; refresh with `touch`/`gat`. The set is
+//! a cache: after an eviction, removes are no-ops and adds recreate a set
+//! holding only the new members.
+
+use super::compact::{CompactionPolicy, compacted, should_compact};
+use super::decode::{DecodeOptions, DecodedSet, decode};
+use super::error::{SetError, SetErrorKind};
+use super::{Format, Op};
+
+/// Default number of add/append rounds before probing.
+pub const DEFAULT_MAX_RETRIES: u32 = 3;
+
+/// What the server answered to the last action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reply {
+    /// `STORED` / `HD`.
+    Stored,
+    /// `NOT_STORED` / `NS`.
+    NotStored,
+    /// `EXISTS` / `EX`; for a probe: the key is present.
+    Exists,
+    /// `NOT_FOUND` / `NF` / `EN`; for a probe: the key is missing.
+    NotFound,
+    /// `SERVER_ERROR object too large for cache`.
+    TooLarge,
+}
+
+/// What the client must do next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteAction {
+    /// APPEND the payload.
+    Append,
+    /// ADD the payload (with the set's flags and TTL).
+    Add,
+    /// Check whether the key exists (`mg <key>` / `get`), reply `Exists` or `NotFound`.
+    Probe,
+    /// Finished.
+    Done(WriteOutcome),
+}
+
+/// How a write finished successfully.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteOutcome {
+    /// The payload was appended to the existing set.
+    Appended,
+    /// The set did not exist and was created with the payload.
+    Created,
+    /// A remove on a missing set: nothing to do.
+    NothingToRemove,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Appending,
+    Adding,
+    Probing,
+    Finished,
+}
+
+/// The write state machine: start with [`Writer::first`], then feed every
+/// reply to [`Writer::on_reply`] until it returns `Done` or an error. At
+/// most `2 * (max_retries + 1) + 1` steps.
+#[derive(Debug, Clone)]
+pub struct Writer {
+    op: Op,
+    max_retries: u32,
+    rounds: u32,
+    phase: Phase,
+}
+
+impl Writer {
+    /// A writer for one payload of `op` records.
+    pub fn new(op: Op, max_retries: u32) -> Writer {
+        Writer { op, max_retries, rounds: 0, phase: Phase::Appending }
+    }
+
+    /// The first action: always an append.
+    pub fn first(&self) -> WriteAction {
+        WriteAction::Append
+    }
+
+    /// Failed add/append rounds so far.
+    pub fn rounds(&self) -> u32 {
+        self.rounds
+    }
+
+    /// Advances on the server's reply to the last action.
+    pub fn on_reply(&mut self, reply: Reply) -> Result<WriteAction, SetError> {
+        let next = match (self.phase, reply) {
+            (Phase::Finished, _) => return Err(SetError::invalid("the write already finished")),
+            (_, Reply::TooLarge) => return Err(self.full("the server says the item would be too large")),
+            (Phase::Appending, Reply::Stored) => self.done(WriteOutcome::Appended),
+            (Phase::Appending, Reply::NotStored | Reply::NotFound) => match self.op {
+                Op::Add => {
+                    self.phase = Phase::Adding;
+                    WriteAction::Add
+                }
+                Op::Remove => self.probe(),
+            },
+            (Phase::Adding, Reply::Stored) => self.done(WriteOutcome::Created),
+            (Phase::Adding, Reply::NotStored | Reply::Exists) => {
+                self.rounds += 1;
+                if self.rounds > self.max_retries {
+                    self.probe()
+                } else {
+                    self.phase = Phase::Appending;
+                    WriteAction::Append
+                }
+            }
+            (Phase::Probing, Reply::Exists | Reply::Stored) => {
+                // A remove probes after its first failed append: the key may
+                // have been created meanwhile, so append again while rounds remain.
+                if self.op == Op::Remove && self.rounds < self.max_retries {
+                    self.rounds += 1;
+                    self.phase = Phase::Appending;
+                    WriteAction::Append
+                } else {
+                    self.phase = Phase::Finished;
+                    return Err(self.full("the key exists but appends keep failing"));
+                }
+            }
+            (Phase::Probing, Reply::NotFound | Reply::NotStored) => match self.op {
+                Op::Remove => self.done(WriteOutcome::NothingToRemove),
+                Op::Add => {
+                    self.phase = Phase::Finished;
+                    return Err(SetError::new(
+                        SetErrorKind::Contended,
+                        0,
+                        self.rounds as usize,
+                        format!("append and add failed {} times while the key came and went", self.rounds),
+                    ));
+                }
+            },
+            (phase, reply) => {
+                return Err(SetError::invalid(format!("reply {reply:?} is not possible while {phase:?}")));
+            }
+        };
+        Ok(next)
+    }
+
+    fn done(&mut self, outcome: WriteOutcome) -> WriteAction {
+        self.phase = Phase::Finished;
+        WriteAction::Done(outcome)
+    }
+
+    fn probe(&mut self) -> WriteAction {
+        self.phase = Phase::Probing;
+        WriteAction::Probe
+    }
+
+    fn full(&mut self, why: &str) -> SetError {
+        self.phase = Phase::Finished;
+        SetError::new(SetErrorKind::SetFull, 0, self.rounds as usize, format!("{why}: compact or shard the set"))
+    }
+}
+
+/// The compaction write a read asks for: `ms <key> <len> C<cas> T<exptime>`
+/// (or classic `cas <key> <flags> <exptime> <len> <cas>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompactionWrite {
+    /// The canonical value (empty for an empty set).
+    pub value: Vec<u8>,
+    /// The CAS of the value that was decoded.
+    pub cas: u64,
+    /// The exptime to write: the remaining TTL, 0 for "never expires";
+    /// `None` when the caller did not know the remaining TTL (it must pick
+    /// one, and compaction then resets the expiry).
+    pub exptime: Option<u32>,
+}
+
+/// The outcome of a read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadPlan {
+    /// The decoded set.
+    pub set: DecodedSet,
+    /// The compaction to attempt, if any.
+    pub compaction: Option<CompactionWrite>,
+}
+
+/// Decodes a fetched value and decides on compaction. `remaining_ttl` is
+/// what `mg <key> t` returned (-1: never expires) or `None` if unknown. A
+/// value about to expire (remaining 0) is not compacted, since writing
+/// exptime 0 would make it permanent. Membase lists are read-only and are
+/// never compacted in place.
+pub fn plan_read(
+    value: &[u8],
+    cas: u64,
+    remaining_ttl: Option<i64>,
+    options: &DecodeOptions,
+    policy: &CompactionPolicy,
+    force: bool,
+) -> Result<ReadPlan, SetError> {
+    let set = decode(value, options)?;
+    let writable = set.stats.format.filter(|f| f.writable());
+    let exptime = match remaining_ttl {
+        None => Some(None),
+        Some(-1) => Some(Some(0)),
+        Some(t) if t > 0 => Some(Some(u32::try_from(t).unwrap_or(u32::MAX))),
+        Some(_) => None,
+    };
+    let compaction = match (writable, exptime) {
+        (Some(format), Some(exptime)) if should_compact(&set.stats, set.members.len(), policy, force) => {
+            Some(CompactionWrite { value: compacted(&set.members, format, options.max_member_len)?, cas, exptime })
+        }
+        _ => None,
+    };
+    Ok(ReadPlan { set, compaction })
+}
+
+/// The format new writes to a value should use: the value's own, or
+/// `default` for an empty or missing value.
+pub fn write_format(set: &DecodedSet, default: Format) -> Format {
+    set.stats.format.filter(|f| f.writable()).unwrap_or(default)
+}

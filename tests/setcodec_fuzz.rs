@@ -1,0 +1,101 @@
+//! A bounded fuzz run on the stable toolchain: the seed corpus
+//! (fuzz/corpus/decoders, the research's adversarial list) and random
+//! mutations of it (bit flips, byte insertions and deletions, splices,
+//! truncations) through every decoder, with the invariants of
+//! `setcodec_fuzz_support`. `KETAMA_FUZZ_ITERATIONS` sets the number of
+//! mutated inputs (default 30,000). Coverage-guided fuzzing of the same
+//! checks runs with cargo-fuzz in fuzz/.
+
+mod setcodec_fuzz_support;
+
+use setcodec_fuzz_support::{check_decoders, check_round_trip};
+
+fn corpus() -> Vec<Vec<u8>> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/decoders");
+    let mut seeds: Vec<Vec<u8>> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{dir:?}: {e}"))
+        .map(|entry| std::fs::read(entry.unwrap().path()).unwrap())
+        .collect();
+    seeds.sort();
+    assert!(seeds.len() >= 30, "the seed corpus is missing");
+    seeds
+}
+
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+fn mutate(input: &mut Vec<u8>, other: &[u8], rng: &mut XorShift) {
+    const INTERESTING: [u8; 12] = [b'+', b'-', b' ', b'\n', b',', b'|', 0x00, 0x7F, 0x80, 0xA1, 0xA2, 0xFF];
+    for _ in 0..1 + rng.below(4) {
+        match rng.below(6) {
+            0 if !input.is_empty() => {
+                let at = rng.below(input.len());
+                input[at] ^= 1 << rng.below(8);
+            }
+            1 => {
+                let at = rng.below(input.len() + 1);
+                input.insert(at, INTERESTING[rng.below(INTERESTING.len())]);
+            }
+            2 if !input.is_empty() => {
+                input.remove(rng.below(input.len()));
+            }
+            3 => {
+                let from = rng.below(other.len() + 1);
+                let to = from + rng.below(other.len() - from + 1);
+                let at = rng.below(input.len() + 1);
+                input.splice(at..at, other[from..to].iter().copied());
+            }
+            4 => input.truncate(rng.below(input.len() + 1)),
+            _ if !input.is_empty() => {
+                let at = rng.below(input.len());
+                input[at] = rng.next() as u8;
+            }
+            _ => input.push(rng.next() as u8),
+        }
+    }
+}
+
+#[test]
+fn seeds_pass_every_decoder() {
+    for seed in corpus() {
+        for selector in 0..6u8 {
+            let mut input = seed.clone();
+            input[0] = selector;
+            check_decoders(&input);
+        }
+        check_round_trip(&seed);
+    }
+}
+
+#[test]
+fn mutated_inputs_keep_the_invariants() {
+    let iterations: usize =
+        std::env::var("KETAMA_FUZZ_ITERATIONS").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000);
+    let seeds = corpus();
+    let mut rng = XorShift(0x5EED_CAFE_F00D_1234);
+    let mut rejected = 0;
+    for _ in 0..iterations {
+        let mut input = seeds[rng.below(seeds.len())].clone();
+        let other = &seeds[rng.below(seeds.len())];
+        mutate(&mut input, other, &mut rng);
+        check_decoders(&input);
+        check_round_trip(&input);
+        if !input.is_empty() && ketama::setcodec::decode(&input[1..], &Default::default()).is_err() {
+            rejected += 1;
+        }
+    }
+    eprintln!("fuzz: {iterations} mutated inputs, {rejected} rejected by the auto decoder");
+    assert!(iterations == 0 || (rejected > 0 && rejected < iterations), "mutations should produce both valid and invalid values");
+}
