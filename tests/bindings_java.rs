@@ -154,3 +154,19 @@ fn java_spymemcached_example_against_real_memcached() {
         .join(" ");
     assert!(stdout.contains(&format!("placed 300 keys: {expected}\n")), "{stdout}\nexpected {expected}");
 }
+
+/// The spymemcached flavours through the binding equal spymemcached's own
+/// KetamaNodeLocator in the same JVM: 3/10/100 servers, unweighted and
+/// weighted, both node-key formats, several hashes, 10,000 keys each.
+#[test]
+fn java_continuum_equals_spymemcached_in_the_same_jvm() {
+    let out = java(&[], "org.junit.runner.JUnitCore", &["net.ketama.SpymemcachedContinuumTest"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    let summary = stdout.lines().find(|l| l.starts_with("spymemcached continuum: ")).expect("summary line");
+    let numbers: Vec<u64> = summary.split(' ').filter_map(|w| w.parse().ok()).collect();
+    assert_eq!(numbers[0], 24, "{summary}");
+    assert!(numbers[2] >= 240_000, "{summary}");
+    assert!(summary.ends_with("0 differences"), "{summary}");
+    eprintln!("{summary}");
+}

@@ -22,11 +22,11 @@ import net.spy.memcached.NodeLocator;
  * client (libketama, php-memcached, spymemcached, ...). Plug it in through a
  * {@code ConnectionFactory} whose {@code createLocator} returns it.
  *
- * <p>Each node is named for the ring by {@code nodeName}; by default
- * spymemcached's own spelling of the node ({@code KetamaNodeKeyFormatter},
- * {@code SPYMEMCACHED} format: {@code InetSocketAddress.toString()} without a
- * leading "/"), so the names agree with spymemcached's KetamaNodeLocator.
- * Keys are hashed as their UTF-8 bytes (spymemcached's
+ * <p>Each node is named for the ring by {@code nodeName}; by default as the
+ * flavour's client names it ({@link #defaultName}): for the spymemcached
+ * flavours like spymemcached's own {@code KetamaNodeKeyFormatter}, so that
+ * the continuum equals spymemcached's {@code KetamaNodeLocator}; otherwise
+ * {@code host:port}. Keys are passed as their UTF-8 bytes (spymemcached's
  * {@code KeyUtil.getKeyBytes}).
  *
  * <p>{@link #getSequence} yields the other nodes in failover order: the
@@ -44,9 +44,22 @@ public final class KetamaNodeLocator implements NodeLocator {
     private final Function<MemcachedNode, String> nodeName;
     private volatile State state;
 
-    /** Unweighted nodes named like spymemcached names them. */
+    /** Unweighted nodes, the flavour's own key hash, nodes named as the flavour's client names them. */
     public KetamaNodeLocator(List<MemcachedNode> nodes, Flavour flavour) {
-        this(nodes, flavour, Hash.DEFAULT, Collections.emptyMap(), spymemcachedName());
+        this(nodes, flavour, Hash.DEFAULT, Collections.emptyMap(), defaultName(flavour));
+    }
+
+    /**
+     * How the flavour's client spells a node: {@link #spymemcachedName()} for
+     * {@code SPYMEMCACHED}, {@link #hostNamePort()} for {@code SPYMEMCACHED_LIBMEMCACHED}
+     * (the library drops a default port itself), {@link #hostPortName()} otherwise.
+     */
+    public static Function<MemcachedNode, String> defaultName(Flavour flavour) {
+        return switch (flavour) {
+            case SPYMEMCACHED -> spymemcachedName();
+            case SPYMEMCACHED_LIBMEMCACHED -> hostNamePort();
+            default -> hostPortName();
+        };
     }
 
     /**
@@ -67,6 +80,20 @@ public final class KetamaNodeLocator implements NodeLocator {
         return node -> {
             String key = new KetamaNodeKeyFormatter(KetamaNodeKeyFormatter.Format.SPYMEMCACHED).getKeyForNode(node, 0);
             return key.substring(0, key.length() - 2); // without "-0"
+        };
+    }
+
+    /**
+     * {@code getHostName():port}, the host part of spymemcached's LIBMEMCACHED node keys
+     * (note that {@code getHostName} may do a reverse DNS lookup for an address without a name).
+     */
+    public static Function<MemcachedNode, String> hostNamePort() {
+        return node -> {
+            SocketAddress a = node.getSocketAddress();
+            if (a instanceof InetSocketAddress isa) {
+                return isa.getHostName() + ":" + isa.getPort();
+            }
+            return String.valueOf(a);
         };
     }
 
