@@ -67,7 +67,17 @@ fn render_php_header(crate_dir: &std::path::Path, out_dir: &std::path::Path, mut
     config.after_includes = None;
     config.trailer = None;
     config.autogen_warning = None;
-    config.export.exclude.push("MC_SHMSIZE".to_string()); // a #define
+    // Constants become #defines: leave them out.
+    use cbindgen::ItemType;
+    config.export.item_types = vec![
+        ItemType::Globals,
+        ItemType::Enums,
+        ItemType::Structs,
+        ItemType::Unions,
+        ItemType::Typedefs,
+        ItemType::OpaqueItems,
+        ItemType::Functions,
+    ];
     let generated = out_dir.join("ketama_ffi.h");
     if let Ok(bindings) = cbindgen::Builder::new().with_crate(crate_dir).with_config(config).generate() {
         bindings.write_to_file(&generated);

@@ -5,54 +5,6 @@
  */
 
 /**
- * Op byte of an add record.
- */
-#define OP_ADD 161
-
-/**
- * Op byte of a remove record.
- */
-#define OP_REMOVE 162
-
-/**
- * Largest length a 4-byte LEB128 can carry.
- */
-#define MAX_LENGTH ((1 << 28) - 1)
-
-/**
- * Default value budget: memcached's 1 MiB item limit minus 1 KiB for the
- * item header and a 250-byte key.
- */
-#define DEFAULT_VALUE_BUDGET ((1024 * 1024) - 1024)
-
-/**
- * Default maximum member length: 250 bytes, so every member is also a
- * legal memcached key.
- */
-#define DEFAULT_MAX_MEMBER_LEN 250
-
-/**
- * Size ratio from which intersection and difference gallop instead of merging.
- */
-#define GALLOP_RATIO 32
-
-/**
- * Largest |count| accepted by SRANDMEMBER with repetition (a deviation:
- * Redis accepts up to LONG_MAX and runs out of memory instead).
- */
-#define MAX_RANDOM_COUNT (1 << 24)
-
-/**
- * Default number of add/append rounds before probing.
- */
-#define DEFAULT_MAX_RETRIES 3
-
-/**
- * memcached's key length limit (`KEY_MAX_LENGTH`).
- */
-#define MAX_KEY_LEN 250
-
-/**
  * Result of a modern API call. `KETAMA_OK` is 0; every other value comes
  * with a message readable through `ketama_error()` on the same thread.
  */
@@ -712,10 +664,6 @@ typedef struct {
    */
   unsigned long memory;
 } serverinfo;
-
-
-
-
 
 /**
  * Reads the server file `filename` and stores a continuum in `*contptr`.
