@@ -83,6 +83,20 @@ fn php_ring_api() {
     assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), passed);
 }
 
+#[test]
+fn php_set_codec() {
+    let out = php(&php_dir().join("tests/set_test.php"), &[]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "set_test.php failed:\n{stdout}\n{}", text(&out.stderr));
+    let passed: usize = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("PASS ").and_then(|r| r.strip_suffix(" checks")))
+        .expect("PASS line")
+        .parse()
+        .unwrap();
+    assert!(passed >= 40, "only {passed} checks ran:\n{stdout}");
+}
+
 /// A script written for the original php_ketama extension, shaped like its
 /// own example (roll a file, look keys up, print, destroy, then a failing
 /// roll), runs unchanged and answers like the C library and the CLI.
@@ -208,6 +222,11 @@ fn php_memcached_example_against_real_memcached() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "example failed:\n{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("read back 300/300 keys from their servers, 0 found elsewhere"), "{stdout}");
+    // The set kept with APPEND/ADD and compacted under CAS.
+    assert!(stdout.contains(": created, appended, appended\n"), "{stdout}");
+    assert!(stdout.contains("read 77 members from 229 records (152 redundant)\n"), "{stdout}");
+    assert!(stdout.contains("compacted under CAS: stored\n"), "{stdout}");
+    assert!(stdout.contains("after compaction: 77 members in 77 records, none lost\n"), "{stdout}");
     // The placement printed is the CLI's placement.
     let mut cli_args = vec!["find".to_string(), "--servers".to_string(), addresses.join(",")];
     cli_args.extend((0..300).map(|i| format!("user:{i}")));

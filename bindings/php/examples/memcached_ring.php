@@ -8,7 +8,9 @@
  *
  * One Memcached client per server, so that the library (not php-memcached's
  * own distribution) decides where each key lives. Stores 300 keys, reads each
- * back from its server and checks that no other server has it.
+ * back from its server and checks that no other server has it. Then keeps a
+ * set in one key with the library's set codec: members added and removed
+ * with APPEND/ADD (the SetWriter recipe), read back, and compacted under CAS.
  */
 
 declare(strict_types=1);
@@ -16,6 +18,8 @@ declare(strict_types=1);
 require __DIR__ . '/../ketama.php';
 
 use Ketama\Ring;
+use Ketama\Set;
+use Ketama\SetWriter;
 
 $addresses = array_slice($argv, 1) ?: ['127.0.0.1:11211', '127.0.0.1:11212', '127.0.0.1:11213'];
 $ring = Ring::fromServers($addresses);
@@ -26,6 +30,7 @@ foreach ($addresses as $address) {
     [$host, $port] = explode(':', $address);
     $client = new Memcached();
     $client->setOption(Memcached::OPT_CONNECT_TIMEOUT, 1000);
+    $client->setOption(Memcached::OPT_COMPRESSION, false); // APPEND needs raw values
     $client->addServer($host, (int) $port);
     $clients[$address] = $client;
 }
@@ -73,4 +78,68 @@ for ($i = 0; $i < 300; $i++) {
 }
 echo "with {$addresses[0]} down, {$moved} keys move (exactly the {$perServer[$addresses[0]]} it held)\n";
 
-exit($found === 300 && $misplaced === 0 && $moved === $perServer[$addresses[0]] ? 0 : 1);
+/**
+ * Adds or removes members with the set codec's write recipe: APPEND the
+ * payload, ADD it when the key is missing, probe when both keep failing.
+ * Returns the outcome ('appended', 'created' or 'nothing_to_remove').
+ *
+ * @param list<string> $members
+ */
+function writeSet(Memcached $m, string $key, array $members, string $op): string
+{
+    $payload = Set::encode($members, $op);
+    $writer = new SetWriter($op);
+    while (!$writer->done()) {
+        $action = $writer->action();
+        $ok = match ($action) {
+            'append' => $m->append($key, $payload),
+            'add' => $m->add($key, $payload), // no expiry: compaction keeps it
+            'probe' => $m->get($key) !== false,
+        };
+        $code = $m->getResultCode();
+        $reply = match (true) {
+            $action === 'probe' => $ok ? 'exists' : 'not_found',
+            $ok => 'stored',
+            $code === Memcached::RES_NOTSTORED => 'not_stored',
+            $code === Memcached::RES_E2BIG => 'too_large',
+            default => fail("{$action} {$key}: " . $m->getResultMessage()),
+        };
+        $writer->step($reply);
+    }
+    return $writer->action();
+}
+
+// A set in one key, on the server the ring picks for it.
+$setKey = 'followers:alice';
+$home = $ring->server($setKey);
+$m = $clients[$home];
+$m->delete($setKey);
+$outcomes = [
+    writeSet($m, $setKey, ['bob', 'carol'], 'add'),
+    writeSet($m, $setKey, ['dave'], 'add'),
+    writeSet($m, $setKey, ['bob'], 'remove'),
+];
+for ($i = 0; $i < 150; $i++) {
+    writeSet($m, $setKey, ["fan{$i}"], 'add');
+}
+for ($i = 0; $i < 150; $i += 2) {
+    writeSet($m, $setKey, ["fan{$i}"], 'remove');
+}
+echo "set {$setKey} on {$home}: " . implode(', ', $outcomes) . "\n";
+
+// Read it with its CAS; compact when the library says so.
+$read = $m->get($setKey, null, Memcached::GET_EXTENDED) ?: fail("get {$setKey}: " . $m->getResultMessage());
+$plan = Set::planRead($read['value'], (int) $read['cas']);
+$stats = $plan['set']->stats();
+echo "read {$stats['members']} members from {$stats['records']} records ({$stats['redundant']} redundant)\n";
+$compaction = $plan['compaction'] ?? fail('expected the library to ask for compaction');
+$stored = $m->cas($compaction['cas'], $setKey, $compaction['value'], $compaction['exptime'] ?? 0);
+echo 'compacted under CAS: ' . ($stored ? 'stored' : 'lost the race (a later read compacts)') . "\n";
+$after = Set::decode($m->get($setKey));
+$expected = array_merge(['carol', 'dave'], array_map(fn ($i) => "fan{$i}", range(1, 149, 2)));
+sort($expected, SORT_STRING);
+$sameMembers = $after->members() === $expected;
+echo "after compaction: {$after->stats()['members']} members in {$after->stats()['records']} records, "
+    . ($sameMembers ? 'none lost' : 'MEMBERS DIFFER') . "\n";
+
+exit($found === 300 && $misplaced === 0 && $moved === $perServer[$addresses[0]] && $stored && $sameMembers ? 0 : 1);
