@@ -97,6 +97,11 @@ fn java_ring_api() {
 }
 
 #[test]
+fn java_set_codec() {
+    junit(&[], "net.ketama.SetCodecTest", 7);
+}
+
+#[test]
 fn java_node_locator_in_a_real_memcached_client() {
     let servers = [Memcached::start(), Memcached::start(), Memcached::start()];
     let list: Vec<String> = servers.iter().map(Memcached::address).collect();
@@ -143,6 +148,11 @@ fn java_spymemcached_example_against_real_memcached() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "example failed:\n{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("read back 300/300 keys from their servers, 0 found elsewhere"), "{stdout}");
+    // The set kept with append/add, read with gets and compacted with cas.
+    assert!(stdout.contains(": [CREATED, APPENDED, APPENDED]\n"), "{stdout}");
+    assert!(stdout.contains("read 77 members from 229 records (152 redundant)\n"), "{stdout}");
+    assert!(stdout.contains("compacted under CAS: OK\n"), "{stdout}");
+    assert!(stdout.contains("after compaction: 77 members in 77 records, none lost\n"), "{stdout}");
     // Placement counts equal the CLI's for the same servers.
     let mut cli = Command::new(env!("CARGO_BIN_EXE_ketama"));
     cli.args(["find", "--servers", &list.join(",")]).args((0..300).map(|i| format!("user:{i}")));

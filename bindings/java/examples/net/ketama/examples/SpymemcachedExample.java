@@ -8,17 +8,28 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import net.ketama.Flavour;
 import net.ketama.KetamaNodeLocator;
+import net.ketama.KetamaSet;
+import net.ketama.SetEncoding;
+import net.ketama.SetOp;
+import net.ketama.SetWriter;
 import net.spy.memcached.AddrUtil;
+import net.spy.memcached.CASResponse;
+import net.spy.memcached.CASValue;
 import net.spy.memcached.DefaultConnectionFactory;
 import net.spy.memcached.MemcachedClient;
 import net.spy.memcached.MemcachedNode;
 import net.spy.memcached.NodeLocator;
+import net.spy.memcached.internal.OperationFuture;
+import net.spy.memcached.transcoders.SerializingTranscoder;
+import net.spy.memcached.transcoders.Transcoder;
 
 /**
  * spymemcached's MemcachedClient with libketama's placement: the
  * ConnectionFactory returns a {@link KetamaNodeLocator}. Stores 300 keys,
  * then checks with one plain client per server that each key is on the
- * server the locator chose, and only there.
+ * server the locator chose, and only there. Then keeps a set in one key with
+ * the library's set codec: append/add through {@link SetWriter}, gets, and
+ * cas with the compacted value.
  *
  * <pre>bindings/java/run.sh net.ketama.examples.SpymemcachedExample 127.0.0.1:11211 127.0.0.1:11212 ...</pre>
  */
@@ -65,12 +76,86 @@ public final class SpymemcachedExample {
                 }
             }
             System.out.println("read back " + found + "/300 keys from their servers, " + elsewhere + " found elsewhere");
-            ok = found == 300 && elsewhere == 0;
+            ok = found == 300 && elsewhere == 0 && setDemo(client);
         } finally {
             client.shutdown(5, TimeUnit.SECONDS);
             direct.forEach(c -> c.shutdown(5, TimeUnit.SECONDS));
         }
         System.exit(ok ? 0 : 1);
+    }
+
+    /** Raw byte[] values, never compressed (APPEND concatenates bytes). */
+    private static final Transcoder<Object> RAW = raw();
+
+    private static Transcoder<Object> raw() {
+        SerializingTranscoder t = new SerializingTranscoder();
+        t.setCompressionThreshold(Integer.MAX_VALUE);
+        return t;
+    }
+
+    /** Adds or removes members with the write recipe; returns the outcome. */
+    static SetWriter.Action writeSet(MemcachedClient client, String key, List<String> members, SetOp op) throws Exception {
+        byte[] payload = KetamaSet.encode(op, members);
+        try (SetWriter writer = new SetWriter(op, 0)) {
+            while (!writer.done()) {
+                SetWriter.Reply reply;
+                if (writer.action() == SetWriter.Action.PROBE) {
+                    reply = client.get(key, RAW) != null ? SetWriter.Reply.EXISTS : SetWriter.Reply.NOT_FOUND;
+                } else {
+                    OperationFuture<Boolean> f = writer.action() == SetWriter.Action.APPEND
+                            ? client.append(key, (Object) payload, RAW)
+                            : client.add(key, 0, payload, RAW);
+                    boolean stored = f.get(5, TimeUnit.SECONDS);
+                    String message = f.getStatus().getMessage();
+                    reply = stored ? SetWriter.Reply.STORED
+                            : message != null && message.contains("too large") ? SetWriter.Reply.TOO_LARGE
+                            : SetWriter.Reply.NOT_STORED;
+                }
+                writer.step(reply);
+            }
+            return writer.action();
+        }
+    }
+
+    /** A set in one key: appends, removes, a CAS compaction; true when nothing was lost. */
+    static boolean setDemo(MemcachedClient client) throws Exception {
+        String key = "followers:alice";
+        client.delete(key).get(5, TimeUnit.SECONDS);
+        List<SetWriter.Action> outcomes = List.of(
+                writeSet(client, key, List.of("bob", "carol"), SetOp.ADD),
+                writeSet(client, key, List.of("dave"), SetOp.ADD),
+                writeSet(client, key, List.of("bob"), SetOp.REMOVE));
+        for (int i = 0; i < 150; i++) {
+            writeSet(client, key, List.of("fan" + i), SetOp.ADD);
+        }
+        for (int i = 0; i < 150; i += 2) {
+            writeSet(client, key, List.of("fan" + i), SetOp.REMOVE);
+        }
+        System.out.println("set " + key + " on " + serverOf(client, key) + ": " + outcomes);
+
+        CASValue<Object> read = client.gets(key, RAW);
+        KetamaSet.ReadPlan plan = KetamaSet.planRead((byte[]) read.getValue(), read.getCas(), null, null, false);
+        KetamaSet.Stats stats = plan.set().stats();
+        plan.set().close();
+        System.out.println("read " + stats.members() + " members from " + stats.records() + " records (" + stats.redundant() + " redundant)");
+        if (plan.compaction() == null) {
+            System.out.println("expected the library to ask for compaction");
+            return false;
+        }
+        CASResponse response = client.cas(key, plan.compaction().cas(), 0, plan.compaction().value(), RAW);
+        System.out.println("compacted under CAS: " + response);
+
+        List<String> expected = new ArrayList<>(List.of("carol", "dave"));
+        for (int i = 1; i < 150; i += 2) {
+            expected.add("fan" + i);
+        }
+        expected.sort((a, b) -> java.util.Arrays.compare(a.getBytes(), b.getBytes()));
+        try (KetamaSet after = KetamaSet.decode((byte[]) client.get(key, RAW))) {
+            boolean same = after.memberStrings().equals(expected);
+            System.out.println("after compaction: " + after.stats().members() + " members in " + after.stats().records()
+                    + " records, " + (same ? "none lost" : "MEMBERS DIFFER"));
+            return same && response == CASResponse.OK && after.stats().encoding() == SetEncoding.T1;
+        }
     }
 
     /** host:port of the node the client's locator picks for {@code key}. */

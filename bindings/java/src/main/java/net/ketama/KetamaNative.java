@@ -120,6 +120,49 @@ final class KetamaNative {
 
     static native Pointer ketama_error();
 
+    // ---- set codec ----
+    /** {@code ketama_set_buffer} passed by value to {@code ketama_set_buffer_free}. */
+    @com.sun.jna.Structure.FieldOrder({"data", "len"})
+    public static final class SetBuffer extends com.sun.jna.Structure implements com.sun.jna.Structure.ByValue {
+        public Pointer data;
+        public long len;
+    }
+
+    static native int ketama_set_decode(byte[] value, long len, int encoding, long maxMemberLen, long[] setOut, Pointer errorOut);
+
+    static native void ketama_set_free(long set);
+
+    static native void ketama_set_buffer_free(SetBuffer buffer);
+
+    static native int ketama_set_get_stats(long set, long[] out);
+
+    static native long ketama_set_card(long set);
+
+    static native int ketama_set_member(long set, long index, long[] dataOut, long[] lenOut);
+
+    static native int ketama_set_contains(long set, byte[] member, long len, byte[] out);
+
+    static native int ketama_set_encode(int op, int encoding, Pointer members, long count, long maxMemberLen, long[] bufferOut);
+
+    static native int ketama_set_should_compact(long set, Pointer policy, byte force, byte[] out);
+
+    static native int ketama_set_compacted(long set, int encoding, long[] bufferOut);
+
+    static native int ketama_set_plan_read(byte[] value, long len, int encoding, long cas, long remainingTtl, byte ttlKnown,
+            Pointer policy, byte force, long[] setOut, Pointer compactionOut);
+
+    static native int ketama_set_union(long[] sets, long count, long[] out);
+
+    static native int ketama_set_inter(long[] sets, long count, long[] out);
+
+    static native int ketama_set_diff(long[] sets, long count, long[] out);
+
+    static native int ketama_set_writer_new(int op, int maxRetries, long[] writerOut, int[] actionOut);
+
+    static native int ketama_set_writer_step(long writer, int reply, int[] actionOut);
+
+    static native void ketama_set_writer_free(long writer);
+
     // ---- the original libketama API ----
     static native int ketama_hashi(String key);
 }
