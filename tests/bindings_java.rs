@@ -148,6 +148,7 @@ fn java_spymemcached_example_against_real_memcached() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "example failed:\n{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("read back 300/300 keys from their servers, 0 found elsewhere"), "{stdout}");
+    assert!(stdout.contains("spymemcached KetamaConnectionFactory placed 300/300 keys where the SPYMEMCACHED flavour says\n"), "{stdout}");
     // The set kept with append/add, read with gets and compacted with cas.
     assert!(stdout.contains(": [CREATED, APPENDED, APPENDED]\n"), "{stdout}");
     assert!(stdout.contains("read 77 members from 229 records (152 redundant)\n"), "{stdout}");

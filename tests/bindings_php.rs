@@ -222,6 +222,7 @@ fn php_memcached_example_against_real_memcached() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "example failed:\n{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("read back 300/300 keys from their servers, 0 found elsewhere"), "{stdout}");
+    assert!(stdout.contains("php-memcached OPT_LIBKETAMA_COMPATIBLE placed 300/300 keys where the 'libmemcached' ring says\n"), "{stdout}");
     // The set kept with APPEND/ADD and compacted under CAS.
     assert!(stdout.contains(": created, appended, appended\n"), "{stdout}");
     assert!(stdout.contains("read 77 members from 229 records (152 redundant)\n"), "{stdout}");

@@ -11,6 +11,8 @@
  * back from its server and checks that no other server has it. Then keeps a
  * set in one key with the library's set codec: members added and removed
  * with APPEND/ADD (the SetWriter recipe), read back, and compacted under CAS.
+ * Also shows that php-memcached's own OPT_LIBKETAMA_COMPATIBLE placement is
+ * the library's 'libmemcached' flavour.
  */
 
 declare(strict_types=1);
@@ -78,6 +80,25 @@ for ($i = 0; $i < 300; $i++) {
 }
 echo "with {$addresses[0]} down, {$moved} keys move (exactly the {$perServer[$addresses[0]]} it held)\n";
 
+// php-memcached's own consistent placement (OPT_LIBKETAMA_COMPATIBLE) is the
+// library's 'libmemcached' flavour: keys stored through one pooled client
+// are found on the server the ring names.
+$pool = new Memcached();
+$pool->setOption(Memcached::OPT_LIBKETAMA_COMPATIBLE, true);
+$pool->setOption(Memcached::OPT_COMPRESSION, false);
+foreach ($addresses as $address) {
+    [$host, $port] = explode(':', $address);
+    $pool->addServer($host, (int) $port);
+}
+$libmemcached = Ring::fromServers($addresses, 'libmemcached');
+$agree = 0;
+for ($i = 0; $i < 300; $i++) {
+    $key = "pooled:{$i}";
+    $pool->set($key, 'v', 60) || fail("pooled set {$key}: " . $pool->getResultMessage());
+    $agree += (int) ($clients[$libmemcached->server($key)]->get($key) === 'v');
+}
+echo "php-memcached OPT_LIBKETAMA_COMPATIBLE placed {$agree}/300 keys where the 'libmemcached' ring says\n";
+
 /**
  * Adds or removes members with the set codec's write recipe: APPEND the
  * payload, ADD it when the key is missing, probe when both keep failing.
@@ -142,4 +163,4 @@ $sameMembers = $after->members() === $expected;
 echo "after compaction: {$after->stats()['members']} members in {$after->stats()['records']} records, "
     . ($sameMembers ? 'none lost' : 'MEMBERS DIFFER') . "\n";
 
-exit($found === 300 && $misplaced === 0 && $moved === $perServer[$addresses[0]] && $stored && $sameMembers ? 0 : 1);
+exit($found === 300 && $misplaced === 0 && $agree === 300 && $moved === $perServer[$addresses[0]] && $stored && $sameMembers ? 0 : 1);

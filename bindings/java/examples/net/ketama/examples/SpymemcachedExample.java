@@ -16,6 +16,7 @@ import net.spy.memcached.AddrUtil;
 import net.spy.memcached.CASResponse;
 import net.spy.memcached.CASValue;
 import net.spy.memcached.DefaultConnectionFactory;
+import net.spy.memcached.KetamaConnectionFactory;
 import net.spy.memcached.MemcachedClient;
 import net.spy.memcached.MemcachedNode;
 import net.spy.memcached.NodeLocator;
@@ -27,7 +28,8 @@ import net.spy.memcached.transcoders.Transcoder;
  * spymemcached's MemcachedClient with libketama's placement: the
  * ConnectionFactory returns a {@link KetamaNodeLocator}. Stores 300 keys,
  * then checks with one plain client per server that each key is on the
- * server the locator chose, and only there. Then keeps a set in one key with
+ * server the locator chose, and only there; shows that spymemcached's own
+ * KetamaConnectionFactory places keys like the SPYMEMCACHED flavour. Then keeps a set in one key with
  * the library's set codec: append/add through {@link SetWriter}, gets, and
  * cas with the compacted value.
  *
@@ -76,12 +78,35 @@ public final class SpymemcachedExample {
                 }
             }
             System.out.println("read back " + found + "/300 keys from their servers, " + elsewhere + " found elsewhere");
-            ok = found == 300 && elsewhere == 0 && setDemo(client);
+            ok = found == 300 && elsewhere == 0 && spymemcachedFlavour(addresses, direct) && setDemo(client);
         } finally {
             client.shutdown(5, TimeUnit.SECONDS);
             direct.forEach(c -> c.shutdown(5, TimeUnit.SECONDS));
         }
         System.exit(ok ? 0 : 1);
+    }
+
+    /**
+     * spymemcached's own KetamaConnectionFactory places keys exactly where a locator of the
+     * library's SPYMEMCACHED flavour says.
+     */
+    static boolean spymemcachedFlavour(List<String> addresses, List<MemcachedClient> direct) throws Exception {
+        MemcachedClient theirs = new MemcachedClient(new KetamaConnectionFactory(), AddrUtil.getAddresses(addresses));
+        try {
+            NodeLocator ours = new KetamaNodeLocator(new ArrayList<>(theirs.getNodeLocator().getAll()), Flavour.SPYMEMCACHED);
+            int agree = 0;
+            for (int i = 0; i < 300; i++) {
+                String key = "pooled:" + i;
+                theirs.set(key, 60, "v").get(5, TimeUnit.SECONDS);
+                InetSocketAddress at = (InetSocketAddress) ours.getPrimary(key).getSocketAddress();
+                int index = addresses.indexOf(at.getHostString() + ":" + at.getPort());
+                agree += "v".equals(direct.get(index).get(key)) ? 1 : 0;
+            }
+            System.out.println("spymemcached KetamaConnectionFactory placed " + agree + "/300 keys where the SPYMEMCACHED flavour says");
+            return agree == 300;
+        } finally {
+            theirs.shutdown(5, TimeUnit.SECONDS);
+        }
     }
 
     /** Raw byte[] values, never compressed (APPEND concatenates bytes). */
