@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::{Memcached, assert_valgrind_clean, compile_c, repo_root, require_tool, run_with_timeout, scratch_dir, shared_library_dir};
+use common::{
+    Memcached, assert_valgrind_clean, compile_c, repo_root, require_tool, run_with_timeout, scratch_dir,
+    shared_library_dir,
+};
 
 const KEYS: usize = 10_000;
 
@@ -43,12 +46,10 @@ fn java_classpath(dir: &Path) -> String {
     assert!(Path::new("/usr/share/java/spymemcached.jar").exists(), "install the Debian package libspymemcached-java");
     let classes = dir.join("classes");
     let java = repo_root().join("bindings/java");
-    let sources: Vec<PathBuf> = vec![
-        java.join("src/test/java/net/ketama/FindKeys.java"),
-    ]
-    .into_iter()
-    .chain(std::fs::read_dir(java.join("src/main/java/net/ketama")).unwrap().map(|e| e.unwrap().path()))
-    .collect();
+    let sources: Vec<PathBuf> = vec![java.join("src/test/java/net/ketama/FindKeys.java")]
+        .into_iter()
+        .chain(std::fs::read_dir(java.join("src/main/java/net/ketama")).unwrap().map(|e| e.unwrap().path()))
+        .collect();
     let out = run_with_timeout(
         Command::new("javac").arg("-d").arg(&classes).args(["-cp", jars]).args(&sources),
         Duration::from_secs(300),
@@ -58,14 +59,25 @@ fn java_classpath(dir: &Path) -> String {
 }
 
 /// One server list: every implementation answers the same 10,000 keys.
-fn agree(dir: &Path, name: &str, servers: &str, flavour: (&str, u32, &str), classpath: &str, c_program: &Path) -> usize {
+fn agree(
+    dir: &Path,
+    name: &str,
+    servers: &str,
+    flavour: (&str, u32, &str),
+    classpath: &str,
+    c_program: &Path,
+) -> usize {
     let file = dir.join(format!("{name}.servers"));
     std::fs::write(&file, servers).unwrap();
     let input = dir.join("keys.txt");
     let file_arg = file.to_str().unwrap();
     let (cli_name, c_id, java_name) = flavour;
 
-    let cli = run_with_input(Command::new(env!("CARGO_BIN_EXE_ketama")).args(["find", "--flavor", cli_name, file_arg]), &input, "ketama find");
+    let cli = run_with_input(
+        Command::new(env!("CARGO_BIN_EXE_ketama")).args(["find", "--flavor", cli_name, file_arg]),
+        &input,
+        "ketama find",
+    );
     assert_eq!(cli.lines().count(), KEYS, "{name}: CLI answered {} keys", cli.lines().count());
     let c = run_with_input(Command::new(c_program).arg(&file).arg(c_id.to_string()), &input, "C");
     require_tool("php", "php8.2-cli");
@@ -110,7 +122,9 @@ fn php_java_c_and_cli_agree_on_10000_keys() {
     compared += agree(&dir, "weighted10", &weighted, ("libketama", 0, "libketama"), &classpath, &c_program);
     compared += agree(&dir, "unweighted100", &hundred, ("libketama", 0, "libketama"), &classpath, &c_program);
     compared += agree(&dir, "spymemcached10", &spy, ("spymemcached", 1, "spymemcached"), &classpath, &c_program);
-    eprintln!("cross-language: 3 server lists x {KEYS} keys: CLI, C, PHP and Java agree on all {compared} lookups each");
+    eprintln!(
+        "cross-language: 3 server lists x {KEYS} keys: CLI, C, PHP and Java agree on all {compared} lookups each"
+    );
     assert_eq!(compared, 3 * KEYS);
 }
 
@@ -119,7 +133,11 @@ fn c_libmemcached_example_against_real_memcached() {
     let servers = [Memcached::start(), Memcached::start(), Memcached::start()];
     let list: Vec<String> = servers.iter().map(Memcached::address).collect();
     let args: Vec<&str> = list.iter().map(String::as_str).collect();
-    let program = compile_c(&[&repo_root().join("bindings/c/examples/libmemcached_ring.c")], "libmemcached_ring", &["-lmemcached"]);
+    let program = compile_c(
+        &[&repo_root().join("bindings/c/examples/libmemcached_ring.c")],
+        "libmemcached_ring",
+        &["-lmemcached"],
+    );
     let out = assert_valgrind_clean(&program, &args, Duration::from_secs(300));
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("read back 300/300 keys from their servers, 0 found elsewhere\n"), "{stdout}");
@@ -131,6 +149,9 @@ fn c_libmemcached_example_against_real_memcached() {
     let mut cli = Command::new(env!("CARGO_BIN_EXE_ketama"));
     cli.args(["find", "--servers", &list.join(",")]).args((0..300).map(|i| format!("user:{i}")));
     let placed = String::from_utf8_lossy(&run_with_timeout(&mut cli, Duration::from_secs(60)).stdout).into_owned();
-    let expected: String = list.iter().map(|a| format!(" {a}={}", placed.lines().filter(|l| l.ends_with(&format!("\t{a}"))).count())).collect();
+    let expected: String = list
+        .iter()
+        .map(|a| format!(" {a}={}", placed.lines().filter(|l| l.ends_with(&format!("\t{a}"))).count()))
+        .collect();
     assert!(stdout.contains(&format!("placed 300 keys:{expected}\n")), "{stdout}\nexpected {expected}");
 }

@@ -39,7 +39,11 @@ pub fn java_classpath() -> &'static str {
             collect_java(&java.join(dir), &mut sources);
         }
         let out = run_with_timeout(
-            Command::new("javac").args(["-Xlint:all", "-Werror", "-d"]).arg(&classes).args(["-cp", &jars]).args(&sources),
+            Command::new("javac")
+                .args(["-Xlint:all", "-Werror", "-d"])
+                .arg(&classes)
+                .args(["-cp", &jars])
+                .args(&sources),
             Duration::from_secs(300),
         );
         assert!(out.status.success(), "javac failed:\n{}", String::from_utf8_lossy(&out.stderr));
@@ -148,7 +152,11 @@ fn java_spymemcached_example_against_real_memcached() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "example failed:\n{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("read back 300/300 keys from their servers, 0 found elsewhere"), "{stdout}");
-    assert!(stdout.contains("spymemcached KetamaConnectionFactory placed 300/300 keys where the SPYMEMCACHED flavour says\n"), "{stdout}");
+    assert!(
+        stdout
+            .contains("spymemcached KetamaConnectionFactory placed 300/300 keys where the SPYMEMCACHED flavour says\n"),
+        "{stdout}"
+    );
     // The set kept with append/add, read with gets and compacted with cas.
     assert!(stdout.contains(": [CREATED, APPENDED, APPENDED]\n"), "{stdout}");
     assert!(stdout.contains("read 77 members from 229 records (152 redundant)\n"), "{stdout}");
@@ -174,7 +182,10 @@ fn java_continuum_equals_spymemcached_in_the_same_jvm() {
     let out = java(&[], "org.junit.runner.JUnitCore", &["net.ketama.SpymemcachedContinuumTest"]);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
-    let summary = stdout.lines().find(|l| l.contains("spymemcached continuum: ")).unwrap_or_else(|| panic!("no summary line:\n{stdout}"));
+    let summary = stdout
+        .lines()
+        .find(|l| l.contains("spymemcached continuum: "))
+        .unwrap_or_else(|| panic!("no summary line:\n{stdout}"));
     let numbers: Vec<u64> = summary.split(' ').filter_map(|w| w.parse().ok()).collect();
     assert_eq!(numbers[0], 24, "{summary}");
     assert!(numbers[2] >= 240_000, "{summary}");

@@ -114,7 +114,9 @@ fn php_ketama_compat_script_runs_unchanged() {
     // The failing roll is fatal, as with the original's E_ERROR.
     assert_eq!(out.status.code(), Some(255), "a failed ketama_roll must end the script:\n{stdout}\n{stderr}");
     assert!(
-        stderr.contains(&format!("PHP Fatal error:  unable to create Ketama continuum: Invalid filename specified: {file_arg}.missing")),
+        stderr.contains(&format!(
+            "PHP Fatal error:  unable to create Ketama continuum: Invalid filename specified: {file_arg}.missing"
+        )),
         "fatal error message: {stderr}"
     );
     assert!(!stdout.contains("not reached"));
@@ -208,7 +210,10 @@ fn php_finds_the_package_build_without_configuration() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     let loaded = stdout.lines().next().unwrap();
-    assert!(loaded.ends_with("/target/release/libketama.so") || loaded.ends_with("/target/debug/libketama.so"), "{stdout}");
+    assert!(
+        loaded.ends_with("/target/release/libketama.so") || loaded.ends_with("/target/debug/libketama.so"),
+        "{stdout}"
+    );
     assert_eq!(stdout.lines().nth(1), Some("a:1"));
 }
 
@@ -222,7 +227,12 @@ fn php_memcached_example_against_real_memcached() {
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "example failed:\n{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("read back 300/300 keys from their servers, 0 found elsewhere"), "{stdout}");
-    assert!(stdout.contains("php-memcached OPT_LIBKETAMA_COMPATIBLE placed 300/300 keys where the 'libmemcached' ring says\n"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "php-memcached OPT_LIBKETAMA_COMPATIBLE placed 300/300 keys where the 'libmemcached' ring says\n"
+        ),
+        "{stdout}"
+    );
     // The set kept with APPEND/ADD and compacted under CAS.
     assert!(stdout.contains(": created, appended, appended\n"), "{stdout}");
     assert!(stdout.contains("read 77 members from 229 records (152 redundant)\n"), "{stdout}");
