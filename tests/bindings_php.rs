@@ -250,3 +250,23 @@ fn php_memcached_example_against_real_memcached() {
         .join(" ");
     assert!(stdout.contains(&format!("placed 300 keys: {expected}\n")), "{stdout}\nexpected {expected}");
 }
+
+/// The global functions are defined only when no function of that name exists
+/// (e.g. the old extension is loaded): an existing one is kept, the others are added.
+#[test]
+fn php_compat_functions_do_not_replace_existing_ones() {
+    require_php(false);
+    let script = scratch_dir("php-predefined").join("predefined.php");
+    std::fs::write(
+        &script,
+        format!(
+            "<?php\nfunction ketama_error() {{ return 'the old extension'; }}\nrequire '{}';\n\
+             echo ketama_error(), \"\\n\", function_exists('ketama_roll') ? 'roll defined' : 'roll missing', \"\\n\";\n",
+            php_dir().join("ketama.php").display()
+        ),
+    )
+    .unwrap();
+    let out = php(&script, &[]);
+    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(text(&out.stdout), "the old extension\nroll defined\n");
+}
