@@ -24,12 +24,16 @@ final class Ring
 
     /** Server addresses by index, read once. @var list<string> */
     private array $addresses;
+    private FFI $ffi;
+    /** The lookup result struct and a pointer to it, reused by every lookup. */
     private CData $out;
+    private CData $outPtr;
 
     private function __construct(private ?CData $ring)
     {
-        $ffi = Library::ffi();
-        $this->out = $ffi->new('ketama_server_ref');
+        $this->ffi = Library::ffi();
+        $this->out = $this->ffi->new('ketama_server_ref');
+        $this->outPtr = FFI::addr($this->out);
         $this->addresses = array_map(fn (array $s): string => $s['address'], $this->servers());
     }
 
@@ -107,17 +111,49 @@ final class Ring
      */
     public function find(string $key): Location
     {
-        $ffi = Library::ffi();
-        Library::check($ffi->ketama_find_server($this->handle(), self::key($key), strlen($key), FFI::addr($this->out)));
+        $this->lookup($key);
         return $this->location();
     }
 
-    /** The address of the server for `$key`. */
+    /** The address of the server for `$key` (the fastest lookup: {@see lookup()} inlined). */
     public function server(string $key): string
     {
-        $ffi = Library::ffi();
-        Library::check($ffi->ketama_find_server($this->handle(), self::key($key), strlen($key), FFI::addr($this->out)));
+        $len = strlen($key);
+        if ($len > self::$keyCapacity) {
+            return $this->addresses[$this->lookup($key)];
+        }
+        if ($len > 0) {
+            FFI::memcpy(self::$keyBuffer, $key, $len);
+        }
+        $status = $this->ffi->ketama_find_server($this->ring ?? $this->handle(), self::$keyBuffer, $len, $this->outPtr);
+        if ($status !== 0) {
+            Library::check($status);
+        }
         return $this->addresses[$this->out->server_index];
+    }
+
+    /** Index (input order) of the server for `$key`. */
+    public function serverIndex(string $key): int
+    {
+        return $this->lookup($key);
+    }
+
+    /** One ketama_find_server call into $this->out; returns the server index. */
+    private function lookup(string $key): int
+    {
+        $len = strlen($key);
+        if ($len > self::$keyCapacity) {
+            self::$keyCapacity = max(256, 2 * $len);
+            self::$keyBuffer = $this->ffi->new('uint8_t[' . self::$keyCapacity . ']');
+        }
+        if ($len > 0) {
+            FFI::memcpy(self::$keyBuffer, $key, $len);
+        }
+        $status = $this->ffi->ketama_find_server($this->ring ?? $this->handle(), self::$keyBuffer, $len, $this->outPtr);
+        if ($status !== 0) {
+            Library::check($status);
+        }
+        return $this->out->server_index;
     }
 
     /**
@@ -145,7 +181,7 @@ final class Ring
             $indices[$i] = $server;
         }
         Library::check($ffi->ketama_find_server_avoiding(
-            $this->handle(), self::key($key), strlen($key), $indices, count($down), FFI::addr($this->out),
+            $this->handle(), self::key($key), strlen($key), $indices, count($down), $this->outPtr,
         ));
         return $this->location();
     }
