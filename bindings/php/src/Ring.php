@@ -18,7 +18,7 @@ use FFI\CData;
  */
 final class Ring
 {
-    /** A reusable key buffer (PHP strings cannot be passed as `uint8_t*`). */
+    /** The lookup key buffer (PHP strings cannot be passed as `uint8_t*`), grown as needed. */
     private static ?CData $keyBuffer = null;
     private static int $keyCapacity = 0;
 
@@ -181,7 +181,7 @@ final class Ring
             $indices[$i] = $server;
         }
         Library::check($ffi->ketama_find_server_avoiding(
-            $this->handle(), self::key($key), strlen($key), $indices, count($down), $this->outPtr,
+            $this->handle(), Bytes::of($key), strlen($key), $indices, count($down), $this->outPtr,
         ));
         return $this->location();
     }
@@ -263,20 +263,6 @@ final class Ring
     {
         $out = $this->out;
         return new Location($out->server_index, $this->addresses[$out->server_index], $out->point, $out->point_index);
-    }
-
-    /** Copies `$key` into the shared native key buffer. */
-    private static function key(string $key): CData
-    {
-        $len = strlen($key);
-        if ($len > self::$keyCapacity) {
-            self::$keyCapacity = max(256, 2 * $len);
-            self::$keyBuffer = Library::ffi()->new('uint8_t[' . self::$keyCapacity . ']');
-        }
-        if ($len > 0) {
-            FFI::memcpy(self::$keyBuffer, $key, $len);
-        }
-        return self::$keyBuffer ?? throw new \LogicException('unreachable');
     }
 
     /**
