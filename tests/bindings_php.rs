@@ -162,15 +162,7 @@ fn php_compat_lookup_values_match_the_original() {
 #[test]
 fn php_reports_where_it_looked_for_a_missing_library() {
     require_php(false);
-    let copy = scratch_dir("php-nolib").join("a/b/php");
-    std::fs::create_dir_all(copy.join("src")).unwrap();
-    for file in ["ketama.php", "compat.php", "ketama_ffi.h"] {
-        std::fs::copy(php_dir().join(file), copy.join(file)).unwrap();
-    }
-    for entry in std::fs::read_dir(php_dir().join("src")).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), copy.join("src").join(entry.file_name())).unwrap();
-    }
+    let copy = copy_php_binding(&scratch_dir("php-nolib").join("package"));
     let script = copy.join("probe.php");
     std::fs::write(
         &script,
@@ -193,28 +185,41 @@ fn php_reports_where_it_looked_for_a_missing_library() {
     assert!(stdout.contains("system library path: libketama.so.1"), "{stdout}");
 }
 
-/// The package's own build is found without KETAMA_LIBRARY.
+/// Copies the PHP binding into `root/bindings/php` (a package layout without a build).
+fn copy_php_binding(root: &Path) -> PathBuf {
+    let copy = root.join("bindings/php");
+    std::fs::create_dir_all(copy.join("src")).unwrap();
+    for file in ["ketama.php", "compat.php", "ketama_ffi.h"] {
+        std::fs::copy(php_dir().join(file), copy.join(file)).unwrap();
+    }
+    for entry in std::fs::read_dir(php_dir().join("src")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), copy.join("src").join(entry.file_name())).unwrap();
+    }
+    copy
+}
+
+/// Without KETAMA_LIBRARY the package's own build is used: target/release
+/// first, then target/debug (a package layout with a debug build only).
 #[test]
 fn php_finds_the_package_build_without_configuration() {
     require_php(false);
-    let script = scratch_dir("php-pkg").join("probe.php");
+    let root = scratch_dir("php-pkg").join("package");
+    let copy = copy_php_binding(&root);
+    let debug = root.join("target/debug");
+    std::fs::create_dir_all(&debug).unwrap();
+    std::fs::copy(shared_library_dir().join("libketama.so"), debug.join("libketama.so")).unwrap();
+    let script = copy.join("probe.php");
     std::fs::write(
         &script,
-        format!(
-            "<?php require '{}';\necho Ketama\\Library::path(), \"\\n\", Ketama\\Ring::fromServers(['a:1'])->server('k'), \"\\n\";\n",
-            php_dir().join("ketama.php").display()
-        ),
+        "<?php require __DIR__ . '/ketama.php';\n\
+         echo Ketama\\Library::path(), \"\\n\", Ketama\\Ring::fromServers(['a:1'])->server('k'), \"\\n\";\n",
     )
     .unwrap();
     let out = run_with_timeout(Command::new("php").arg(&script).env_remove("KETAMA_LIBRARY"), Duration::from_secs(60));
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
-    let loaded = stdout.lines().next().unwrap();
-    assert!(
-        loaded.ends_with("/target/release/libketama.so") || loaded.ends_with("/target/debug/libketama.so"),
-        "{stdout}"
-    );
-    assert_eq!(stdout.lines().nth(1), Some("a:1"));
+    assert_eq!(stdout, format!("{}\na:1\n", debug.join("libketama.so").display()));
 }
 
 #[test]
