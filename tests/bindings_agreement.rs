@@ -130,6 +130,10 @@ fn php_java_c_and_cli_agree_on_10000_keys() {
 
 #[test]
 fn c_libmemcached_example_against_real_memcached() {
+    assert!(
+        Path::new("/usr/include/libmemcached-1.0/memcached.h").exists(),
+        "libmemcached headers are missing: install the Debian package libmemcached-dev"
+    );
     let servers = [Memcached::start(), Memcached::start(), Memcached::start()];
     let list: Vec<String> = servers.iter().map(Memcached::address).collect();
     let args: Vec<&str> = list.iter().map(String::as_str).collect();
