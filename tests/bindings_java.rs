@@ -97,7 +97,7 @@ fn junit(props: &[String], class: &str, min: usize) {
 
 #[test]
 fn java_ring_api() {
-    junit(&[], "net.ketama.RingTest", 10);
+    junit(&[], "net.ketama.RingTest", 11);
 }
 
 #[test]

@@ -186,6 +186,20 @@ final class Ring
         return $this->location();
     }
 
+    /**
+     * The 32-bit key hash `$hash` ('md5', 'crc32', 'fnv1a_64', 'spy-native', ...) of
+     * `$bytes`, as the rings use it (`ketama_hash_bytes`).
+     *
+     * @throws KetamaException for an unknown hash or 'default'
+     */
+    public static function hash(string $bytes, string $hash = 'md5'): int
+    {
+        $ffi = Library::ffi();
+        $out = $ffi->new('uint32_t');
+        Library::check($ffi->ketama_hash_bytes(self::hashId($hash), Bytes::of($bytes), strlen($bytes), FFI::addr($out)));
+        return $out->cdata;
+    }
+
     /** Number of servers. */
     public function serverCount(): int
     {

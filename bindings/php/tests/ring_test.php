@@ -96,6 +96,13 @@ $e = throws(fn () => Ring::fromFile($file, 'no-such-flavour'), 'unknown flavour'
 check(str_contains($e->getMessage(), "'no-such-flavour'"), 'unknown flavour message names it');
 throws(fn () => Ring::fromFile($file, 'libketama', 'no-such-hash'), 'unknown hash');
 
+// Key hashes.
+check(Ring::hash('test') === 3446378249, "hash('test') = ketama_hashi('test') = 3446378249");
+check(Ring::hash('test', 'crc32') === crc32('test'), "hash('test', 'crc32') = PHP's crc32()");
+check(Ring::hash('test', 'fnv1a_32') !== Ring::hash('test', 'fnv1_32'), 'fnv1a_32 and fnv1_32 differ');
+throws(fn () => Ring::hash('test', 'default'), "hash 'default' (no flavour to take it from)");
+throws(fn () => Ring::hash('test', 'sha1'), 'an unknown hash');
+
 // Error paths carry the library's message.
 $e = throws(fn () => Ring::fromFile("{$dir}/missing"), 'missing file');
 check($e->status === 'KETAMA_ERR_IO' && str_contains($e->getMessage(), "{$dir}/missing"), 'missing file: KETAMA_ERR_IO naming the file');

@@ -114,6 +114,8 @@ final class KetamaNative {
 
     static native int ketama_ring_point(long ring, long index, int[] point, int[] serverIndex);
 
+    static native int ketama_hash_bytes(int hash, byte[] bytes, long len, int[] out);
+
     static native Pointer ketama_version();
 
     static native Pointer ketama_status_name(int status);

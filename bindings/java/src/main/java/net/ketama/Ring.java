@@ -290,6 +290,17 @@ public final class Ring implements AutoCloseable {
         return KetamaNative.string(KetamaNative.ketama_version());
     }
 
+    /**
+     * The 32-bit key hash {@code hash} of {@code bytes} as the rings use it
+     * ({@code ketama_hash_bytes}), unsigned. @throws KetamaException for {@code Hash.DEFAULT}
+     */
+    public static long hash(Hash hash, byte[] bytes) {
+        KetamaNative.ensureLoaded();
+        int[] out = new int[1];
+        KetamaNative.check(KetamaNative.ketama_hash_bytes(hash.id(), bytes, bytes.length, out));
+        return Integer.toUnsignedLong(out[0]);
+    }
+
     /** libketama's {@code ketama_hashi}: word 0 of MD5 of the key's bytes, unsigned. */
     public static long hashi(String key) {
         KetamaNative.ensureLoaded();

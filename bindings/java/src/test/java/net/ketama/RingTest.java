@@ -236,6 +236,17 @@ public class RingTest {
     }
 
     @Test
+    public void keyHashes() {
+        byte[] test = "test".getBytes(StandardCharsets.UTF_8);
+        assertEquals(3446378249L, Ring.hash(Hash.MD5, test));
+        java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+        crc.update(test);
+        assertEquals(crc.getValue(), Ring.hash(Hash.CRC32, test));
+        assertEquals("test".hashCode(), (int) Ring.hash(Hash.SPY_NATIVE, test));
+        assertThrows(KetamaException.class, () -> Ring.hash(Hash.DEFAULT, test));
+    }
+
+    @Test
     public void enumsNameTheCConstants() {
         assertEquals("KETAMA_FLAVOUR_LIBKETAMA", Flavour.LIBKETAMA.cName());
         assertEquals("KETAMA_HASH_MD5", Hash.MD5.cName());
