@@ -1,0 +1,248 @@
+package net.ketama;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * A decoded memcached set value (the library's set codec): members in
+ * bytewise order, counters, the compacted value, and set algebra.
+ *
+ * <p>Values are built from APPEND payloads made by {@link #encode} and
+ * written with {@link SetWriter}; read them with {@link #decode} or
+ * {@link #planRead}, which also says when to store the compacted value
+ * under CAS. Close it (try-with-resources); closing twice or using a closed
+ * set throws {@link IllegalStateException}.
+ */
+public final class KetamaSet implements AutoCloseable {
+    /** Counters of a decoded set ({@code redundant}: what compaction deletes). */
+    public record Stats(long members, long records, long removals, long redundant, long valueLength, SetEncoding encoding) {}
+
+    /** Compaction policy: compact when {@code redundant > threshold}, or over {@code softLimit} bytes with any redundancy. */
+    public record Policy(long threshold, long softLimit, boolean ratio) {
+        /** The library's defaults. */
+        public static final Policy DEFAULT = new Policy(100, 523_776, false);
+    }
+
+    /** A compaction write: store {@code value} under CAS {@code cas} with {@code exptime} (null: TTL was unknown). */
+    public record Compaction(byte[] value, long cas, Integer exptime) {}
+
+    /** The result of {@link #planRead}: the set and the compaction to write, or null. */
+    public record ReadPlan(KetamaSet set, Compaction compaction) {}
+
+    private final NativeHandle handle;
+
+    private KetamaSet(long set) {
+        this.handle = new NativeHandle(this, set, KetamaNative::ketama_set_free, "ketama set");
+    }
+
+    /** Decodes a stored value (T1 or B1 detected). @throws KetamaException KETAMA_ERR_SET_DECODE with kind, offset and record */
+    public static KetamaSet decode(byte[] value) {
+        return decode(value, SetEncoding.AUTO);
+    }
+
+    /** Decodes a stored value strictly in {@code encoding}. */
+    public static KetamaSet decode(byte[] value, SetEncoding encoding) {
+        KetamaNative.ensureLoaded();
+        long[] out = new long[1];
+        KetamaNative.check(KetamaNative.ketama_set_decode(value, value.length, encoding.id(), 0, out, null));
+        return new KetamaSet(out[0]);
+    }
+
+    /** The T1 APPEND/ADD payload recording {@code op} of string members (UTF-8). */
+    public static byte[] encode(SetOp op, Collection<String> members) {
+        List<byte[]> bytes = new ArrayList<>();
+        for (String m : members) {
+            bytes.add(m.getBytes(StandardCharsets.UTF_8));
+        }
+        return encode(op, SetEncoding.T1, bytes);
+    }
+
+    /** The APPEND/ADD payload recording {@code op} of {@code members} in {@code encoding}. @throws KetamaException KETAMA_ERR_SET_MEMBER */
+    public static byte[] encode(SetOp op, SetEncoding encoding, List<byte[]> members) {
+        KetamaNative.ensureLoaded();
+        Memory refs = new Memory(16L * Math.max(1, members.size())); // ketama_set_member_ref[]
+        List<Memory> keep = new ArrayList<>();
+        for (int i = 0; i < members.size(); i++) {
+            byte[] m = members.get(i);
+            Memory copy = new Memory(Math.max(1, m.length));
+            copy.write(0, m, 0, m.length);
+            keep.add(copy);
+            refs.setPointer(16L * i, copy);
+            refs.setLong(16L * i + 8, m.length);
+        }
+        long[] out = new long[2];
+        KetamaNative.check(KetamaNative.ketama_set_encode(op.id(), encoding.id(), refs, members.size(), 0, out));
+        return take(out[0], out[1]);
+    }
+
+    /**
+     * The read step: decodes {@code value} fetched with CAS {@code cas} and says whether to
+     * compact. {@code remainingTtl}: seconds left (-1 never expires), null when unknown.
+     */
+    public static ReadPlan planRead(byte[] value, long cas, Integer remainingTtl, Policy policy, boolean force) {
+        KetamaNative.ensureLoaded();
+        long[] set = new long[1];
+        Memory compaction = new Memory(40); // ketama_set_compaction
+        compaction.clear();
+        KetamaNative.check(KetamaNative.ketama_set_plan_read(value, value.length, SetEncoding.AUTO.id(), cas,
+                remainingTtl == null ? 0 : remainingTtl, (byte) (remainingTtl != null ? 1 : 0), policy(policy),
+                (byte) (force ? 1 : 0), set, compaction));
+        KetamaSet decoded = new KetamaSet(set[0]);
+        Compaction write = null;
+        if (compaction.getByte(0) != 0) {
+            byte[] bytes = take(Pointer.nativeValue(compaction.getPointer(8)), compaction.getLong(16));
+            write = new Compaction(bytes, compaction.getLong(24), compaction.getByte(36) != 0 ? compaction.getInt(32) : null);
+        }
+        return new ReadPlan(decoded, write);
+    }
+
+    /** SUNION (null entries are missing keys). */
+    public static KetamaSet union(KetamaSet... sets) {
+        return algebra(0, sets);
+    }
+
+    /** SINTER (null entries are missing keys). */
+    public static KetamaSet inter(KetamaSet... sets) {
+        return algebra(1, sets);
+    }
+
+    /** SDIFF: the first set minus the others. */
+    public static KetamaSet diff(KetamaSet... sets) {
+        return algebra(2, sets);
+    }
+
+    private static KetamaSet algebra(int which, KetamaSet[] sets) {
+        KetamaNative.ensureLoaded();
+        return withAll(sets, 0, new long[sets.length], pointers -> {
+            long[] out = new long[1];
+            int status = switch (which) {
+                case 0 -> KetamaNative.ketama_set_union(pointers, pointers.length, out);
+                case 1 -> KetamaNative.ketama_set_inter(pointers, pointers.length, out);
+                default -> KetamaNative.ketama_set_diff(pointers, pointers.length, out);
+            };
+            KetamaNative.check(status);
+            return new KetamaSet(out[0]);
+        });
+    }
+
+    /** Holds every set's read lock while {@code use} runs on their pointers. */
+    private static <T> T withAll(KetamaSet[] sets, int i, long[] pointers, java.util.function.Function<long[], T> use) {
+        if (i == sets.length) {
+            return use.apply(pointers);
+        }
+        if (sets[i] == null) {
+            return withAll(sets, i + 1, pointers, use);
+        }
+        return sets[i].handle.with(p -> {
+            pointers[i] = p;
+            return withAll(sets, i + 1, pointers, use);
+        });
+    }
+
+    /** SCARD. */
+    public int size() {
+        return handle.with(p -> (int) KetamaNative.ketama_set_card(p));
+    }
+
+    /** SISMEMBER. */
+    public boolean contains(byte[] member) {
+        byte[] out = new byte[1];
+        handle.with(p -> {
+            KetamaNative.check(KetamaNative.ketama_set_contains(p, member, member.length, out));
+            return null;
+        });
+        return out[0] != 0;
+    }
+
+    /** SISMEMBER of a string's UTF-8 bytes. */
+    public boolean contains(String member) {
+        return contains(member.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** SMEMBERS in bytewise order. */
+    public List<byte[]> members() {
+        return handle.with(p -> {
+            int count = (int) KetamaNative.ketama_set_card(p);
+            List<byte[]> members = new ArrayList<>(count);
+            long[] data = new long[1];
+            long[] len = new long[1];
+            for (int i = 0; i < count; i++) {
+                KetamaNative.check(KetamaNative.ketama_set_member(p, i, data, len));
+                members.add(len[0] == 0 ? new byte[0] : new Pointer(data[0]).getByteArray(0, (int) len[0]));
+            }
+            return Collections.unmodifiableList(members);
+        });
+    }
+
+    /** SMEMBERS decoded as UTF-8 strings. */
+    public List<String> memberStrings() {
+        List<String> strings = new ArrayList<>();
+        for (byte[] m : members()) {
+            strings.add(new String(m, StandardCharsets.UTF_8));
+        }
+        return strings;
+    }
+
+    /** The counters. */
+    public Stats stats() {
+        long[] s = new long[6]; // ketama_set_stats: 5 size_t + uint32_t (+ padding)
+        handle.with(p -> {
+            KetamaNative.check(KetamaNative.ketama_set_get_stats(p, s));
+            return null;
+        });
+        return new Stats(s[0], s[1], s[2], s[3], s[4], SetEncoding.of((int) s[5]));
+    }
+
+    /** Whether {@code policy} asks to compact this set. */
+    public boolean shouldCompact(Policy policy, boolean force) {
+        byte[] out = new byte[1];
+        handle.with(p -> {
+            KetamaNative.check(KetamaNative.ketama_set_should_compact(p, policy(policy), (byte) (force ? 1 : 0), out));
+            return null;
+        });
+        return out[0] != 0;
+    }
+
+    /** The canonical value in {@code encoding}: add records in bytewise order (empty for an empty set). */
+    public byte[] compacted(SetEncoding encoding) {
+        long[] out = new long[2];
+        handle.with(p -> {
+            KetamaNative.check(KetamaNative.ketama_set_compacted(p, encoding.id(), out));
+            return null;
+        });
+        return take(out[0], out[1]);
+    }
+
+    /** Frees the native set. @throws IllegalStateException when already closed */
+    @Override
+    public void close() {
+        handle.close();
+    }
+
+    private static Memory policy(Policy policy) {
+        if (policy == null) {
+            return null;
+        }
+        Memory m = new Memory(24); // ketama_set_policy
+        m.clear();
+        m.setLong(0, policy.threshold());
+        m.setLong(8, policy.softLimit());
+        m.setByte(16, (byte) (policy.ratio() ? 1 : 0));
+        return m;
+    }
+
+    /** Copies a library-owned ketama_set_buffer and frees it. */
+    private static byte[] take(long data, long len) {
+        byte[] bytes = len == 0 ? new byte[0] : new Pointer(data).getByteArray(0, (int) len);
+        KetamaNative.SetBuffer buffer = new KetamaNative.SetBuffer();
+        buffer.data = data == 0 ? null : new Pointer(data);
+        buffer.len = len;
+        KetamaNative.ketama_set_buffer_free(buffer);
+        return bytes;
+    }
+}

@@ -1,0 +1,309 @@
+package net.ketama;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Pointer;
+import java.lang.ref.Cleaner;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.StampedLock;
+
+/**
+ * An immutable consistent-hashing ring of libketama.so. Thread-safe.
+ *
+ * <p>Close it (try-with-resources) to release the native ring; a ring that
+ * becomes unreachable unclosed is released by a {@link Cleaner}. Closing
+ * twice or using a closed ring throws {@link IllegalStateException}, never
+ * crashes the JVM: lookups hold a read lock that {@link #close()} waits for.
+ */
+public final class Ring implements AutoCloseable {
+    private static final Cleaner CLEANER = Cleaner.create();
+    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
+
+    /** The native handle, freed exactly once (by close() or the cleaner). */
+    private static final class Handle implements Runnable {
+        final long ring;
+
+        Handle(long ring) {
+            this.ring = ring;
+        }
+
+        @Override
+        public void run() {
+            KetamaNative.ketama_ring_free(ring);
+        }
+    }
+
+    private final Handle handle;
+    private final Cleaner.Cleanable cleanable;
+    private final StampedLock lock = new StampedLock();
+    private volatile boolean closed;
+    private final String[] addresses;
+
+    private Ring(long ring) {
+        this.handle = new Handle(ring);
+        this.cleanable = CLEANER.register(this, handle);
+        List<ServerInfo> info = readServers();
+        this.addresses = new String[info.size()];
+        for (int i = 0; i < addresses.length; i++) {
+            addresses[i] = info.get(i).address();
+        }
+    }
+
+    /** Reads a server file ({@code ADDRESS<TAB>WEIGHT} lines) strictly, libketama flavour. */
+    public static Ring fromFile(Path path) {
+        return fromFile(path, Flavour.LIBKETAMA, Hash.DEFAULT, false);
+    }
+
+    /**
+     * Reads a server file.
+     *
+     * @param libketamaParser read it exactly like the original libketama instead of the
+     *     strict reader (which rejects every line the original would misread, naming it)
+     * @throws KetamaException with the library's message on failure
+     */
+    public static Ring fromFile(Path path, Flavour flavour, Hash hash, boolean libketamaParser) {
+        KetamaNative.ensureLoaded();
+        long[] out = new long[1];
+        KetamaNative.check(KetamaNative.ketama_ring_new_from_file(
+                path.toString(), flavour.id(), hash.id(), libketamaParser ? 1 : 0, out));
+        return new Ring(out[0]);
+    }
+
+    /** An unweighted ring of the given addresses, libketama flavour. */
+    public static Ring fromAddresses(List<String> addresses) {
+        List<Server> servers = new ArrayList<>();
+        for (String a : addresses) {
+            servers.add(new Server(a));
+        }
+        return fromServers(servers, Flavour.LIBKETAMA, Hash.DEFAULT);
+    }
+
+    /** A weighted ring (address to weight, in the map's iteration order). */
+    public static Ring fromWeights(Map<String, Long> weights, Flavour flavour, Hash hash) {
+        List<Server> servers = new ArrayList<>();
+        weights.forEach((a, w) -> servers.add(new Server(a, w)));
+        return fromServers(servers, flavour, hash);
+    }
+
+    /**
+     * A ring of {@code servers} for {@code flavour} and {@code hash}.
+     *
+     * @throws KetamaException with the library's message when the list is rejected
+     */
+    public static Ring fromServers(List<Server> servers, Flavour flavour, Hash hash) {
+        KetamaNative.ensureLoaded();
+        final int entrySize = 40; // ketama_server on LP64
+        Memory list = new Memory(Math.max(1, servers.size()) * (long) entrySize);
+        list.clear();
+        List<Memory> keep = new ArrayList<>();
+        for (int i = 0; i < servers.size(); i++) {
+            Server s = servers.get(i);
+            if (s.address() == null) {
+                throw new KetamaException("server " + i + " has no address");
+            }
+            if (s.weight() < 0) {
+                throw new KetamaException("server " + s.address() + ": weight " + s.weight() + " is negative");
+            }
+            long at = (long) i * entrySize;
+            byte[] address = s.address().getBytes(StandardCharsets.UTF_8);
+            list.setPointer(at, bytes(address, keep));
+            list.setLong(at + 8, address.length);
+            list.setLong(at + 16, s.weight());
+            if (s.name() != null) {
+                byte[] name = s.name().getBytes(StandardCharsets.UTF_8);
+                list.setPointer(at + 24, bytes(name, keep));
+                list.setLong(at + 32, name.length);
+            }
+        }
+        long[] out = new long[1];
+        KetamaNative.check(KetamaNative.ketama_ring_new(list, servers.size(), flavour.id(), hash.id(), out));
+        return new Ring(out[0]);
+    }
+
+    private static Pointer bytes(byte[] data, List<Memory> keep) {
+        Memory m = new Memory(Math.max(1, data.length));
+        m.write(0, data, 0, data.length);
+        keep.add(m);
+        return m;
+    }
+
+    /** The server for a key (any bytes). @throws KetamaException when the ring has no points */
+    public Location find(byte[] key) {
+        long[] out = new long[4];
+        long stamp = readLock();
+        try {
+            KetamaNative.check(KetamaNative.ketama_find_server(handle.ring, key, key.length, out));
+        } finally {
+            lock.unlockRead(stamp);
+        }
+        return location(out);
+    }
+
+    /** The server for a key given as a string (its UTF-8 bytes). */
+    public Location find(String key) {
+        return find(key.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** The index (input order) of the server for a key: the hot path, one native call. */
+    public int serverIndex(byte[] key) {
+        long[] out = new long[4];
+        long stamp = readLock();
+        try {
+            KetamaNative.check(KetamaNative.ketama_find_server(handle.ring, key, key.length, out));
+        } finally {
+            lock.unlockRead(stamp);
+        }
+        return (int) (LITTLE_ENDIAN ? out[0] : out[0] >>> 32);
+    }
+
+    /** The address of the server for a key (UTF-8 bytes of the string). */
+    public String server(String key) {
+        return addresses[serverIndex(key.getBytes(StandardCharsets.UTF_8))];
+    }
+
+    /**
+     * Failover lookup: the server for {@code key} skipping the servers whose indices are
+     * in {@code down}, by walking on along the continuum.
+     *
+     * @throws KetamaException when every server is down or an index is out of range
+     */
+    public Location findAvoiding(byte[] key, int... down) {
+        long[] out = new long[4];
+        long stamp = readLock();
+        try {
+            KetamaNative.check(KetamaNative.ketama_find_server_avoiding(
+                    handle.ring, key, key.length, down, down.length, out));
+        } finally {
+            lock.unlockRead(stamp);
+        }
+        return location(out);
+    }
+
+    /** Number of servers. */
+    public int serverCount() {
+        return addresses.length;
+    }
+
+    /** Number of points on the continuum. */
+    public long pointCount() {
+        long stamp = readLock();
+        try {
+            return KetamaNative.ketama_ring_point_count(handle.ring);
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    /** The servers in input order. */
+    public List<ServerInfo> servers() {
+        long stamp = readLock();
+        try {
+            return readServers();
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
+    /** Point {@code index} of the continuum (in order): {@code {point (unsigned), server index}}. */
+    public long[] point(long index) {
+        int[] point = new int[1];
+        int[] server = new int[1];
+        long stamp = readLock();
+        try {
+            KetamaNative.check(KetamaNative.ketama_ring_point(handle.ring, index, point, server));
+        } finally {
+            lock.unlockRead(stamp);
+        }
+        return new long[] {Integer.toUnsignedLong(point[0]), server[0]};
+    }
+
+    /** The address of server {@code index}. */
+    public String address(int index) {
+        return addresses[index];
+    }
+
+    /**
+     * Releases the native ring, waiting for lookups in progress.
+     *
+     * @throws IllegalStateException when already closed
+     */
+    @Override
+    public void close() {
+        long stamp = lock.writeLock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("ketama ring already closed");
+            }
+            closed = true;
+            cleanable.clean();
+        } finally {
+            lock.unlockWrite(stamp);
+        }
+    }
+
+    /** Whether {@link #close()} was called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    private long readLock() {
+        long stamp = lock.readLock();
+        if (closed) {
+            lock.unlockRead(stamp);
+            throw new IllegalStateException("ketama ring is closed");
+        }
+        return stamp;
+    }
+
+    private List<ServerInfo> readServers() {
+        int count = (int) KetamaNative.ketama_ring_server_count(handle.ring);
+        List<ServerInfo> servers = new ArrayList<>(count);
+        Memory info = new Memory(48); // ketama_server_info on LP64
+        for (int i = 0; i < count; i++) {
+            KetamaNative.check(KetamaNative.ketama_ring_server(handle.ring, i, info));
+            Pointer address = info.getPointer(0);
+            Pointer name = info.getPointer(16);
+            servers.add(new ServerInfo(
+                    new String(address.getByteArray(0, (int) info.getLong(8)), StandardCharsets.UTF_8),
+                    name == null ? null : new String(name.getByteArray(0, (int) info.getLong(24)), StandardCharsets.UTF_8),
+                    info.getLong(32),
+                    info.getInt(40)));
+        }
+        return Collections.unmodifiableList(servers);
+    }
+
+    /** Decodes a ketama_server_ref read into four longs. */
+    private Location location(long[] out) {
+        int serverIndex = (int) (LITTLE_ENDIAN ? out[0] : out[0] >>> 32);
+        long point = LITTLE_ENDIAN ? out[0] >>> 32 : out[0] & 0xffffffffL;
+        return new Location(serverIndex, addresses[serverIndex], point, out[1]);
+    }
+
+    /** The library version, e.g. "1.0.0". */
+    public static String libraryVersion() {
+        KetamaNative.ensureLoaded();
+        return KetamaNative.string(KetamaNative.ketama_version());
+    }
+
+    /**
+     * The 32-bit key hash {@code hash} of {@code bytes} as the rings use it
+     * ({@code ketama_hash_bytes}), unsigned. @throws KetamaException for {@code Hash.DEFAULT}
+     */
+    public static long hash(Hash hash, byte[] bytes) {
+        KetamaNative.ensureLoaded();
+        int[] out = new int[1];
+        KetamaNative.check(KetamaNative.ketama_hash_bytes(hash.id(), bytes, bytes.length, out));
+        return Integer.toUnsignedLong(out[0]);
+    }
+
+    /** libketama's {@code ketama_hashi}: word 0 of MD5 of the key's bytes, unsigned. */
+    public static long hashi(String key) {
+        KetamaNative.ensureLoaded();
+        return Integer.toUnsignedLong(KetamaNative.ketama_hashi(key));
+    }
+}

@@ -1,0 +1,315 @@
+<?php
+
+declare(strict_types=1);
+
+namespace Ketama;
+
+use FFI;
+use FFI\CData;
+
+/**
+ * An immutable consistent-hashing ring of libketama.so. Build it from a
+ * server file or a list of servers; look keys up with {@see Ring::find()}.
+ * The native ring is released when the object is destroyed.
+ *
+ * Flavours and hashes are named like the C enums without their prefix:
+ * `'libketama'` is `KETAMA_FLAVOUR_LIBKETAMA`, `'md5'` is `KETAMA_HASH_MD5`,
+ * `'default'` the flavour's own hash.
+ */
+final class Ring
+{
+    /** The lookup key buffer (PHP strings cannot be passed as `uint8_t*`), grown as needed. */
+    private static ?CData $keyBuffer = null;
+    private static int $keyCapacity = 0;
+
+    /** Server addresses by index, read once. @var list<string> */
+    private array $addresses;
+    private FFI $ffi;
+    /** The lookup result struct and a pointer to it, reused by every lookup. */
+    private CData $out;
+    private CData $outPtr;
+
+    private function __construct(private ?CData $ring)
+    {
+        $this->ffi = Library::ffi();
+        $this->out = $this->ffi->new('ketama_server_ref');
+        $this->outPtr = FFI::addr($this->out);
+        $this->addresses = array_map(fn (array $s): string => $s['address'], $this->servers());
+    }
+
+    /**
+     * Reads a server file (`ADDRESS<TAB>WEIGHT` lines).
+     *
+     * @param bool $libketamaParser read it exactly like the original libketama
+     *             instead of the strict reader, which rejects every line the
+     *             original would misread
+     * @throws KetamaException with the library's message (naming the line) on failure
+     */
+    public static function fromFile(string $path, string $flavour = 'libketama', string $hash = 'default', bool $libketamaParser = false): self
+    {
+        $ffi = Library::ffi();
+        $ring = $ffi->new('const ketama_ring*');
+        Library::check($ffi->ketama_ring_new_from_file(
+            $path,
+            self::flavourId($flavour),
+            self::hashId($hash),
+            $libketamaParser ? $ffi->KETAMA_PARSE_LIBKETAMA : $ffi->KETAMA_PARSE_STRICT,
+            FFI::addr($ring),
+        ));
+        return new self($ring);
+    }
+
+    /**
+     * Builds a ring from servers given as a list of addresses
+     * (`['10.0.0.1:11211', ...]`), a map of address => weight, or a list of
+     * `['address' => ..., 'weight' => ..., 'name' => ...]` (weight and name optional).
+     *
+     * @param array<int|string, mixed> $servers
+     * @throws KetamaException when the list or a server is rejected
+     */
+    public static function fromServers(array $servers, string $flavour = 'libketama', string $hash = 'default'): self
+    {
+        $ffi = Library::ffi();
+        $entries = [];
+        foreach ($servers as $k => $v) {
+            $entries[] = match (true) {
+                is_string($k) && is_int($v) => ['address' => $k, 'weight' => $v, 'name' => null],
+                is_int($k) && is_string($v) => ['address' => $v, 'weight' => 0, 'name' => null],
+                is_array($v) && isset($v['address']) => [
+                    'address' => (string) $v['address'],
+                    'weight' => (int) ($v['weight'] ?? 0),
+                    'name' => isset($v['name']) ? (string) $v['name'] : null,
+                ],
+                default => throw new KetamaException("server entry " . var_export($k, true)
+                    . " is not an address, an address => weight pair or ['address' => ...]"),
+            };
+        }
+        $count = count($entries);
+        $list = $ffi->new('ketama_server[' . max(1, $count) . ']');
+        $keep = []; // native copies of the strings, alive until the call returns
+        foreach ($entries as $i => $entry) {
+            if ($entry['weight'] < 0) {
+                throw new KetamaException("server {$entry['address']}: weight {$entry['weight']} is negative");
+            }
+            $list[$i]->address = self::bytes($entry['address'], $keep);
+            $list[$i]->address_len = strlen($entry['address']);
+            $list[$i]->weight = $entry['weight'];
+            if ($entry['name'] !== null) {
+                $list[$i]->name = self::bytes($entry['name'], $keep);
+                $list[$i]->name_len = strlen($entry['name']);
+            }
+        }
+        $ring = $ffi->new('const ketama_ring*');
+        Library::check($ffi->ketama_ring_new($list, $count, self::flavourId($flavour), self::hashId($hash), FFI::addr($ring)));
+        return new self($ring);
+    }
+
+    /**
+     * The server for `$key` (any bytes).
+     *
+     * @throws KetamaException when the ring has no points
+     */
+    public function find(string $key): Location
+    {
+        $this->lookup($key);
+        return $this->location();
+    }
+
+    /** The address of the server for `$key` (the fastest lookup: {@see lookup()} inlined). */
+    public function server(string $key): string
+    {
+        $len = strlen($key);
+        if ($len > self::$keyCapacity) {
+            return $this->addresses[$this->lookup($key)];
+        }
+        if ($len > 0) {
+            FFI::memcpy(self::$keyBuffer, $key, $len);
+        }
+        $status = $this->ffi->ketama_find_server($this->ring ?? $this->handle(), self::$keyBuffer, $len, $this->outPtr);
+        if ($status !== 0) {
+            Library::check($status);
+        }
+        return $this->addresses[$this->out->server_index];
+    }
+
+    /** Index (input order) of the server for `$key`. */
+    public function serverIndex(string $key): int
+    {
+        return $this->lookup($key);
+    }
+
+    /** One ketama_find_server call into $this->out; returns the server index. */
+    private function lookup(string $key): int
+    {
+        $len = strlen($key);
+        if ($len > self::$keyCapacity) {
+            self::$keyCapacity = max(256, 2 * $len);
+            self::$keyBuffer = $this->ffi->new('uint8_t[' . self::$keyCapacity . ']');
+        }
+        if ($len > 0) {
+            FFI::memcpy(self::$keyBuffer, $key, $len);
+        }
+        $status = $this->ffi->ketama_find_server($this->ring ?? $this->handle(), self::$keyBuffer, $len, $this->outPtr);
+        if ($status !== 0) {
+            Library::check($status);
+        }
+        return $this->out->server_index;
+    }
+
+    /**
+     * Failover lookup: the server for `$key` skipping the servers in `$down`
+     * (indices or addresses) by walking on along the continuum.
+     *
+     * @param list<int|string> $down
+     * @throws KetamaException when every server is down or an entry is unknown
+     */
+    public function findAvoiding(string $key, array $down): Location
+    {
+        $ffi = Library::ffi();
+        $indices = $ffi->new('uint32_t[' . max(1, count($down)) . ']');
+        foreach (array_values($down) as $i => $server) {
+            if (is_string($server)) {
+                $index = array_search($server, $this->addresses, true);
+                if ($index === false) {
+                    throw new KetamaException("server '{$server}' is not on this ring");
+                }
+                $server = $index;
+            }
+            if ($server < 0) {
+                throw new KetamaException("down server index {$server} is negative");
+            }
+            $indices[$i] = $server;
+        }
+        Library::check($ffi->ketama_find_server_avoiding(
+            $this->handle(), Bytes::of($key), strlen($key), $indices, count($down), $this->outPtr,
+        ));
+        return $this->location();
+    }
+
+    /**
+     * The 32-bit key hash `$hash` ('md5', 'crc32', 'fnv1a_64', 'spy-native', ...) of
+     * `$bytes`, as the rings use it (`ketama_hash_bytes`).
+     *
+     * @throws KetamaException for an unknown hash or 'default'
+     */
+    public static function hash(string $bytes, string $hash = 'md5'): int
+    {
+        $ffi = Library::ffi();
+        $out = $ffi->new('uint32_t');
+        Library::check($ffi->ketama_hash_bytes(self::hashId($hash), Bytes::of($bytes), strlen($bytes), FFI::addr($out)));
+        return $out->cdata;
+    }
+
+    /** Number of servers. */
+    public function serverCount(): int
+    {
+        return Library::ffi()->ketama_ring_server_count($this->handle());
+    }
+
+    /** Number of points on the continuum. */
+    public function pointCount(): int
+    {
+        return Library::ffi()->ketama_ring_point_count($this->handle());
+    }
+
+    /**
+     * The servers in input order.
+     *
+     * @return list<array{address: string, name: ?string, weight: int, points: int}>
+     */
+    public function servers(): array
+    {
+        $ffi = Library::ffi();
+        $info = $ffi->new('ketama_server_info');
+        $servers = [];
+        $count = $ffi->ketama_ring_server_count($this->handle());
+        for ($i = 0; $i < $count; $i++) {
+            Library::check($ffi->ketama_ring_server($this->handle(), $i, FFI::addr($info)));
+            $servers[] = [
+                'address' => FFI::string($info->address, $info->address_len),
+                'name' => FFI::isNull($info->name) ? null : FFI::string($info->name, $info->name_len),
+                'weight' => $info->weight,
+                'points' => $info->point_count,
+            ];
+        }
+        return $servers;
+    }
+
+    /**
+     * The continuum in order, as `[point, server address]` pairs.
+     *
+     * @return list<array{0: int, 1: string}>
+     */
+    public function points(): array
+    {
+        $ffi = Library::ffi();
+        $point = $ffi->new('uint32_t');
+        $server = $ffi->new('uint32_t');
+        $points = [];
+        $count = $ffi->ketama_ring_point_count($this->handle());
+        for ($i = 0; $i < $count; $i++) {
+            Library::check($ffi->ketama_ring_point($this->handle(), $i, FFI::addr($point), FFI::addr($server)));
+            $points[] = [$point->cdata, $this->addresses[$server->cdata]];
+        }
+        return $points;
+    }
+
+    /** Releases the native ring now; any later use throws. */
+    public function close(): void
+    {
+        if ($this->ring !== null) {
+            Library::ffi()->ketama_ring_free($this->ring);
+            $this->ring = null;
+        }
+    }
+
+    public function __destruct()
+    {
+        $this->close();
+    }
+
+    private function handle(): CData
+    {
+        return $this->ring ?? throw new KetamaException('the ring is closed');
+    }
+
+    private function location(): Location
+    {
+        $out = $this->out;
+        return new Location($out->server_index, $this->addresses[$out->server_index], $out->point, $out->point_index);
+    }
+
+    /**
+     * A `char*` to a native copy of `$bytes`; the copy is kept alive in `$keep`.
+     *
+     * @param list<CData> $keep
+     */
+    private static function bytes(string $bytes, array &$keep): CData
+    {
+        $copy = Library::ffi()->new('char[' . max(1, strlen($bytes)) . ']');
+        FFI::memcpy($copy, $bytes, strlen($bytes));
+        $keep[] = $copy;
+        return FFI::addr($copy[0]);
+    }
+
+    private static function flavourId(string $name): int
+    {
+        return self::enumValue('KETAMA_FLAVOUR_', $name, 'flavour');
+    }
+
+    private static function hashId(string $name): int
+    {
+        return self::enumValue('KETAMA_HASH_', $name, 'hash');
+    }
+
+    /** Maps `'php-memcached'` to the C enum constant `KETAMA_FLAVOUR_PHP_MEMCACHED`. */
+    private static function enumValue(string $prefix, string $name, string $what): int
+    {
+        $constant = $prefix . strtoupper(str_replace(['-', ' '], '_', $name));
+        try {
+            return Library::ffi()->$constant;
+        } catch (FFI\Exception) {
+            throw new KetamaException("unknown {$what} '{$name}' (the library has no {$constant})");
+        }
+    }
+}

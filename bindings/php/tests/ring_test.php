@@ -1,0 +1,152 @@
+<?php
+
+/*
+ * Tests of the Ketama\ namespace API. Run: php bindings/php/tests/ring_test.php
+ * Prints one line per check and "PASS n checks"; exits 1 at the first failure.
+ * Driven by tests/bindings_php.rs (cargo test).
+ */
+
+declare(strict_types=1);
+
+require __DIR__ . '/../ketama.php';
+
+use Ketama\KetamaException;
+use Ketama\Ring;
+
+$checks = 0;
+
+function check(bool $ok, string $what): void
+{
+    global $checks;
+    $checks++;
+    if (!$ok) {
+        fwrite(STDERR, "FAIL: {$what}\n");
+        exit(1);
+    }
+    echo "ok {$what}\n";
+}
+
+/** Runs $f and returns the KetamaException it throws (fails the test if none). */
+function throws(callable $f, string $what): KetamaException
+{
+    try {
+        $f();
+    } catch (KetamaException $e) {
+        check(true, "{$what} throws: [{$e->status}] {$e->getMessage()}");
+        return $e;
+    }
+    check(false, "{$what} should throw a KetamaException");
+    exit(1);
+}
+
+$dir = sys_get_temp_dir() . '/ketama-php-test-' . getmypid();
+@mkdir($dir);
+$file = "{$dir}/servers";
+file_put_contents($file, "127.0.0.1:11211\t600\n127.0.0.1:11212\t400\n");
+
+// The python_ketama test vectors of the original (libketama.md §11).
+$ring = Ring::fromFile($file);
+check($ring->serverCount() === 2, 'two servers');
+check($ring->pointCount() === 320, '320 points');
+$at = $ring->find('test');
+check($at->point === 3454255383 && $at->address === '127.0.0.1:11211' && $at->serverIndex === 0, 'find("test") = (3454255383, 127.0.0.1:11211)');
+check($ring->server('test') === '127.0.0.1:11211', 'server("test")');
+$servers = $ring->servers();
+check($servers[0]['weight'] === 600 && $servers[1]['points'] === 128 && $servers[0]['points'] === 192, 'servers(): weights and point counts');
+$points = $ring->points();
+check(count($points) === 320, 'points(): 320 entries');
+$sorted = array_column($points, 0);
+$copy = $sorted;
+sort($copy);
+check($copy === $sorted, 'points(): sorted');
+check($points[$at->pointIndex][0] === $at->point, 'pointIndex refers to the hit point');
+
+// The same ring from an array, in the three accepted shapes.
+$byMap = Ring::fromServers(['127.0.0.1:11211' => 600, '127.0.0.1:11212' => 400]);
+$byList = Ring::fromServers([['address' => '127.0.0.1:11211', 'weight' => 600], ['address' => '127.0.0.1:11212', 'weight' => 400]]);
+$same = true;
+for ($i = 0; $i < 2000; $i++) {
+    $key = "key:{$i}";
+    $want = $ring->server($key);
+    $same = $same && $byMap->server($key) === $want && $byList->server($key) === $want;
+}
+check($same, 'fromServers (map and list) agrees with fromFile on 2000 keys');
+$unweighted = Ring::fromServers(['10.0.0.1:11211', '10.0.0.2:11211', '10.0.0.3:11211']);
+check($unweighted->serverCount() === 3 && $unweighted->pointCount() === 480, 'unweighted list: 3 servers, 480 points');
+
+// Binary keys: bytes, NUL included, are hashed as given.
+check($ring->find("a\0b")->point !== $ring->find('a')->point, 'a key with a NUL byte is hashed whole');
+check($ring->find(str_repeat('x', 5000))->address !== '', 'a 5000-byte key');
+check($ring->find('')->address !== '', 'the empty key');
+
+// Failover.
+$down = $ring->findAvoiding('test', [0]);
+check($down->address === '127.0.0.1:11212', 'findAvoiding by index skips the down server');
+check($ring->findAvoiding('test', ['127.0.0.1:11211'])->serverIndex === 1, 'findAvoiding by address');
+check($ring->findAvoiding('test', [])->point === 3454255383, 'findAvoiding with none down = find');
+$e = throws(fn () => $ring->findAvoiding('test', [0, 1]), 'all servers down');
+check($e->status === 'KETAMA_ERR_NO_SERVER_AVAILABLE', 'all down: KETAMA_ERR_NO_SERVER_AVAILABLE');
+$e = throws(fn () => $ring->findAvoiding('test', [7]), 'down index out of range');
+check(str_contains($e->getMessage(), '7'), 'out-of-range message names the index');
+throws(fn () => $ring->findAvoiding('test', ['10.9.9.9:1']), 'unknown down address');
+
+// Flavour and hash names map onto the C enums.
+check(Ring::fromFile($file, 'libketama', 'md5')->server('test') === '127.0.0.1:11211', "flavour 'libketama', hash 'md5'");
+$e = throws(fn () => Ring::fromFile($file, 'no-such-flavour'), 'unknown flavour');
+check(str_contains($e->getMessage(), "'no-such-flavour'"), 'unknown flavour message names it');
+throws(fn () => Ring::fromFile($file, 'libketama', 'no-such-hash'), 'unknown hash');
+
+// Key hashes.
+check(Ring::hash('test') === 3446378249, "hash('test') = ketama_hashi('test') = 3446378249");
+check(Ring::hash('test', 'crc32') === crc32('test'), "hash('test', 'crc32') = PHP's crc32()");
+check(Ring::hash('test', 'fnv1a_32') !== Ring::hash('test', 'fnv1_32'), 'fnv1a_32 and fnv1_32 differ');
+throws(fn () => Ring::hash('test', 'default'), "hash 'default' (no flavour to take it from)");
+throws(fn () => Ring::hash('test', 'sha1'), 'an unknown hash');
+
+// Error paths carry the library's message.
+$e = throws(fn () => Ring::fromFile("{$dir}/missing"), 'missing file');
+check($e->status === 'KETAMA_ERR_IO' && str_contains($e->getMessage(), "{$dir}/missing"), 'missing file: KETAMA_ERR_IO naming the file');
+file_put_contents("{$dir}/bad", "127.0.0.1:11211\t600\n127.0.0.1:11212\tlots\n");
+$e = throws(fn () => Ring::fromFile("{$dir}/bad"), 'bad line (strict)');
+check($e->status === 'KETAMA_ERR_PARSE' && str_contains($e->getMessage(), 'line 2'), 'bad line: KETAMA_ERR_PARSE naming line 2');
+check($e->getMessage() === ketama_error(), 'the exception message is ketama_error()');
+file_put_contents("{$dir}/empty", "# nothing\n");
+$e = throws(fn () => Ring::fromFile("{$dir}/empty"), 'no servers');
+check($e->status === 'KETAMA_ERR_NO_SERVERS', 'no servers: KETAMA_ERR_NO_SERVERS');
+throws(fn () => Ring::fromServers([]), 'empty server list');
+throws(fn () => Ring::fromServers(['']), 'empty address');
+throws(fn () => Ring::fromServers(['a:1' => -5]), 'negative weight');
+throws(fn () => Ring::fromServers([3.5]), 'a server entry of the wrong shape');
+
+// Closing.
+$closed = Ring::fromFile($file);
+$closed->close();
+$closed->close();
+check(true, 'closing twice is harmless');
+throws(fn () => $closed->find('test'), 'use after close');
+
+// Many rings, no growth: create and drop 2000 rings.
+$before = memory_get_usage();
+for ($i = 0; $i < 2000; $i++) {
+    $r = Ring::fromServers(['127.0.0.1:1' => 1, '127.0.0.1:2' => 2]);
+    $r->find("k{$i}");
+}
+unset($r);
+check(memory_get_usage() - $before < 200000, '2000 rings created and dropped without PHP memory growth');
+// Native memory: 3000 rings of 10 servers would leak tens of MB if never freed.
+$rss = fn (): int => (int) explode(' ', file_get_contents('/proc/self/statm'))[1] * 4096;
+$list = [];
+for ($i = 0; $i < 10; $i++) {
+    $list[] = "10.0.0.{$i}:11211";
+}
+Ring::fromServers($list);
+$before = $rss();
+for ($i = 0; $i < 3000; $i++) {
+    Ring::fromServers($list)->close();
+}
+$grown = $rss() - $before;
+check($grown < 16 << 20, "3000 native rings of 10 servers freed (RSS grew by {$grown} bytes)");
+
+array_map('unlink', glob("{$dir}/*"));
+rmdir($dir);
+echo "PASS {$checks} checks\n";

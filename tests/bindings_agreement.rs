@@ -1,0 +1,161 @@
+//! Cross-language agreement and the C example: the CLI, C (ring API and,
+//! for libketama, the original API), PHP and Java give the same server for
+//! the same 10,000 keys and server lists; the libmemcached example runs
+//! against real memcached under valgrind.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::{
+    Memcached, assert_valgrind_clean, compile_c, repo_root, require_tool, run_with_timeout, scratch_dir,
+    shared_library_dir,
+};
+
+const KEYS: usize = 10_000;
+
+fn keys() -> String {
+    let mut keys = String::new();
+    for i in 0..KEYS {
+        let key = match i % 5 {
+            0 => format!("key:{i}"),
+            1 => format!("user/{}/profile", i * 7919),
+            2 => format!("ключ-{i}-ü€"),
+            3 => format!("{:x}", (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            _ => format!("session {i} 😀"),
+        };
+        keys.push_str(&key);
+        keys.push('\n');
+    }
+    keys
+}
+
+/// Runs `cmd` with `input` on stdin; returns stdout, asserting success.
+fn run_with_input(cmd: &mut Command, input: &Path, what: &str) -> String {
+    let out = run_with_timeout(cmd.stdin(Stdio::from(std::fs::File::open(input).unwrap())), Duration::from_secs(600));
+    assert!(out.status.success(), "{what} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap_or_else(|_| panic!("{what}: output is not UTF-8"))
+}
+
+fn java_classpath(dir: &Path) -> String {
+    require_tool("javac", "openjdk-17-jdk-headless");
+    let jars = "/usr/share/java/jna.jar:/usr/share/java/spymemcached.jar";
+    assert!(Path::new("/usr/share/java/jna.jar").exists(), "install the Debian package libjna-java");
+    assert!(Path::new("/usr/share/java/spymemcached.jar").exists(), "install the Debian package libspymemcached-java");
+    let classes = dir.join("classes");
+    let java = repo_root().join("bindings/java");
+    let sources: Vec<PathBuf> = vec![java.join("src/test/java/net/ketama/FindKeys.java")]
+        .into_iter()
+        .chain(std::fs::read_dir(java.join("src/main/java/net/ketama")).unwrap().map(|e| e.unwrap().path()))
+        .collect();
+    let out = run_with_timeout(
+        Command::new("javac").arg("-d").arg(&classes).args(["-cp", jars]).args(&sources),
+        Duration::from_secs(300),
+    );
+    assert!(out.status.success(), "javac: {}", String::from_utf8_lossy(&out.stderr));
+    format!("{}:{jars}", classes.display())
+}
+
+/// One server list: every implementation answers the same 10,000 keys.
+fn agree(
+    dir: &Path,
+    name: &str,
+    servers: &str,
+    flavour: (&str, u32, &str),
+    classpath: &str,
+    c_program: &Path,
+) -> usize {
+    let file = dir.join(format!("{name}.servers"));
+    std::fs::write(&file, servers).unwrap();
+    let input = dir.join("keys.txt");
+    let file_arg = file.to_str().unwrap();
+    let (cli_name, c_id, java_name) = flavour;
+
+    let cli = run_with_input(
+        Command::new(env!("CARGO_BIN_EXE_ketama")).args(["find", "--flavor", cli_name, file_arg]),
+        &input,
+        "ketama find",
+    );
+    assert_eq!(cli.lines().count(), KEYS, "{name}: CLI answered {} keys", cli.lines().count());
+    let c = run_with_input(Command::new(c_program).arg(&file).arg(c_id.to_string()), &input, "C");
+    require_tool("php", "php8.2-cli");
+    let php = run_with_input(
+        Command::new("php")
+            .arg(repo_root().join("bindings/php/tests/find_keys.php"))
+            .args([file_arg, cli_name])
+            .env("KETAMA_LIBRARY", shared_library_dir().join("libketama.so")),
+        &input,
+        "PHP",
+    );
+    let java = run_with_input(
+        Command::new("java")
+            .args(["-cp", classpath])
+            .arg(format!("-Dketama.library={}", shared_library_dir().join("libketama.so").display()))
+            .args(["net.ketama.FindKeys", file_arg, java_name]),
+        &input,
+        "Java",
+    );
+    for (language, answers) in [("C", &c), ("PHP", &php), ("Java", &java)] {
+        let differing: Vec<(&str, &str)> = cli.lines().zip(answers.lines()).filter(|(a, b)| a != b).take(3).collect();
+        assert!(differing.is_empty(), "{name}: {language} differs from the CLI, e.g. {differing:?}");
+        assert_eq!(answers.lines().count(), KEYS, "{name}: {language} answered {} keys", answers.lines().count());
+    }
+    // The answers are not all the same server.
+    let distinct: std::collections::HashSet<&str> = cli.lines().map(|l| l.rsplit('\t').next().unwrap()).collect();
+    assert!(distinct.len() > 2, "{name}: only {} servers used", distinct.len());
+    KEYS
+}
+
+#[test]
+fn php_java_c_and_cli_agree_on_10000_keys() {
+    let dir = scratch_dir("agreement");
+    std::fs::write(dir.join("keys.txt"), keys()).unwrap();
+    let c_program = compile_c(&[&repo_root().join("tests/c/bindings_find_keys.c")], "bindings_find_keys", &[]);
+    let classpath = java_classpath(&dir);
+
+    let weighted: String = (0..10).map(|i| format!("10.0.1.{i}:11211\t{}\n", 100 + i * 37)).collect();
+    let hundred: String = (0..100).map(|i| format!("10.1.{}.{}:{}\t1\n", i / 50, i % 50, 11211 + i % 3)).collect();
+    let spy: String = (0..10).map(|i| format!("10.2.0.{i}:11211\t{}\n", 1 + i % 4)).collect();
+    let mut compared = 0;
+    compared += agree(&dir, "weighted10", &weighted, ("libketama", 0, "libketama"), &classpath, &c_program);
+    compared += agree(&dir, "unweighted100", &hundred, ("libketama", 0, "libketama"), &classpath, &c_program);
+    compared += agree(&dir, "spymemcached10", &spy, ("spymemcached", 1, "spymemcached"), &classpath, &c_program);
+    eprintln!(
+        "cross-language: 3 server lists x {KEYS} keys: CLI, C, PHP and Java agree on all {compared} lookups each"
+    );
+    assert_eq!(compared, 3 * KEYS);
+}
+
+#[test]
+fn c_libmemcached_example_against_real_memcached() {
+    assert!(
+        Path::new("/usr/include/libmemcached-1.0/memcached.h").exists(),
+        "libmemcached headers are missing: install the Debian package libmemcached-dev"
+    );
+    let servers = [Memcached::start(), Memcached::start(), Memcached::start()];
+    let list: Vec<String> = servers.iter().map(Memcached::address).collect();
+    let args: Vec<&str> = list.iter().map(String::as_str).collect();
+    let program = compile_c(
+        &[&repo_root().join("bindings/c/examples/libmemcached_ring.c")],
+        "libmemcached_ring",
+        &["-lmemcached"],
+    );
+    let out = assert_valgrind_clean(&program, &args, Duration::from_secs(300));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("read back 300/300 keys from their servers, 0 found elsewhere\n"), "{stdout}");
+    assert!(stdout.contains(": created, appended, appended\n"), "{stdout}");
+    assert!(stdout.contains("read 76 members from 228 records (152 redundant)\n"), "{stdout}");
+    assert!(stdout.contains("compacted under CAS: stored\n"), "{stdout}");
+    assert!(stdout.contains("after compaction: 76 members in 76 records, none lost\n"), "{stdout}");
+    // Placement counts equal the CLI's.
+    let mut cli = Command::new(env!("CARGO_BIN_EXE_ketama"));
+    cli.args(["find", "--servers", &list.join(",")]).args((0..300).map(|i| format!("user:{i}")));
+    let placed = String::from_utf8_lossy(&run_with_timeout(&mut cli, Duration::from_secs(60)).stdout).into_owned();
+    let expected: String = list
+        .iter()
+        .map(|a| format!(" {a}={}", placed.lines().filter(|l| l.ends_with(&format!("\t{a}"))).count()))
+        .collect();
+    assert!(stdout.contains(&format!("placed 300 keys:{expected}\n")), "{stdout}\nexpected {expected}");
+}

@@ -1,0 +1,194 @@
+//! The Java binding (bindings/java) on the real JVM with JNA: the JUnit 4
+//! suites (Ring API, KetamaNodeLocator in a spymemcached MemcachedClient
+//! against real memcached on loopback), the enum ids against the C header,
+//! the library search error and the spymemcached example.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use common::{Memcached, repo_root, require_tool, run_with_timeout, scratch_dir, shared_library_dir};
+
+/// A jar from a Debian package; fails (never skips) naming the package when absent.
+fn jar(name: &str, package: &str) -> String {
+    let path = format!("/usr/share/java/{name}");
+    assert!(std::path::Path::new(&path).exists(), "{path} is missing: install the Debian package {package}");
+    path
+}
+
+/// The classpath: the compiled binding, tests and examples, then JNA, spymemcached, JUnit 4.
+pub fn java_classpath() -> &'static str {
+    static CLASSPATH: OnceLock<String> = OnceLock::new();
+    CLASSPATH.get_or_init(|| {
+        require_tool("javac", "openjdk-17-jdk-headless");
+        require_tool("java", "openjdk-17-jdk-headless");
+        let jars = [
+            jar("jna.jar", "libjna-java"),
+            jar("spymemcached.jar", "libspymemcached-java"),
+            jar("junit4.jar", "junit4"),
+            jar("hamcrest-core.jar", "libhamcrest-java"),
+        ]
+        .join(":");
+        let classes = scratch_dir("java").join("classes");
+        let java = repo_root().join("bindings/java");
+        let mut sources = Vec::new();
+        for dir in ["src/main/java", "src/test/java", "examples"] {
+            collect_java(&java.join(dir), &mut sources);
+        }
+        let out = run_with_timeout(
+            Command::new("javac")
+                .args(["-Xlint:all", "-Werror", "-d"])
+                .arg(&classes)
+                .args(["-cp", &jars])
+                .args(&sources),
+            Duration::from_secs(300),
+        );
+        assert!(out.status.success(), "javac failed:\n{}", String::from_utf8_lossy(&out.stderr));
+        format!("{}:{jars}", classes.display())
+    })
+}
+
+fn collect_java(dir: &std::path::Path, into: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{dir:?}: {e}")) {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect_java(&path, into);
+        } else if path.extension().is_some_and(|e| e == "java") {
+            into.push(path);
+        }
+    }
+}
+
+/// Runs `java [props] CLASS ARGS` against this build's library.
+fn java(props: &[String], class: &str, args: &[&str]) -> Output {
+    let classpath = java_classpath();
+    run_with_timeout(
+        Command::new("java")
+            .args(["-cp", classpath])
+            .arg(format!("-Dketama.library={}", shared_library_dir().join("libketama.so").display()))
+            .arg("-Dnet.spy.log.LoggerImpl=net.spy.memcached.compat.log.SunLogger")
+            .args(props)
+            .arg(class)
+            .args(args),
+        Duration::from_secs(300),
+    )
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs a JUnit 4 class and asserts that all of its (at least `min`) tests passed.
+fn junit(props: &[String], class: &str, min: usize) {
+    let out = java(props, "org.junit.runner.JUnitCore", &[class]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{class} failed:\n{stdout}\n{}", text(&out.stderr));
+    let ran: usize = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("OK (").and_then(|r| r.strip_suffix(" tests)")))
+        .unwrap_or_else(|| panic!("no JUnit OK line:\n{stdout}"))
+        .parse()
+        .unwrap();
+    assert!(ran >= min, "{class}: only {ran} tests ran");
+}
+
+#[test]
+fn java_ring_api() {
+    junit(&[], "net.ketama.RingTest", 11);
+}
+
+#[test]
+fn java_set_codec() {
+    junit(&[], "net.ketama.SetCodecTest", 7);
+}
+
+#[test]
+fn java_node_locator_in_a_real_memcached_client() {
+    let servers = [Memcached::start(), Memcached::start(), Memcached::start()];
+    let list: Vec<String> = servers.iter().map(Memcached::address).collect();
+    junit(&[format!("-Dketama.test.memcached={}", list.join(","))], "net.ketama.NodeLocatorTest", 5);
+}
+
+/// The Java enums carry the ids of include/ketama.h, all of them.
+#[test]
+fn java_enums_match_the_c_header() {
+    let header = std::fs::read_to_string(repo_root().join("include/ketama.h")).unwrap();
+    let mut expected: Vec<String> = header
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.starts_with("KETAMA_FLAVOUR_") || l.starts_with("KETAMA_HASH_"))
+        .map(|l| l.trim_end_matches(',').replace(' ', ""))
+        .collect();
+    expected.sort();
+    assert!(!expected.is_empty());
+    let out = java(&[], "net.ketama.PrintEnums", &[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut printed: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
+    printed.sort();
+    assert_eq!(printed, expected, "update bindings/java/src/main/java/net/ketama/{{Flavour,Hash}}.java");
+}
+
+#[test]
+fn java_reports_where_it_looked_for_a_missing_library() {
+    let missing = scratch_dir("java-nolib").join("nowhere/libketama.so");
+    let out = java(&[format!("-Dketama.library={}", missing.display())], "net.ketama.Probe", &[]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.starts_with("libketama.so not found or not usable; looked in:"), "{stdout}");
+    assert!(stdout.contains(&format!("system property ketama.library: {}", missing.display())), "{stdout}");
+    let ok = java(&[], "net.ketama.Probe", &[]);
+    assert_eq!(text(&ok.stdout), format!("libketama {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn java_spymemcached_example_against_real_memcached() {
+    let servers = [Memcached::start(), Memcached::start(), Memcached::start()];
+    let list: Vec<String> = servers.iter().map(Memcached::address).collect();
+    let args: Vec<&str> = list.iter().map(String::as_str).collect();
+    let out = java(&[], "net.ketama.examples.SpymemcachedExample", &args);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "example failed:\n{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("read back 300/300 keys from their servers, 0 found elsewhere"), "{stdout}");
+    assert!(
+        stdout
+            .contains("spymemcached KetamaConnectionFactory placed 300/300 keys where the SPYMEMCACHED flavour says\n"),
+        "{stdout}"
+    );
+    // The set kept with append/add, read with gets and compacted with cas.
+    assert!(stdout.contains(": [CREATED, APPENDED, APPENDED]\n"), "{stdout}");
+    assert!(stdout.contains("read 77 members from 229 records (152 redundant)\n"), "{stdout}");
+    assert!(stdout.contains("compacted under CAS: OK\n"), "{stdout}");
+    assert!(stdout.contains("after compaction: 77 members in 77 records, none lost\n"), "{stdout}");
+    // Placement counts equal the CLI's for the same servers.
+    let mut cli = Command::new(env!("CARGO_BIN_EXE_ketama"));
+    cli.args(["find", "--servers", &list.join(",")]).args((0..300).map(|i| format!("user:{i}")));
+    let placed = text(&run_with_timeout(&mut cli, Duration::from_secs(60)).stdout);
+    let expected = list
+        .iter()
+        .map(|a| format!("{a}={}", placed.lines().filter(|l| l.ends_with(&format!("\t{a}"))).count()))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(stdout.contains(&format!("placed 300 keys: {expected}\n")), "{stdout}\nexpected {expected}");
+}
+
+/// The spymemcached flavours through the binding equal spymemcached's own
+/// KetamaNodeLocator in the same JVM: 3/10/100 servers, unweighted and
+/// weighted, both node-key formats, several hashes, 10,000 keys each.
+#[test]
+fn java_continuum_equals_spymemcached_in_the_same_jvm() {
+    let out = java(&[], "org.junit.runner.JUnitCore", &["net.ketama.SpymemcachedContinuumTest"]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    let summary = stdout
+        .lines()
+        .find(|l| l.contains("spymemcached continuum: "))
+        .unwrap_or_else(|| panic!("no summary line:\n{stdout}"));
+    let numbers: Vec<u64> = summary.split(' ').filter_map(|w| w.parse().ok()).collect();
+    assert_eq!(numbers[0], 24, "{summary}");
+    assert!(numbers[2] >= 240_000, "{summary}");
+    assert!(summary.ends_with("0 differences"), "{summary}");
+    eprintln!("{summary}");
+}

@@ -1,0 +1,51 @@
+/* KEY<TAB>SERVER for each key read from stdin (one per line), like
+ * `ketama find FILE`: bindings_find_keys SERVERS_FILE [FLAVOUR_ID]. For the
+ * libketama flavour every answer is also checked against the original API
+ * (ketama_roll + ketama_get_server); a difference exits 1. Used by
+ * tests/bindings_agreement.rs. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ketama.h"
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s SERVERS_FILE [FLAVOUR_ID]\n", argv[0]);
+        return 2;
+    }
+    uint32_t flavour = argc > 2 ? (uint32_t)atoi(argv[2]) : KETAMA_FLAVOUR_LIBKETAMA;
+    const ketama_ring *ring = NULL;
+    if (ketama_ring_new_from_file(argv[1], flavour, KETAMA_HASH_DEFAULT, KETAMA_PARSE_STRICT, &ring) != KETAMA_OK) {
+        fprintf(stderr, "%s\n", ketama_error());
+        return 1;
+    }
+    ketama_continuum cont = NULL;
+    if (flavour == KETAMA_FLAVOUR_LIBKETAMA && !ketama_roll(&cont, argv[1])) {
+        fprintf(stderr, "ketama_roll: %s\n", ketama_error());
+        return 1;
+    }
+    char line[4096];
+    int differences = 0;
+    while (fgets(line, sizeof line, stdin) != NULL) {
+        size_t len = strcspn(line, "\r\n");
+        line[len] = '\0';
+        ketama_server_ref at;
+        if (ketama_find_server(ring, (const uint8_t *)line, len, &at) != KETAMA_OK) {
+            fprintf(stderr, "%s\n", ketama_error());
+            return 1;
+        }
+        if (cont != NULL) {
+            mcs *m = ketama_get_server(line, cont);
+            differences += m == NULL || m->point != at.point || strcmp(m->ip, at.address) != 0;
+        }
+        printf("%s\t%s\n", line, at.address);
+    }
+    ketama_smoke(cont);
+    ketama_ring_free(ring);
+    if (differences) {
+        fprintf(stderr, "%d keys differ between ketama_find_server and ketama_get_server\n", differences);
+        return 1;
+    }
+    return 0;
+}
