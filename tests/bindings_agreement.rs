@@ -10,8 +10,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use common::{
-    Memcached, assert_valgrind_clean, compile_c, repo_root, require_tool, run_with_timeout, scratch_dir,
-    shared_library_dir,
+    Memcached, assert_valgrind_clean, compile_c, repo_root, require_tool, run_with_timeout,
+    scratch_dir, shared_library_dir,
 };
 
 const KEYS: usize = 10_000;
@@ -34,27 +34,52 @@ fn keys() -> String {
 
 /// Runs `cmd` with `input` on stdin; returns stdout, asserting success.
 fn run_with_input(cmd: &mut Command, input: &Path, what: &str) -> String {
-    let out = run_with_timeout(cmd.stdin(Stdio::from(std::fs::File::open(input).unwrap())), Duration::from_secs(600));
-    assert!(out.status.success(), "{what} failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let out = run_with_timeout(
+        cmd.stdin(Stdio::from(std::fs::File::open(input).unwrap())),
+        Duration::from_secs(600),
+    );
+    assert!(
+        out.status.success(),
+        "{what} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap_or_else(|_| panic!("{what}: output is not UTF-8"))
 }
 
 fn java_classpath(dir: &Path) -> String {
     require_tool("javac", "openjdk-17-jdk-headless");
     let jars = "/usr/share/java/jna.jar:/usr/share/java/spymemcached.jar";
-    assert!(Path::new("/usr/share/java/jna.jar").exists(), "install the Debian package libjna-java");
-    assert!(Path::new("/usr/share/java/spymemcached.jar").exists(), "install the Debian package libspymemcached-java");
+    assert!(
+        Path::new("/usr/share/java/jna.jar").exists(),
+        "install the Debian package libjna-java"
+    );
+    assert!(
+        Path::new("/usr/share/java/spymemcached.jar").exists(),
+        "install the Debian package libspymemcached-java"
+    );
     let classes = dir.join("classes");
     let java = repo_root().join("bindings/java");
     let sources: Vec<PathBuf> = vec![java.join("src/test/java/net/ketama/FindKeys.java")]
         .into_iter()
-        .chain(std::fs::read_dir(java.join("src/main/java/net/ketama")).unwrap().map(|e| e.unwrap().path()))
+        .chain(
+            std::fs::read_dir(java.join("src/main/java/net/ketama"))
+                .unwrap()
+                .map(|e| e.unwrap().path()),
+        )
         .collect();
     let out = run_with_timeout(
-        Command::new("javac").arg("-d").arg(&classes).args(["-cp", jars]).args(&sources),
+        Command::new("javac")
+            .arg("-d")
+            .arg(&classes)
+            .args(["-cp", jars])
+            .args(&sources),
         Duration::from_secs(300),
     );
-    assert!(out.status.success(), "javac: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "javac: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     format!("{}:{jars}", classes.display())
 }
 
@@ -78,8 +103,17 @@ fn agree(
         &input,
         "ketama find",
     );
-    assert_eq!(cli.lines().count(), KEYS, "{name}: CLI answered {} keys", cli.lines().count());
-    let c = run_with_input(Command::new(c_program).arg(&file).arg(c_id.to_string()), &input, "C");
+    assert_eq!(
+        cli.lines().count(),
+        KEYS,
+        "{name}: CLI answered {} keys",
+        cli.lines().count()
+    );
+    let c = run_with_input(
+        Command::new(c_program).arg(&file).arg(c_id.to_string()),
+        &input,
+        "C",
+    );
     require_tool("php", "php8.2-cli");
     let php = run_with_input(
         Command::new("php")
@@ -92,19 +126,42 @@ fn agree(
     let java = run_with_input(
         Command::new("java")
             .args(["-cp", classpath])
-            .arg(format!("-Dketama.library={}", shared_library_dir().join("libketama.so").display()))
+            .arg(format!(
+                "-Dketama.library={}",
+                shared_library_dir().join("libketama.so").display()
+            ))
             .args(["net.ketama.FindKeys", file_arg, java_name]),
         &input,
         "Java",
     );
     for (language, answers) in [("C", &c), ("PHP", &php), ("Java", &java)] {
-        let differing: Vec<(&str, &str)> = cli.lines().zip(answers.lines()).filter(|(a, b)| a != b).take(3).collect();
-        assert!(differing.is_empty(), "{name}: {language} differs from the CLI, e.g. {differing:?}");
-        assert_eq!(answers.lines().count(), KEYS, "{name}: {language} answered {} keys", answers.lines().count());
+        let differing: Vec<(&str, &str)> = cli
+            .lines()
+            .zip(answers.lines())
+            .filter(|(a, b)| a != b)
+            .take(3)
+            .collect();
+        assert!(
+            differing.is_empty(),
+            "{name}: {language} differs from the CLI, e.g. {differing:?}"
+        );
+        assert_eq!(
+            answers.lines().count(),
+            KEYS,
+            "{name}: {language} answered {} keys",
+            answers.lines().count()
+        );
     }
     // The answers are not all the same server.
-    let distinct: std::collections::HashSet<&str> = cli.lines().map(|l| l.rsplit('\t').next().unwrap()).collect();
-    assert!(distinct.len() > 2, "{name}: only {} servers used", distinct.len());
+    let distinct: std::collections::HashSet<&str> = cli
+        .lines()
+        .map(|l| l.rsplit('\t').next().unwrap())
+        .collect();
+    assert!(
+        distinct.len() > 2,
+        "{name}: only {} servers used",
+        distinct.len()
+    );
     KEYS
 }
 
@@ -112,16 +169,47 @@ fn agree(
 fn php_java_c_and_cli_agree_on_10000_keys() {
     let dir = scratch_dir("agreement");
     std::fs::write(dir.join("keys.txt"), keys()).unwrap();
-    let c_program = compile_c(&[&repo_root().join("tests/c/bindings_find_keys.c")], "bindings_find_keys", &[]);
+    let c_program = compile_c(
+        &[&repo_root().join("tests/c/bindings_find_keys.c")],
+        "bindings_find_keys",
+        &[],
+    );
     let classpath = java_classpath(&dir);
 
-    let weighted: String = (0..10).map(|i| format!("10.0.1.{i}:11211\t{}\n", 100 + i * 37)).collect();
-    let hundred: String = (0..100).map(|i| format!("10.1.{}.{}:{}\t1\n", i / 50, i % 50, 11211 + i % 3)).collect();
-    let spy: String = (0..10).map(|i| format!("10.2.0.{i}:11211\t{}\n", 1 + i % 4)).collect();
+    let weighted: String = (0..10)
+        .map(|i| format!("10.0.1.{i}:11211\t{}\n", 100 + i * 37))
+        .collect();
+    let hundred: String = (0..100)
+        .map(|i| format!("10.1.{}.{}:{}\t1\n", i / 50, i % 50, 11211 + i % 3))
+        .collect();
+    let spy: String = (0..10)
+        .map(|i| format!("10.2.0.{i}:11211\t{}\n", 1 + i % 4))
+        .collect();
     let mut compared = 0;
-    compared += agree(&dir, "weighted10", &weighted, ("libketama", 0, "libketama"), &classpath, &c_program);
-    compared += agree(&dir, "unweighted100", &hundred, ("libketama", 0, "libketama"), &classpath, &c_program);
-    compared += agree(&dir, "spymemcached10", &spy, ("spymemcached", 1, "spymemcached"), &classpath, &c_program);
+    compared += agree(
+        &dir,
+        "weighted10",
+        &weighted,
+        ("libketama", 0, "libketama"),
+        &classpath,
+        &c_program,
+    );
+    compared += agree(
+        &dir,
+        "unweighted100",
+        &hundred,
+        ("libketama", 0, "libketama"),
+        &classpath,
+        &c_program,
+    );
+    compared += agree(
+        &dir,
+        "spymemcached10",
+        &spy,
+        ("spymemcached", 1, "spymemcached"),
+        &classpath,
+        &c_program,
+    );
     eprintln!(
         "cross-language: 3 server lists x {KEYS} keys: CLI, C, PHP and Java agree on all {compared} lookups each"
     );
@@ -144,18 +232,44 @@ fn c_libmemcached_example_against_real_memcached() {
     );
     let out = assert_valgrind_clean(&program, &args, Duration::from_secs(300));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("read back 300/300 keys from their servers, 0 found elsewhere\n"), "{stdout}");
-    assert!(stdout.contains(": created, appended, appended\n"), "{stdout}");
-    assert!(stdout.contains("read 76 members from 228 records (152 redundant)\n"), "{stdout}");
+    assert!(
+        stdout.contains("read back 300/300 keys from their servers, 0 found elsewhere\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(": created, appended, appended\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("read 76 members from 228 records (152 redundant)\n"),
+        "{stdout}"
+    );
     assert!(stdout.contains("compacted under CAS: stored\n"), "{stdout}");
-    assert!(stdout.contains("after compaction: 76 members in 76 records, none lost\n"), "{stdout}");
+    assert!(
+        stdout.contains("after compaction: 76 members in 76 records, none lost\n"),
+        "{stdout}"
+    );
     // Placement counts equal the CLI's.
     let mut cli = Command::new(env!("CARGO_BIN_EXE_ketama"));
-    cli.args(["find", "--servers", &list.join(",")]).args((0..300).map(|i| format!("user:{i}")));
-    let placed = String::from_utf8_lossy(&run_with_timeout(&mut cli, Duration::from_secs(60)).stdout).into_owned();
+    cli.args(["find", "--servers", &list.join(",")])
+        .args((0..300).map(|i| format!("user:{i}")));
+    let placed =
+        String::from_utf8_lossy(&run_with_timeout(&mut cli, Duration::from_secs(60)).stdout)
+            .into_owned();
     let expected: String = list
         .iter()
-        .map(|a| format!(" {a}={}", placed.lines().filter(|l| l.ends_with(&format!("\t{a}"))).count()))
+        .map(|a| {
+            format!(
+                " {a}={}",
+                placed
+                    .lines()
+                    .filter(|l| l.ends_with(&format!("\t{a}")))
+                    .count()
+            )
+        })
         .collect();
-    assert!(stdout.contains(&format!("placed 300 keys:{expected}\n")), "{stdout}\nexpected {expected}");
+    assert!(
+        stdout.contains(&format!("placed 300 keys:{expected}\n")),
+        "{stdout}\nexpected {expected}"
+    );
 }

@@ -10,12 +10,17 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use common::{Memcached, repo_root, require_tool, run_with_timeout, scratch_dir, shared_library_dir};
+use common::{
+    Memcached, repo_root, require_tool, run_with_timeout, scratch_dir, shared_library_dir,
+};
 
 /// A jar from a Debian package; fails (never skips) naming the package when absent.
 fn jar(name: &str, package: &str) -> String {
     let path = format!("/usr/share/java/{name}");
-    assert!(std::path::Path::new(&path).exists(), "{path} is missing: install the Debian package {package}");
+    assert!(
+        std::path::Path::new(&path).exists(),
+        "{path} is missing: install the Debian package {package}"
+    );
     path
 }
 
@@ -46,7 +51,11 @@ pub fn java_classpath() -> &'static str {
                 .args(&sources),
             Duration::from_secs(300),
         );
-        assert!(out.status.success(), "javac failed:\n{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "javac failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         format!("{}:{jars}", classes.display())
     })
 }
@@ -68,7 +77,10 @@ fn java(props: &[String], class: &str, args: &[&str]) -> Output {
     run_with_timeout(
         Command::new("java")
             .args(["-cp", classpath])
-            .arg(format!("-Dketama.library={}", shared_library_dir().join("libketama.so").display()))
+            .arg(format!(
+                "-Dketama.library={}",
+                shared_library_dir().join("libketama.so").display()
+            ))
             .arg("-Dnet.spy.log.LoggerImpl=net.spy.memcached.compat.log.SunLogger")
             .args(props)
             .arg(class)
@@ -85,10 +97,17 @@ fn text(bytes: &[u8]) -> String {
 fn junit(props: &[String], class: &str, min: usize) {
     let out = java(props, "org.junit.runner.JUnitCore", &[class]);
     let stdout = text(&out.stdout);
-    assert!(out.status.success(), "{class} failed:\n{stdout}\n{}", text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{class} failed:\n{stdout}\n{}",
+        text(&out.stderr)
+    );
     let ran: usize = stdout
         .lines()
-        .find_map(|l| l.strip_prefix("OK (").and_then(|r| r.strip_suffix(" tests)")))
+        .find_map(|l| {
+            l.strip_prefix("OK (")
+                .and_then(|r| r.strip_suffix(" tests)"))
+        })
         .unwrap_or_else(|| panic!("no JUnit OK line:\n{stdout}"))
         .parse()
         .unwrap();
@@ -109,7 +128,11 @@ fn java_set_codec() {
 fn java_node_locator_in_a_real_memcached_client() {
     let servers = [Memcached::start(), Memcached::start(), Memcached::start()];
     let list: Vec<String> = servers.iter().map(Memcached::address).collect();
-    junit(&[format!("-Dketama.test.memcached={}", list.join(","))], "net.ketama.NodeLocatorTest", 5);
+    junit(
+        &[format!("-Dketama.test.memcached={}", list.join(","))],
+        "net.ketama.NodeLocatorTest",
+        5,
+    );
 }
 
 /// The Java enums carry the ids of include/ketama.h, all of them.
@@ -128,19 +151,38 @@ fn java_enums_match_the_c_header() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let mut printed: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
     printed.sort();
-    assert_eq!(printed, expected, "update bindings/java/src/main/java/net/ketama/{{Flavour,Hash}}.java");
+    assert_eq!(
+        printed, expected,
+        "update bindings/java/src/main/java/net/ketama/{{Flavour,Hash}}.java"
+    );
 }
 
 #[test]
 fn java_reports_where_it_looked_for_a_missing_library() {
     let missing = scratch_dir("java-nolib").join("nowhere/libketama.so");
-    let out = java(&[format!("-Dketama.library={}", missing.display())], "net.ketama.Probe", &[]);
+    let out = java(
+        &[format!("-Dketama.library={}", missing.display())],
+        "net.ketama.Probe",
+        &[],
+    );
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{stdout}{}", text(&out.stderr));
-    assert!(stdout.starts_with("libketama.so not found or not usable; looked in:"), "{stdout}");
-    assert!(stdout.contains(&format!("system property ketama.library: {}", missing.display())), "{stdout}");
+    assert!(
+        stdout.starts_with("libketama.so not found or not usable; looked in:"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "system property ketama.library: {}",
+            missing.display()
+        )),
+        "{stdout}"
+    );
     let ok = java(&[], "net.ketama.Probe", &[]);
-    assert_eq!(text(&ok.stdout), format!("libketama {}\n", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        text(&ok.stdout),
+        format!("libketama {}\n", env!("CARGO_PKG_VERSION"))
+    );
 }
 
 #[test]
@@ -150,28 +192,56 @@ fn java_spymemcached_example_against_real_memcached() {
     let args: Vec<&str> = list.iter().map(String::as_str).collect();
     let out = java(&[], "net.ketama.examples.SpymemcachedExample", &args);
     let stdout = text(&out.stdout);
-    assert!(out.status.success(), "example failed:\n{stdout}\n{}", text(&out.stderr));
-    assert!(stdout.contains("read back 300/300 keys from their servers, 0 found elsewhere"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "example failed:\n{stdout}\n{}",
+        text(&out.stderr)
+    );
+    assert!(
+        stdout.contains("read back 300/300 keys from their servers, 0 found elsewhere"),
+        "{stdout}"
+    );
     assert!(
         stdout
             .contains("spymemcached KetamaConnectionFactory placed 300/300 keys where the SPYMEMCACHED flavour says\n"),
         "{stdout}"
     );
     // The set kept with append/add, read with gets and compacted with cas.
-    assert!(stdout.contains(": [CREATED, APPENDED, APPENDED]\n"), "{stdout}");
-    assert!(stdout.contains("read 77 members from 229 records (152 redundant)\n"), "{stdout}");
+    assert!(
+        stdout.contains(": [CREATED, APPENDED, APPENDED]\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("read 77 members from 229 records (152 redundant)\n"),
+        "{stdout}"
+    );
     assert!(stdout.contains("compacted under CAS: OK\n"), "{stdout}");
-    assert!(stdout.contains("after compaction: 77 members in 77 records, none lost\n"), "{stdout}");
+    assert!(
+        stdout.contains("after compaction: 77 members in 77 records, none lost\n"),
+        "{stdout}"
+    );
     // Placement counts equal the CLI's for the same servers.
     let mut cli = Command::new(env!("CARGO_BIN_EXE_ketama"));
-    cli.args(["find", "--servers", &list.join(",")]).args((0..300).map(|i| format!("user:{i}")));
+    cli.args(["find", "--servers", &list.join(",")])
+        .args((0..300).map(|i| format!("user:{i}")));
     let placed = text(&run_with_timeout(&mut cli, Duration::from_secs(60)).stdout);
     let expected = list
         .iter()
-        .map(|a| format!("{a}={}", placed.lines().filter(|l| l.ends_with(&format!("\t{a}"))).count()))
+        .map(|a| {
+            format!(
+                "{a}={}",
+                placed
+                    .lines()
+                    .filter(|l| l.ends_with(&format!("\t{a}")))
+                    .count()
+            )
+        })
         .collect::<Vec<_>>()
         .join(" ");
-    assert!(stdout.contains(&format!("placed 300 keys: {expected}\n")), "{stdout}\nexpected {expected}");
+    assert!(
+        stdout.contains(&format!("placed 300 keys: {expected}\n")),
+        "{stdout}\nexpected {expected}"
+    );
 }
 
 /// The spymemcached flavours through the binding equal spymemcached's own
@@ -179,7 +249,11 @@ fn java_spymemcached_example_against_real_memcached() {
 /// weighted, both node-key formats, several hashes, 10,000 keys each.
 #[test]
 fn java_continuum_equals_spymemcached_in_the_same_jvm() {
-    let out = java(&[], "org.junit.runner.JUnitCore", &["net.ketama.SpymemcachedContinuumTest"]);
+    let out = java(
+        &[],
+        "org.junit.runner.JUnitCore",
+        &["net.ketama.SpymemcachedContinuumTest"],
+    );
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
     let summary = stdout

@@ -9,16 +9,24 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use common::{Memcached, repo_root, require_tool, run_with_timeout, scratch_dir, shared_library_dir};
+use common::{
+    Memcached, repo_root, require_tool, run_with_timeout, scratch_dir, shared_library_dir,
+};
 
 /// Fails (never skips) unless `php` with the FFI and (when asked) memcached extensions is installed.
 fn require_php(with_memcached: bool) {
     require_tool("php", "php8.2-cli");
     let modules = Command::new("php").arg("-m").output().expect("php -m");
     let modules = String::from_utf8_lossy(&modules.stdout);
-    assert!(modules.lines().any(|m| m == "FFI"), "php has no FFI extension: install php8.2-cli (FFI is built in)");
+    assert!(
+        modules.lines().any(|m| m == "FFI"),
+        "php has no FFI extension: install php8.2-cli (FFI is built in)"
+    );
     if with_memcached {
-        assert!(modules.lines().any(|m| m == "memcached"), "php has no memcached extension: install php8.2-memcached");
+        assert!(
+            modules.lines().any(|m| m == "memcached"),
+            "php has no memcached extension: install php8.2-memcached"
+        );
     }
 }
 
@@ -30,7 +38,10 @@ fn php_dir() -> PathBuf {
 fn php(script: &Path, args: &[&str]) -> Output {
     require_php(false);
     run_with_timeout(
-        Command::new("php").arg(script).args(args).env("KETAMA_LIBRARY", shared_library_dir().join("libketama.so")),
+        Command::new("php")
+            .arg(script)
+            .args(args)
+            .env("KETAMA_LIBRARY", shared_library_dir().join("libketama.so")),
         Duration::from_secs(120),
     )
 }
@@ -47,24 +58,45 @@ fn servers_file(name: &str, content: &str) -> PathBuf {
 
 /// The `ketama` CLI's answer for `keys`, as KEY<TAB>SERVER lines.
 fn cli(args: &[&str]) -> String {
-    let out = run_with_timeout(Command::new(env!("CARGO_BIN_EXE_ketama")).args(args), Duration::from_secs(60));
-    assert!(out.status.success(), "ketama {args:?}: {}", text(&out.stderr));
+    let out = run_with_timeout(
+        Command::new(env!("CARGO_BIN_EXE_ketama")).args(args),
+        Duration::from_secs(60),
+    );
+    assert!(
+        out.status.success(),
+        "ketama {args:?}: {}",
+        text(&out.stderr)
+    );
     text(&out.stdout)
 }
 
 #[test]
 fn php_ffi_header_is_generated_from_the_rust_source() {
-    let checked_in = std::fs::read_to_string(php_dir().join("ketama_ffi.h")).expect("bindings/php/ketama_ffi.h");
-    let generated = std::fs::read_to_string(env!("KETAMA_GENERATED_PHP_HEADER")).expect("generated PHP header");
+    let checked_in =
+        std::fs::read_to_string(php_dir().join("ketama_ffi.h")).expect("bindings/php/ketama_ffi.h");
+    let generated =
+        std::fs::read_to_string(env!("KETAMA_GENERATED_PHP_HEADER")).expect("generated PHP header");
     assert!(
         checked_in == generated,
         "bindings/php/ketama_ffi.h is stale: run `KETAMA_UPDATE_HEADER=1 cargo build` and commit it"
     );
     // PHP's FFI parser rejects preprocessor lines.
     let directive = checked_in.lines().find(|l| l.trim_start().starts_with('#'));
-    assert!(directive.is_none(), "preprocessor line in ketama_ffi.h: {directive:?}");
-    for function in ["ketama_roll", "ketama_get_server", "ketama_ring_new", "ketama_find_server", "ketama_error"] {
-        assert!(checked_in.contains(&format!("{function}(")), "{function} missing from ketama_ffi.h");
+    assert!(
+        directive.is_none(),
+        "preprocessor line in ketama_ffi.h: {directive:?}"
+    );
+    for function in [
+        "ketama_roll",
+        "ketama_get_server",
+        "ketama_ring_new",
+        "ketama_find_server",
+        "ketama_error",
+    ] {
+        assert!(
+            checked_in.contains(&format!("{function}(")),
+            "{function} missing from ketama_ffi.h"
+        );
     }
 }
 
@@ -72,25 +104,42 @@ fn php_ffi_header_is_generated_from_the_rust_source() {
 fn php_ring_api() {
     let out = php(&php_dir().join("tests/ring_test.php"), &[]);
     let stdout = text(&out.stdout);
-    assert!(out.status.success(), "ring_test.php failed:\n{stdout}\n{}", text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "ring_test.php failed:\n{stdout}\n{}",
+        text(&out.stderr)
+    );
     let passed: usize = stdout
         .lines()
-        .find_map(|l| l.strip_prefix("PASS ").and_then(|r| r.strip_suffix(" checks")))
+        .find_map(|l| {
+            l.strip_prefix("PASS ")
+                .and_then(|r| r.strip_suffix(" checks"))
+        })
         .expect("PASS line")
         .parse()
         .unwrap();
     assert!(passed >= 45, "only {passed} checks ran:\n{stdout}");
-    assert_eq!(stdout.lines().filter(|l| l.starts_with("ok ")).count(), passed);
+    assert_eq!(
+        stdout.lines().filter(|l| l.starts_with("ok ")).count(),
+        passed
+    );
 }
 
 #[test]
 fn php_set_codec() {
     let out = php(&php_dir().join("tests/set_test.php"), &[]);
     let stdout = text(&out.stdout);
-    assert!(out.status.success(), "set_test.php failed:\n{stdout}\n{}", text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "set_test.php failed:\n{stdout}\n{}",
+        text(&out.stderr)
+    );
     let passed: usize = stdout
         .lines()
-        .find_map(|l| l.strip_prefix("PASS ").and_then(|r| r.strip_suffix(" checks")))
+        .find_map(|l| {
+            l.strip_prefix("PASS ")
+                .and_then(|r| r.strip_suffix(" checks"))
+        })
         .expect("PASS line")
         .parse()
         .unwrap();
@@ -102,9 +151,15 @@ fn php_set_codec() {
 /// roll), runs unchanged and answers like the C library and the CLI.
 #[test]
 fn php_ketama_compat_script_runs_unchanged() {
-    let file = servers_file("compat.servers", "127.0.0.1:11211\t600\n127.0.0.1:11212\t400\n10.0.1.3:11211\t100\n");
+    let file = servers_file(
+        "compat.servers",
+        "127.0.0.1:11211\t600\n127.0.0.1:11212\t400\n10.0.1.3:11211\t100\n",
+    );
     let file_arg = file.to_str().unwrap();
-    let keys: Vec<String> = (0..200).map(|i| format!("key-{i}")).chain(["test".into()]).collect();
+    let keys: Vec<String> = (0..200)
+        .map(|i| format!("key-{i}"))
+        .chain(["test".into()])
+        .collect();
     let mut args = vec![file_arg];
     args.extend(keys.iter().map(String::as_str));
     let out = php(&php_dir().join("tests/php5_style.php"), &args);
@@ -112,7 +167,11 @@ fn php_ketama_compat_script_runs_unchanged() {
     let stderr = text(&out.stderr);
 
     // The failing roll is fatal, as with the original's E_ERROR.
-    assert_eq!(out.status.code(), Some(255), "a failed ketama_roll must end the script:\n{stdout}\n{stderr}");
+    assert_eq!(
+        out.status.code(),
+        Some(255),
+        "a failed ketama_roll must end the script:\n{stdout}\n{stderr}"
+    );
     assert!(
         stderr.contains(&format!(
             "PHP Fatal error:  unable to create Ketama continuum: Invalid filename specified: {file_arg}.missing"
@@ -144,16 +203,28 @@ fn php_ketama_compat_script_runs_unchanged() {
         printed.push_str(&format!("{server} ({point})\n"));
     }
     printed.push_str("destroyed\n");
-    assert!(stdout.ends_with(&printed), "print_continuum output differs:\n{stdout}");
+    assert!(
+        stdout.ends_with(&printed),
+        "print_continuum output differs:\n{stdout}"
+    );
 }
 
 #[test]
 fn php_compat_lookup_values_match_the_original() {
     // python_ketama's pinned vectors (reference §11): 320 points, test -> (3454255383, 127.0.0.1:11211).
-    let file = servers_file("pinned.servers", "127.0.0.1:11211\t600\n127.0.0.1:11212\t400\n");
-    let out = php(&php_dir().join("tests/php5_style.php"), &[file.to_str().unwrap(), "test"]);
+    let file = servers_file(
+        "pinned.servers",
+        "127.0.0.1:11211\t600\n127.0.0.1:11212\t400\n",
+    );
+    let out = php(
+        &php_dir().join("tests/php5_style.php"),
+        &[file.to_str().unwrap(), "test"],
+    );
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("test\t127.0.0.1:11211\t3454255383\n"), "{stdout}");
+    assert!(
+        stdout.contains("test\t127.0.0.1:11211\t3454255383\n"),
+        "{stdout}"
+    );
     assert!(stdout.contains("Numpoints in continuum: 320\n"), "{stdout}");
 }
 
@@ -173,16 +244,42 @@ fn php_reports_where_it_looked_for_a_missing_library() {
     .unwrap();
     let missing = scratch_dir("php-nolib").join("nowhere/libketama.so");
     let out = run_with_timeout(
-        Command::new("php").arg(&script).env("KETAMA_LIBRARY", &missing).env_remove("LD_LIBRARY_PATH"),
+        Command::new("php")
+            .arg(&script)
+            .env("KETAMA_LIBRARY", &missing)
+            .env_remove("LD_LIBRARY_PATH"),
         Duration::from_secs(60),
     );
     let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(3), "expected a KetamaException:\n{stdout}{}", text(&out.stderr));
-    assert!(stdout.contains("libketama.so not found or not usable; looked in:"), "{stdout}");
-    assert!(stdout.contains(&format!("KETAMA_LIBRARY: {} does not exist", missing.display())), "{stdout}");
-    assert!(stdout.contains("target/release/libketama.so does not exist"), "{stdout}");
-    assert!(stdout.contains("target/debug/libketama.so does not exist"), "{stdout}");
-    assert!(stdout.contains("system library path: libketama.so.1"), "{stdout}");
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "expected a KetamaException:\n{stdout}{}",
+        text(&out.stderr)
+    );
+    assert!(
+        stdout.contains("libketama.so not found or not usable; looked in:"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "KETAMA_LIBRARY: {} does not exist",
+            missing.display()
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("target/release/libketama.so does not exist"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("target/debug/libketama.so does not exist"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("system library path: libketama.so.1"),
+        "{stdout}"
+    );
 }
 
 /// Copies the PHP binding into `root/bindings/php` (a package layout without a build).
@@ -208,7 +305,11 @@ fn php_finds_the_package_build_without_configuration() {
     let copy = copy_php_binding(&root);
     let debug = root.join("target/debug");
     std::fs::create_dir_all(&debug).unwrap();
-    std::fs::copy(shared_library_dir().join("libketama.so"), debug.join("libketama.so")).unwrap();
+    std::fs::copy(
+        shared_library_dir().join("libketama.so"),
+        debug.join("libketama.so"),
+    )
+    .unwrap();
     let script = copy.join("probe.php");
     std::fs::write(
         &script,
@@ -216,10 +317,18 @@ fn php_finds_the_package_build_without_configuration() {
          echo Ketama\\Library::path(), \"\\n\", Ketama\\Ring::fromServers(['a:1'])->server('k'), \"\\n\";\n",
     )
     .unwrap();
-    let out = run_with_timeout(Command::new("php").arg(&script).env_remove("KETAMA_LIBRARY"), Duration::from_secs(60));
+    let out = run_with_timeout(
+        Command::new("php")
+            .arg(&script)
+            .env_remove("KETAMA_LIBRARY"),
+        Duration::from_secs(60),
+    );
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
-    assert_eq!(stdout, format!("{}\na:1\n", debug.join("libketama.so").display()));
+    assert_eq!(
+        stdout,
+        format!("{}\na:1\n", debug.join("libketama.so").display())
+    );
 }
 
 #[test]
@@ -230,8 +339,15 @@ fn php_memcached_example_against_real_memcached() {
     let args: Vec<&str> = addresses.iter().map(String::as_str).collect();
     let out = php(&php_dir().join("examples/memcached_ring.php"), &args);
     let stdout = text(&out.stdout);
-    assert!(out.status.success(), "example failed:\n{stdout}\n{}", text(&out.stderr));
-    assert!(stdout.contains("read back 300/300 keys from their servers, 0 found elsewhere"), "{stdout}");
+    assert!(
+        out.status.success(),
+        "example failed:\n{stdout}\n{}",
+        text(&out.stderr)
+    );
+    assert!(
+        stdout.contains("read back 300/300 keys from their servers, 0 found elsewhere"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains(
             "php-memcached OPT_LIBKETAMA_COMPATIBLE placed 300/300 keys where the 'libmemcached' ring says\n"
@@ -239,21 +355,45 @@ fn php_memcached_example_against_real_memcached() {
         "{stdout}"
     );
     // The set kept with APPEND/ADD and compacted under CAS.
-    assert!(stdout.contains(": created, appended, appended\n"), "{stdout}");
-    assert!(stdout.contains("read 77 members from 229 records (152 redundant)\n"), "{stdout}");
+    assert!(
+        stdout.contains(": created, appended, appended\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("read 77 members from 229 records (152 redundant)\n"),
+        "{stdout}"
+    );
     assert!(stdout.contains("compacted under CAS: stored\n"), "{stdout}");
-    assert!(stdout.contains("after compaction: 77 members in 77 records, none lost\n"), "{stdout}");
+    assert!(
+        stdout.contains("after compaction: 77 members in 77 records, none lost\n"),
+        "{stdout}"
+    );
     // The placement printed is the CLI's placement.
-    let mut cli_args = vec!["find".to_string(), "--servers".to_string(), addresses.join(",")];
+    let mut cli_args = vec![
+        "find".to_string(),
+        "--servers".to_string(),
+        addresses.join(","),
+    ];
     cli_args.extend((0..300).map(|i| format!("user:{i}")));
     let cli_args: Vec<&str> = cli_args.iter().map(String::as_str).collect();
     let placed = cli(&cli_args);
     let expected = addresses
         .iter()
-        .map(|a| format!("{a}={}", placed.lines().filter(|l| l.ends_with(&format!("\t{a}"))).count()))
+        .map(|a| {
+            format!(
+                "{a}={}",
+                placed
+                    .lines()
+                    .filter(|l| l.ends_with(&format!("\t{a}")))
+                    .count()
+            )
+        })
         .collect::<Vec<_>>()
         .join(" ");
-    assert!(stdout.contains(&format!("placed 300 keys: {expected}\n")), "{stdout}\nexpected {expected}");
+    assert!(
+        stdout.contains(&format!("placed 300 keys: {expected}\n")),
+        "{stdout}\nexpected {expected}"
+    );
 }
 
 /// The global functions are defined only when no function of that name exists
@@ -272,6 +412,11 @@ fn php_compat_functions_do_not_replace_existing_ones() {
     )
     .unwrap();
     let out = php(&script, &[]);
-    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
     assert_eq!(text(&out.stdout), "the old extension\nroll defined\n");
 }

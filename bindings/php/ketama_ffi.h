@@ -181,6 +181,10 @@ typedef enum {
    * spymemcached FNV1A_64_HASH (UTF-16 code units, low 32 bits).
    */
   KETAMA_HASH_SPY_FNV1A_64 = 17,
+  /**
+   * twemproxy crc16.
+   */
+  KETAMA_HASH_CRC16 = 18,
 } ketama_hash;
 
 /**
@@ -195,6 +199,11 @@ typedef enum {
    * Read exactly like the original libketama (for existing files).
    */
   KETAMA_PARSE_LIBKETAMA = 1,
+  /**
+   * A peer-style list: `HOST:PORT[:WEIGHT] [NAME]` entries, one per line
+   * or comma-separated, `[IPV6]:PORT`, `#` comments (twemproxy's name column).
+   */
+  KETAMA_PARSE_PEERS = 2,
 } ketama_parse_mode;
 
 /**
@@ -371,17 +380,6 @@ typedef enum {
    */
   KETAMA_SET_ERROR_CONTENDED = 16,
 } ketama_set_error_kind;
-
-/**
- * A value format. T1 and B1 are written and read; the Membase formats are
- * read only (convert them with [`convert`]).
- */
-typedef struct Format Format;
-
-/**
- * What was wrong with a value, a member or a recipe step.
- */
-typedef struct SetErrorKind SetErrorKind;
 
 /**
  * An immutable consistent-hashing ring. Opaque; create it with
@@ -666,6 +664,29 @@ typedef struct {
 } serverinfo;
 
 /**
+ * Finds the server of each of `count` keys, given as an array of pointers
+ * and an array of lengths; writes server indices (input order) to
+ * `server_indices[0..count]`. Same answers as `ketama_find_server`.
+ *
+ * # Safety
+ * `ring` is a live ring; `keys` and `key_lens` hold `count` entries, each
+ * key valid for its length; `server_indices` has room for `count` values.
+ */
+ketama_status ketama_find_servers(const ketama_ring *ring, const uint8_t *const *keys, const size_t *key_lens, size_t count, uint32_t *server_indices);
+
+/**
+ * Finds the server of each of `count` keys stored back to back in
+ * `packed` (`packed_len` bytes), key `i` being `lengths[i]` bytes long;
+ * writes server indices to `server_indices[0..count]`. The packed form
+ * suits bindings (one byte array and one int array per call).
+ *
+ * # Safety
+ * `ring` is a live ring; `packed` is valid for `packed_len` bytes;
+ * `lengths` holds `count` entries; `server_indices` has room for `count`.
+ */
+ketama_status ketama_find_servers_packed(const ketama_ring *ring, const uint8_t *packed, size_t packed_len, const uint32_t *lengths, size_t count, uint32_t *server_indices);
+
+/**
  * Reads the server file `filename` and stores a continuum in `*contptr`.
  * Returns 1 on success, 0 on failure with the reason in `ketama_error()`.
  *
@@ -749,7 +770,9 @@ ketama_status ketama_hash_bytes(uint32_t hash_id, const uint8_t *bytes, size_t l
 /**
  * Builds a ring from `count` servers.
  *
- * `flavour` is a `ketama_flavour`, `hash` a `ketama_hash`. On success
+ * `flavour` is a `ketama_flavour`, `hash` a `ketama_hash` the flavour's
+ * peer offers (`KETAMA_ERR_INVALID_ARGUMENT`, naming what it offers,
+ * otherwise). On success
  * `*ring_out` receives a new ring to release with `ketama_ring_free`.
  *
  * # Safety
@@ -759,11 +782,12 @@ ketama_status ketama_hash_bytes(uint32_t hash_id, const uint8_t *bytes, size_t l
 ketama_status ketama_ring_new(const ketama_server *servers, size_t count, uint32_t flavour, uint32_t hash, const ketama_ring **ring_out);
 
 /**
- * Builds a ring from a server file (`ADDRESS<TAB>WEIGHT` lines).
+ * Builds a ring from a server file (`ADDRESS<TAB>WEIGHT` lines, or a
+ * peer-style list with `KETAMA_PARSE_PEERS`).
  *
  * `parse_mode` is a `ketama_parse_mode`: strict (default) rejects every
  * line the original would misread, naming the line; libketama reads like
- * the original.
+ * the original; peers reads `HOST:PORT[:WEIGHT] [NAME]` entries.
  *
  * # Safety
  * `path` is a NUL-terminated string; `ring_out` is writable.
@@ -917,6 +941,16 @@ ketama_status ketama_set_member(const ketama_set *set, size_t index, const uint8
  * `set` is NULL or live; `member` is valid for `member_len` bytes; `out` is writable.
  */
 ketama_status ketama_set_contains(const ketama_set *set, const uint8_t *member, size_t member_len, bool *out);
+
+/**
+ * SMISMEMBER: `out[i]` tells whether `members[i]` is in the set (a NULL
+ * set is a missing key: all false).
+ *
+ * # Safety
+ * `set` is NULL or live; `members` points to `count` valid entries; `out`
+ * is writable for `count` entries.
+ */
+ketama_status ketama_set_contains_many(const ketama_set *set, const ketama_set_member_ref *members, size_t count, bool *out);
 
 /**
  * Detects a value's encoding: T1, B1, or AUTO (0) for an empty value;

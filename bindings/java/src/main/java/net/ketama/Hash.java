@@ -40,7 +40,9 @@ public enum Hash {
     /** spymemcached FNV1_64_HASH (UTF-16 code units, low 32 bits): {@code KETAMA_HASH_SPY_FNV1_64}. */
     SPY_FNV1_64(16),
     /** spymemcached FNV1A_64_HASH (UTF-16 code units, low 32 bits): {@code KETAMA_HASH_SPY_FNV1A_64}. */
-    SPY_FNV1A_64(17);
+    SPY_FNV1A_64(17),
+    /** twemproxy's crc16 (the register is never cut back to 16 bits): {@code KETAMA_HASH_CRC16}. */
+    CRC16(18);
 
     private final int id;
 
