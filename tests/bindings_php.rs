@@ -102,11 +102,17 @@ fn php_ffi_header_is_generated_from_the_rust_source() {
 
 #[test]
 fn php_ring_api() {
-    let out = php(&php_dir().join("tests/ring_test.php"), &[]);
+    let passed = php_checks("ring_test.php");
+    assert!(passed >= 45, "only {passed} checks ran");
+}
+
+/// Runs a check script (bindings/php/tests/NAME) and returns how many checks passed.
+fn php_checks(name: &str) -> usize {
+    let out = php(&php_dir().join("tests").join(name), &[]);
     let stdout = text(&out.stdout);
     assert!(
         out.status.success(),
-        "ring_test.php failed:\n{stdout}\n{}",
+        "{name} failed:\n{stdout}\n{}",
         text(&out.stderr)
     );
     let passed: usize = stdout
@@ -118,11 +124,22 @@ fn php_ring_api() {
         .expect("PASS line")
         .parse()
         .unwrap();
-    assert!(passed >= 45, "only {passed} checks ran:\n{stdout}");
     assert_eq!(
         stdout.lines().filter(|l| l.starts_with("ok ")).count(),
-        passed
+        passed,
+        "{stdout}"
     );
+    passed
+}
+
+/// `Ring::serverIndices`, `serversFor` and `serverIndicesPacked` (one
+/// `ketama_find_servers_packed` call per batch) equal the single-key lookups
+/// on 12,000 keys (empty, long, non-ASCII, binary) in four flavours, and
+/// their errors carry the library's message.
+#[test]
+fn php_batch_lookups_equal_single_lookups() {
+    let passed = php_checks("batch_test.php");
+    assert!(passed >= 37, "only {passed} checks ran");
 }
 
 #[test]
