@@ -119,6 +119,14 @@ fn java_ring_api() {
     junit(&[], "net.ketama.RingTest", 11);
 }
 
+/// `Ring.serverIndices` (List<String>, byte[][], packed) and `Ring.serversFor`
+/// equal the single-key lookups on 12,000 keys (empty, long, non-ASCII,
+/// binary) in four flavours; lengths past the buffer throw the library's message.
+#[test]
+fn java_batch_lookups_equal_single_lookups() {
+    junit(&[], "net.ketama.BatchTest", 5);
+}
+
 #[test]
 fn java_set_codec() {
     junit(&[], "net.ketama.SetCodecTest", 7);
