@@ -2,7 +2,8 @@
 # Side-by-side benchmark, one command: this library against MD5 alone (the
 # floor), the original libketama C code (PyPI ketama==0.1.1 sources, compiled
 # here at bench time and never committed) and libmemcached, for 10, 100,
-# 1,000 and 10,000 servers. Writes bench-results/results.md (table with
+# 1,000 and 10,000 servers, and the PHP and Java bindings (single key and
+# batch) next to spymemcached's KetamaNodeLocator in the same JVM. Writes bench-results/results.md (table with
 # ratios) and bench-results/lookup.svg (chart); `--publish` copies both to
 # docs/ for the README.
 set -euo pipefail
@@ -20,6 +21,14 @@ ln -sf libketama.so target/release/libketama.so.1
 for n in 10 100 1000 10000; do
   awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "10.%d.%d.%d:11211\t100\n", int(i / 65536), int(i / 256) % 256, i % 256 }' > "$work/servers$n"
 done
+
+# 65,536 random keys, the same as benches/c/lookup_peers.c generates, for the PHP and Java benches.
+python3 -c '
+state = 12345
+for _ in range(65536):
+    state = (state * 6364136223846793005 + 1442695040888963407) % 2**64
+    print("user:%d" % (state >> 24))
+' > "$work/keys"
 
 echo "bench: fetching the original libketama C sources (PyPI ketama==0.1.1)"
 if [ ! -f "$work/ketama-0.1.1/src/ketama.c" ]; then
@@ -46,6 +55,22 @@ for n in 10 100 1000 10000; do
     fi
   done
 done
+
+echo "bench: compiling the Java binding and its bench"
+jars=/usr/share/java/jna.jar:/usr/share/java/spymemcached.jar
+rm -rf "$work/java-classes"
+javac -d "$work/java-classes" -cp "$jars" $(find bindings/java/src/main bindings/java/bench -name '*.java')
+library="$PWD/target/release/libketama.so"
+for n in 10 100 1000 10000; do
+  echo "bench: PHP and Java bindings, $n servers"
+  KETAMA_LIBRARY="$library" php bindings/php/bench.php "$work/servers$n" "$n" "$work/keys" >> "$out/peers.tsv" ||
+    printf 'php bench\t%s\tfailed (exit %s)\n' "$n" "$?" >> "$out/peers.tsv"
+  java -cp "$work/java-classes:$jars" -Dketama.library="$library" \
+    -Dnet.spy.log.LoggerImpl=net.spy.memcached.compat.log.SunLogger \
+    net.ketama.bench.LookupBench "$work/servers$n" "$n" "$work/keys" >> "$out/peers.tsv" ||
+    printf 'java bench\t%s\tfailed (exit %s)\n' "$n" "$?" >> "$out/peers.tsv"
+done
+
 # The original keeps SysV segments after a crash; remove the ones it made.
 ipcs -m 2>/dev/null | awk '$6 == 0 && $5 == 524288 { print $2 }' | xargs -r -n1 ipcrm -m 2>/dev/null || true
 

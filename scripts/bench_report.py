@@ -1,7 +1,8 @@
 """Turns the benchmark outputs into a markdown table and an SVG chart.
 
 usage: bench_report.py OUT_DIR CRITERION_DIR
-reads  OUT_DIR/peers.tsv (C harness: NAME<TAB>SERVERS<TAB>NS_PER_KEY)
+reads  OUT_DIR/peers.tsv (NAME<TAB>SERVERS<TAB>NS_PER_KEY from the C harness and
+       the PHP and Java binding benches, whose names start with "php " / "java ")
        CRITERION_DIR/<group>/<bench>[/<size>]/new/estimates.json (criterion medians)
 writes OUT_DIR/results.md and OUT_DIR/lookup.svg
 """
@@ -21,13 +22,55 @@ def criterion_median(root, *parts):
         return json.load(f)["median"]["point_estimate"]
 
 
+NATIVE_SINGLE = "this library ketama_find_server (C harness)"
+PHP_SINGLE = "php Ring::serverIndex (FFI, single)"
+PHP_BATCH = "php Ring::serverIndices (FFI, batch)"
+JAVA_SINGLE = "java Ring.serverIndex(key.getBytes(UTF_8)) (JNA, single)"
+JAVA_BATCH = "java Ring.serverIndices(List<String>) (JNA, batch)"
+SPY_LOCATOR = "java spymemcached KetamaNodeLocator.getPrimary"
+OUR_LOCATOR = "java net.ketama.KetamaNodeLocator.getPrimary (JNA, spymemcached flavour)"
+BINDING_GOAL = 1.5  # issue 6: batch per key from PHP and Java within 1.5x the native single-key cost
+
+
+def ratio(rows, numerator, denominator, size):
+    """rows[numerator][size] / rows[denominator][size], or None when either is missing."""
+    try:
+        return float(rows[numerator][size]) / float(rows[denominator][size])
+    except (KeyError, ValueError, ZeroDivisionError):
+        return None
+
+
+def binding_ratios(rows):
+    """Markdown lines: the PHP and Java bindings against the native single-key
+    cost, and spymemcached's KetamaNodeLocator against this library's."""
+    table = [
+        ("PHP batch ÷ native single", PHP_BATCH, NATIVE_SINGLE),
+        ("Java batch ÷ native single", JAVA_BATCH, NATIVE_SINGLE),
+        ("PHP single ÷ native single", PHP_SINGLE, NATIVE_SINGLE),
+        ("Java single ÷ native single", JAVA_SINGLE, NATIVE_SINGLE),
+        ("spymemcached KetamaNodeLocator ÷ net.ketama.KetamaNodeLocator (JNA)", SPY_LOCATOR, OUR_LOCATOR),
+        ("spymemcached KetamaNodeLocator ÷ Java batch", SPY_LOCATOR, JAVA_BATCH),
+    ]
+    lines = ["", "From PHP and Java (same keys as the C harness; native single = `ketama_find_server` from C), "
+             f"ratios; goal: batch ÷ native single ≤ {BINDING_GOAL}:", "",
+             "| ratio | " + " | ".join(SIZES) + " |", "|---|" + "---|" * len(SIZES)]
+    for label, numerator, denominator in table:
+        cells = []
+        for s in SIZES:
+            r = ratio(rows, numerator, denominator, s)
+            cells.append("n/a" if r is None else f"{r:.2f}×")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def main():
     out, crit = sys.argv[1], sys.argv[2]
     rows = {}  # name -> {size: value}
     with open(os.path.join(out, "peers.tsv")) as f:
         for line in f:
             name, size, value = line.rstrip("\n").split("\t")
-            rows.setdefault(name + " (C harness)", {})[size] = value
+            binding = name.startswith(("php ", "java "))
+            rows.setdefault(name if binding else name + " (C harness)", {})[size] = value
     per_key = lambda v: None if v is None else v / KEYS_PER_ITERATION
     md5 = per_key(criterion_median(crit, "lookup", "md5_floor"))
     md5_many = per_key(criterion_median(crit, "lookup", "md5_many_floor"))
@@ -72,6 +115,7 @@ def main():
             lines.append(f"- {s} servers: {float(original[s]) / float(ours[s]):.2f}×")
         except (KeyError, ValueError):
             lines.append(f"- {s} servers: original {original.get(s, 'n/a')}")
+    lines += binding_ratios(rows)
     lines += ["", "Roll (building the continuum), median:", ""]
     for s in SIZES:
         lines.append(f"- {s} servers: {roll[s] / 1e6:.2f} ms" if roll[s] else f"- {s} servers: n/a")
@@ -85,6 +129,8 @@ def main():
         ("libmemcached", rows.get("libmemcached memcached_generate_hash (C harness)", {}), "#ff7f0e"),
         ("this library, single key", ours, "#1f77b4"),
         ("this library, batch", rows.get("this library ketama_find_servers (batch) (C harness)", {}), "#2ca02c"),
+        ("PHP binding, batch", rows.get(PHP_BATCH, {}), "#9467bd"),
+        ("Java binding, batch", rows.get(JAVA_BATCH, {}), "#8c564b"),
     ]
 
     def num(v):
@@ -97,7 +143,7 @@ def main():
     width, height, left, bottom = 760, 360, 60, 40
     group_w = (width - left - 20) / len(SIZES)
     bar_w = group_w / (len(series) + 1)
-    svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 90}" font-family="sans-serif" font-size="12">',
+    svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + 20 + 16 * len(series)}" font-family="sans-serif" font-size="12">',
            f'<text x="{left}" y="16" font-size="14">Lookup cost, ns per key (lower is better)</text>']
     for i in range(5):
         y = height - bottom - (height - bottom - 30) * i / 4

@@ -11,7 +11,8 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use common::{
-    Memcached, repo_root, require_tool, run_with_timeout, scratch_dir, shared_library_dir,
+    Memcached, assert_bench_rows, repo_root, require_tool, run_with_timeout, scratch_dir,
+    shared_library_dir,
 };
 
 /// A jar from a Debian package; fails (never skips) naming the package when absent.
@@ -24,7 +25,7 @@ fn jar(name: &str, package: &str) -> String {
     path
 }
 
-/// The classpath: the compiled binding, tests and examples, then JNA, spymemcached, JUnit 4.
+/// The classpath: the compiled binding, tests, examples and bench, then JNA, spymemcached, JUnit 4.
 pub fn java_classpath() -> &'static str {
     static CLASSPATH: OnceLock<String> = OnceLock::new();
     CLASSPATH.get_or_init(|| {
@@ -40,7 +41,7 @@ pub fn java_classpath() -> &'static str {
         let classes = scratch_dir("java").join("classes");
         let java = repo_root().join("bindings/java");
         let mut sources = Vec::new();
-        for dir in ["src/main/java", "src/test/java", "examples"] {
+        for dir in ["src/main/java", "src/test/java", "examples", "bench"] {
             collect_java(&java.join(dir), &mut sources);
         }
         let out = run_with_timeout(
@@ -117,6 +118,14 @@ fn junit(props: &[String], class: &str, min: usize) {
 #[test]
 fn java_ring_api() {
     junit(&[], "net.ketama.RingTest", 11);
+}
+
+/// `Ring.serverIndices` (List<String>, byte[][], packed) and `Ring.serversFor`
+/// equal the single-key lookups on 12,000 keys (empty, long, non-ASCII,
+/// binary) in four flavours; lengths past the buffer throw the library's message.
+#[test]
+fn java_batch_lookups_equal_single_lookups() {
+    junit(&[], "net.ketama.BatchTest", 5);
 }
 
 #[test]
@@ -265,4 +274,38 @@ fn java_continuum_equals_spymemcached_in_the_same_jvm() {
     assert!(numbers[2] >= 240_000, "{summary}");
     assert!(summary.ends_with("0 differences"), "{summary}");
     eprintln!("{summary}");
+}
+
+/// The Java bench program (run by scripts/bench.sh) prints one
+/// NAME<TAB>SERVERS<TAB>NS_PER_KEY row per measured lookup, after checking
+/// that spymemcached's locator and this library's agree; only the shape is
+/// checked (timings belong to the bench, not the tests).
+#[test]
+fn java_bench_prints_tsv_rows() {
+    let dir = scratch_dir("java-bench");
+    let servers = dir.join("servers");
+    let servers_text: String = (0..10)
+        .map(|i| format!("10.0.0.{i}:11211\t100\n"))
+        .collect();
+    std::fs::write(&servers, servers_text).unwrap();
+    let keys = dir.join("keys");
+    let keys_text: String = (0..2000).map(|i| format!("user:{i}\n")).collect();
+    std::fs::write(&keys, keys_text).unwrap();
+    let out = java(
+        &[],
+        "net.ketama.bench.LookupBench",
+        &[servers.to_str().unwrap(), "10", keys.to_str().unwrap()],
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert_bench_rows(
+        &stdout,
+        "10",
+        &[
+            "java Ring.serverIndex(key.getBytes(UTF_8)) (JNA, single)",
+            "java Ring.serverIndices(List<String>) (JNA, batch)",
+            "java spymemcached KetamaNodeLocator.getPrimary",
+            "java net.ketama.KetamaNodeLocator.getPrimary (JNA, spymemcached flavour)",
+        ],
+    );
 }

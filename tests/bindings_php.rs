@@ -10,7 +10,8 @@ use std::process::{Command, Output};
 use std::time::Duration;
 
 use common::{
-    Memcached, repo_root, require_tool, run_with_timeout, scratch_dir, shared_library_dir,
+    Memcached, assert_bench_rows, repo_root, require_tool, run_with_timeout, scratch_dir,
+    shared_library_dir,
 };
 
 /// Fails (never skips) unless `php` with the FFI and (when asked) memcached extensions is installed.
@@ -102,11 +103,17 @@ fn php_ffi_header_is_generated_from_the_rust_source() {
 
 #[test]
 fn php_ring_api() {
-    let out = php(&php_dir().join("tests/ring_test.php"), &[]);
+    let passed = php_checks("ring_test.php");
+    assert!(passed >= 45, "only {passed} checks ran");
+}
+
+/// Runs a check script (bindings/php/tests/NAME) and returns how many checks passed.
+fn php_checks(name: &str) -> usize {
+    let out = php(&php_dir().join("tests").join(name), &[]);
     let stdout = text(&out.stdout);
     assert!(
         out.status.success(),
-        "ring_test.php failed:\n{stdout}\n{}",
+        "{name} failed:\n{stdout}\n{}",
         text(&out.stderr)
     );
     let passed: usize = stdout
@@ -118,11 +125,22 @@ fn php_ring_api() {
         .expect("PASS line")
         .parse()
         .unwrap();
-    assert!(passed >= 45, "only {passed} checks ran:\n{stdout}");
     assert_eq!(
         stdout.lines().filter(|l| l.starts_with("ok ")).count(),
-        passed
+        passed,
+        "{stdout}"
     );
+    passed
+}
+
+/// `Ring::serverIndices`, `serversFor` and `serverIndicesPacked` (one
+/// `ketama_find_servers_packed` call per batch) equal the single-key lookups
+/// on 12,000 keys (empty, long, non-ASCII, binary) in four flavours, and
+/// their errors carry the library's message.
+#[test]
+fn php_batch_lookups_equal_single_lookups() {
+    let passed = php_checks("batch_test.php");
+    assert!(passed >= 37, "only {passed} checks ran");
 }
 
 #[test]
@@ -419,4 +437,35 @@ fn php_compat_functions_do_not_replace_existing_ones() {
         text(&out.stderr)
     );
     assert_eq!(text(&out.stdout), "the old extension\nroll defined\n");
+}
+
+/// The PHP bench program (run by scripts/bench.sh) prints one
+/// NAME<TAB>SERVERS<TAB>NS_PER_KEY row for the single and the batch lookup;
+/// only the shape is checked (timings belong to the bench, not the tests).
+#[test]
+fn php_bench_prints_tsv_rows() {
+    let servers = servers_file(
+        "bench.servers",
+        &(0..10)
+            .map(|i| format!("10.0.0.{i}:11211\t100\n"))
+            .collect::<String>(),
+    );
+    let keys = servers_file(
+        "bench.keys",
+        &(0..2000).map(|i| format!("user:{i}\n")).collect::<String>(),
+    );
+    let out = php(
+        &php_dir().join("bench.php"),
+        &[servers.to_str().unwrap(), "10", keys.to_str().unwrap()],
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert_bench_rows(
+        &stdout,
+        "10",
+        &[
+            "php Ring::serverIndex (FFI, single)",
+            "php Ring::serverIndices (FFI, batch)",
+        ],
+    );
 }

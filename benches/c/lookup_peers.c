@@ -85,12 +85,12 @@ static void modern_round(void *ctx)
     const ketama_ring *ring = ctx;
     ketama_server_ref ref;
     for (int i = 0; i < KEYS; i++) {
-        ketama_find_server(ring, (const uint8_t *)keys[i], key_lens[i], &ref);
+        ketama_find_server(ring, keys[i], key_lens[i], &ref);
         sink += ref.server_index;
     }
 }
 
-static const uint8_t *key_ptrs[KEYS];
+static const char *key_ptrs[KEYS];
 static uint32_t batch_out[KEYS];
 
 static void batch_round(void *ctx)
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
         return 1;
     }
     for (int i = 0; i < KEYS; i++)
-        key_ptrs[i] = (const uint8_t *)keys[i];
+        key_ptrs[i] = keys[i];
     printf("this library ketama_get_server\t%s\t%.1f\n", count, median_ns_per_key(compat_round, c));
     printf("this library ketama_find_server\t%s\t%.1f\n", count, median_ns_per_key(modern_round, (void *)ring));
     printf("this library ketama_find_servers (batch)\t%s\t%.1f\n", count, median_ns_per_key(batch_round, (void *)ring));

@@ -672,7 +672,7 @@ typedef struct {
  * `ring` is a live ring; `keys` and `key_lens` hold `count` entries, each
  * key valid for its length; `server_indices` has room for `count` values.
  */
-ketama_status ketama_find_servers(const ketama_ring *ring, const uint8_t *const *keys, const size_t *key_lens, size_t count, uint32_t *server_indices);
+ketama_status ketama_find_servers(const ketama_ring *ring, const char *const *keys, const size_t *key_lens, size_t count, uint32_t *server_indices);
 
 /**
  * Finds the server of each of `count` keys stored back to back in
@@ -684,7 +684,7 @@ ketama_status ketama_find_servers(const ketama_ring *ring, const uint8_t *const 
  * `ring` is a live ring; `packed` is valid for `packed_len` bytes;
  * `lengths` holds `count` entries; `server_indices` has room for `count`.
  */
-ketama_status ketama_find_servers_packed(const ketama_ring *ring, const uint8_t *packed, size_t packed_len, const uint32_t *lengths, size_t count, uint32_t *server_indices);
+ketama_status ketama_find_servers_packed(const ketama_ring *ring, const char *packed, size_t packed_len, const uint32_t *lengths, size_t count, uint32_t *server_indices);
 
 /**
  * Reads the server file `filename` and stores a continuum in `*contptr`.
@@ -765,7 +765,7 @@ char *ketama_error(void);
  * # Safety
  * `bytes` is valid for `len` bytes (or NULL with `len` 0); `out` is writable.
  */
-ketama_status ketama_hash_bytes(uint32_t hash_id, const uint8_t *bytes, size_t len, uint32_t *out);
+ketama_status ketama_hash_bytes(uint32_t hash_id, const char *bytes, size_t len, uint32_t *out);
 
 /**
  * Builds a ring from `count` servers.
@@ -818,7 +818,7 @@ void ketama_ring_free(const ketama_ring *ring);
  * `ring` is a live ring; `key` is valid for `key_len` bytes (or NULL with
  * `key_len` 0); `out` is writable.
  */
-ketama_status ketama_find_server(const ketama_ring *ring, const uint8_t *key, size_t key_len, ketama_server_ref *out);
+ketama_status ketama_find_server(const ketama_ring *ring, const char *key, size_t key_len, ketama_server_ref *out);
 
 /**
  * Failover lookup: like `ketama_find_server`, but servers whose indices are
@@ -829,7 +829,7 @@ ketama_status ketama_find_server(const ketama_ring *ring, const uint8_t *key, si
  * # Safety
  * As `ketama_find_server`; `down` points to `down_count` indices (or NULL with 0).
  */
-ketama_status ketama_find_server_avoiding(const ketama_ring *ring, const uint8_t *key, size_t key_len, const uint32_t *down, size_t down_count, ketama_server_ref *out);
+ketama_status ketama_find_server_avoiding(const ketama_ring *ring, const char *key, size_t key_len, const uint32_t *down, size_t down_count, ketama_server_ref *out);
 
 /**
  * Number of servers on the ring (0 for NULL).

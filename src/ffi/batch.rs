@@ -1,6 +1,8 @@
 //! Batch lookup in the C ABI: many keys per call, one crossing.
 
-use super::boundary::{arg_bytes, arg_slice, guard_status};
+use std::ffi::c_char;
+
+use super::boundary::{arg_chars, arg_slice, guard_status};
 use super::ring::{ketama_ring, ring_ref};
 use super::status::ketama_status;
 use crate::Error;
@@ -15,7 +17,7 @@ use crate::Error;
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_find_servers(
     ring: *const ketama_ring,
-    keys: *const *const u8,
+    keys: *const *const c_char,
     key_lens: *const usize,
     count: usize,
     server_indices: *mut u32,
@@ -30,7 +32,7 @@ pub unsafe extern "C" fn ketama_find_servers(
             .iter()
             .zip(lens)
             // SAFETY: each key is valid for its length.
-            .map(|(&key, &len)| unsafe { arg_bytes(key, len, "keys[i]") })
+            .map(|(&key, &len)| unsafe { arg_chars(key, len, "keys[i]") })
             .collect::<Result<Vec<&[u8]>, Error>>()?;
         ring.find_server_indices(&keys, out)
     })
@@ -47,7 +49,7 @@ pub unsafe extern "C" fn ketama_find_servers(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_find_servers_packed(
     ring: *const ketama_ring,
-    packed: *const u8,
+    packed: *const c_char,
     packed_len: usize,
     lengths: *const u32,
     count: usize,
@@ -56,7 +58,7 @@ pub unsafe extern "C" fn ketama_find_servers_packed(
     guard_status(|| {
         // SAFETY: per the contract above.
         let ring = unsafe { ring_ref(ring) }?;
-        let data = unsafe { arg_bytes(packed, packed_len, "packed") }?;
+        let data = unsafe { arg_chars(packed, packed_len, "packed") }?;
         let lengths = unsafe { arg_slice(lengths, count, "lengths") }?;
         let out = unsafe { out_slice(server_indices, count) }?;
         let mut keys = Vec::with_capacity(count);

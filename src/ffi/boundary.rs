@@ -96,6 +96,20 @@ pub unsafe fn arg_bytes<'a>(
     unsafe { arg_slice(ptr, len, name) }
 }
 
+/// Borrows `len` bytes at a `const char *` (keys: any bytes, NUL included,
+/// with an explicit length); NULL is accepted only when `len` is 0.
+///
+/// # Safety
+/// `ptr` is NULL or valid for `len` bytes of reads for `'a`.
+pub unsafe fn arg_chars<'a>(
+    ptr: *const c_char,
+    len: usize,
+    name: &'static str,
+) -> Result<&'a [u8], Error> {
+    // SAFETY: c_char and u8 have the same size and alignment.
+    unsafe { arg_bytes(ptr.cast(), len, name) }
+}
+
 /// Borrows `len` elements at `ptr`; NULL is accepted only when `len` is 0.
 ///
 /// # Safety

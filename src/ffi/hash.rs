@@ -1,6 +1,8 @@
 //! The hash family in the C API: `ketama_hash_bytes`.
 
-use super::boundary::{arg_bytes, arg_out, guard_status};
+use std::ffi::c_char;
+
+use super::boundary::{arg_chars, arg_out, guard_status};
 use super::ring::hash_from_u32;
 use super::status::ketama_status;
 use crate::Error;
@@ -13,13 +15,13 @@ use crate::Error;
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_hash_bytes(
     hash_id: u32,
-    bytes: *const u8,
+    bytes: *const c_char,
     len: usize,
     out: *mut u32,
 ) -> ketama_status {
     guard_status(|| {
         // SAFETY: per the contract above.
-        let bytes = unsafe { arg_bytes(bytes, len, "bytes") }?;
+        let bytes = unsafe { arg_chars(bytes, len, "bytes") }?;
         let out = unsafe { arg_out(out, "out") }?;
         let hash = hash_from_u32(hash_id)?.ok_or_else(|| {
             Error::InvalidArgument(
@@ -40,12 +42,13 @@ mod tests {
     fn every_id_maps_and_bad_ids_fail() {
         let mut out = 0u32;
         for (i, h) in HashAlgorithm::ALL.iter().enumerate() {
-            let status = unsafe { ketama_hash_bytes(i as u32 + 1, b"key".as_ptr(), 3, &mut out) };
+            let status =
+                unsafe { ketama_hash_bytes(i as u32 + 1, b"key".as_ptr().cast(), 3, &mut out) };
             assert_eq!(status, ketama_status::KETAMA_OK);
             assert_eq!(out, h.hash(b"key"));
         }
         for bad in [0, HashAlgorithm::ALL.len() as u32 + 1] {
-            let status = unsafe { ketama_hash_bytes(bad, b"k".as_ptr(), 1, &mut out) };
+            let status = unsafe { ketama_hash_bytes(bad, b"k".as_ptr().cast(), 1, &mut out) };
             assert_eq!(status, ketama_status::KETAMA_ERR_INVALID_ARGUMENT);
         }
         let status = unsafe { ketama_hash_bytes(1, std::ptr::null(), 1, &mut out) };

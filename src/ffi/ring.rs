@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::boundary::{
-    arg_bytes, arg_cstr, arg_out, arg_ref, arg_slice, guard_status, guard_value,
+    arg_bytes, arg_chars, arg_cstr, arg_out, arg_ref, arg_slice, guard_status, guard_value,
 };
 use super::status::ketama_status;
 use crate::flavour::Flavour;
@@ -329,14 +329,14 @@ pub(crate) fn server_ref(ring: &Ring, at: Location) -> ketama_server_ref {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_find_server(
     ring: *const ketama_ring,
-    key: *const u8,
+    key: *const c_char,
     key_len: usize,
     out: *mut ketama_server_ref,
 ) -> ketama_status {
     guard_status(|| {
         // SAFETY: per the contract above.
         let ring = unsafe { ring_ref(ring) }?;
-        let key = unsafe { arg_bytes(key, key_len, "key") }?;
+        let key = unsafe { arg_chars(key, key_len, "key") }?;
         let out = unsafe { arg_out(out, "out") }?;
         let at = ring.locate(key).ok_or_else(no_points)?;
         *out = server_ref(ring, at);
@@ -354,7 +354,7 @@ pub unsafe extern "C" fn ketama_find_server(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_find_server_avoiding(
     ring: *const ketama_ring,
-    key: *const u8,
+    key: *const c_char,
     key_len: usize,
     down: *const u32,
     down_count: usize,
@@ -363,7 +363,7 @@ pub unsafe extern "C" fn ketama_find_server_avoiding(
     guard_status(|| {
         // SAFETY: per the contract above.
         let ring = unsafe { ring_ref(ring) }?;
-        let key = unsafe { arg_bytes(key, key_len, "key") }?;
+        let key = unsafe { arg_chars(key, key_len, "key") }?;
         let down = unsafe { arg_slice(down, down_count, "down") }?;
         let out = unsafe { arg_out(out, "out") }?;
         let mut is_down = vec![false; ring.servers().len()];

@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
         size_t len = strcspn(line, "\r\n");
         line[len] = '\0';
         ketama_server_ref at;
-        if (ketama_find_server(ring, (const uint8_t *)line, len, &at) != KETAMA_OK) {
+        if (ketama_find_server(ring, line, len, &at) != KETAMA_OK) {
             fprintf(stderr, "%s\n", ketama_error());
             return 1;
         }

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     const char *keys[] = {"user:1", "user:2", "session:abc", "", "a longer key with spaces"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         ketama_server_ref ref;
-        CHECK(ketama_find_server(from_file, (const uint8_t *)keys[i], strlen(keys[i]), &ref) == KETAMA_OK);
+        CHECK(ketama_find_server(from_file, keys[i], strlen(keys[i]), &ref) == KETAMA_OK);
         mcs *m = ketama_get_server((char *)keys[i], cont);
         CHECK(m->point == ref.point);
         CHECK(strcmp(m->ip, ref.address) == 0);
@@ -61,8 +61,8 @@ int main(int argc, char **argv)
 
     /* Keys are bytes: "a\0b" and "a" are different keys. */
     ketama_server_ref with_nul, without;
-    CHECK(ketama_find_server(ring, (const uint8_t *)"a\0b", 3, &with_nul) == KETAMA_OK);
-    CHECK(ketama_find_server(ring, (const uint8_t *)"a", 1, &without) == KETAMA_OK);
+    CHECK(ketama_find_server(ring, "a\0b", 3, &with_nul) == KETAMA_OK);
+    CHECK(ketama_find_server(ring, "a", 1, &without) == KETAMA_OK);
     CHECK(with_nul.point != without.point);
 
     /* Iterate points: sorted, owners valid, counts add up. */
@@ -82,19 +82,19 @@ int main(int argc, char **argv)
     }
 
     /* Batch lookup (pointer array and packed forms) equals single lookups. */
-    const uint8_t *batch_keys[4] = {(const uint8_t *)"a\0b", (const uint8_t *)"user:1", (const uint8_t *)"", (const uint8_t *)"zz"};
+    const char *batch_keys[4] = {"a\0b", "user:1", "", "zz"};
     size_t batch_lens[4] = {3, 6, 0, 2};
     uint32_t batch_out[4], packed_out[4];
     CHECK(ketama_find_servers(ring, batch_keys, batch_lens, 4, batch_out) == KETAMA_OK);
     uint32_t packed_lens[4] = {3, 6, 0, 2};
-    CHECK(ketama_find_servers_packed(ring, (const uint8_t *)"a\0buser:1zz", 11, packed_lens, 4, packed_out) == KETAMA_OK);
+    CHECK(ketama_find_servers_packed(ring, "a\0buser:1zz", 11, packed_lens, 4, packed_out) == KETAMA_OK);
     for (int i = 0; i < 4; i++) {
         ketama_server_ref single;
         CHECK(ketama_find_server(ring, batch_keys[i], batch_lens[i], &single) == KETAMA_OK);
         CHECK(batch_out[i] == single.server_index && packed_out[i] == single.server_index);
     }
     packed_lens[3] = 3; /* one byte past the end of the packed buffer */
-    CHECK(ketama_find_servers_packed(ring, (const uint8_t *)"a\0buser:1zz", 11, packed_lens, 4, packed_out) ==
+    CHECK(ketama_find_servers_packed(ring, "a\0buser:1zz", 11, packed_lens, 4, packed_out) ==
           KETAMA_ERR_INVALID_ARGUMENT);
     CHECK(strstr(ketama_error(), "lengths[3]") != NULL);
     CHECK(ketama_find_servers(ring, batch_keys, batch_lens, 4, NULL) == KETAMA_ERR_NULL_ARGUMENT);
@@ -102,10 +102,10 @@ int main(int argc, char **argv)
     /* Failover: with the key's server down, the next live server answers. */
     uint32_t down[1] = {with_nul.server_index};
     ketama_server_ref failover;
-    CHECK(ketama_find_server_avoiding(ring, (const uint8_t *)"a\0b", 3, down, 1, &failover) == KETAMA_OK);
+    CHECK(ketama_find_server_avoiding(ring, "a\0b", 3, down, 1, &failover) == KETAMA_OK);
     CHECK(failover.server_index != with_nul.server_index);
     uint32_t all[3] = {0, 1, 2};
-    CHECK(ketama_find_server_avoiding(ring, (const uint8_t *)"x", 1, all, 3, &failover) ==
+    CHECK(ketama_find_server_avoiding(ring, "x", 1, all, 3, &failover) ==
           KETAMA_ERR_NO_SERVER_AVAILABLE);
 
     /* Errors: status plus a message naming the problem. */
@@ -120,7 +120,7 @@ int main(int argc, char **argv)
     CHECK(ketama_ring_new(servers, 3, 0, 9999, &bad) == KETAMA_ERR_INVALID_ARGUMENT);
     CHECK(ketama_ring_new(NULL, 3, 0, 0, &bad) == KETAMA_ERR_NULL_ARGUMENT);
     CHECK(ketama_ring_new(servers, 0, 0, 0, &bad) == KETAMA_ERR_NO_SERVERS);
-    CHECK(ketama_find_server(NULL, (const uint8_t *)"k", 1, &without) == KETAMA_ERR_NULL_ARGUMENT);
+    CHECK(ketama_find_server(NULL, "k", 1, &without) == KETAMA_ERR_NULL_ARGUMENT);
     CHECK(strstr(ketama_error(), "ring") != NULL);
     CHECK(ketama_find_server(ring, NULL, 5, &without) == KETAMA_ERR_NULL_ARGUMENT);
     CHECK(ketama_find_server(ring, NULL, 0, &without) == KETAMA_OK); /* the empty key */

@@ -266,3 +266,21 @@ pub fn compat_roll(path: &Path) -> Result<ketama::ffi::compat::ketama_continuum,
             .into_owned())
     }
 }
+
+/// Checks a bench program's output: exactly the rows `names`, in order, each
+/// `NAME<TAB>SERVERS<TAB>NS_PER_KEY` with a positive number (the shape only;
+/// timings belong to scripts/bench.sh, not to the tests).
+pub fn assert_bench_rows(stdout: &str, servers: &str, names: &[&str]) {
+    let rows: Vec<&str> = stdout
+        .lines()
+        .map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            assert_eq!(fields.len(), 3, "{line}");
+            assert_eq!(fields[1], servers, "{line}");
+            let ns: f64 = fields[2].parse().unwrap_or_else(|_| panic!("{line}"));
+            assert!(ns > 0.0, "{line}");
+            fields[0]
+        })
+        .collect();
+    assert_eq!(rows, names, "{stdout}");
+}

@@ -136,7 +136,7 @@ static void run_case(const char *path) {
     if (!out) die("cannot write", out_path);
     for (size_t i = 0; i < k.count; i++) {
         ketama_server_ref at;
-        if (ketama_find_server(ring, (const uint8_t *)k.key[i], k.len[i], &at) != KETAMA_OK)
+        if (ketama_find_server(ring, k.key[i], k.len[i], &at) != KETAMA_OK)
             die("ketama_find_server failed", ketama_error());
         fprintf(out, "%u %u\n", memcached_generate_hash(memc, k.key[i], k.len[i]), at.server_index);
     }
@@ -163,7 +163,7 @@ static void run_hashes(const char *keys_path, const char *out_path) {
     for (size_t i = 0; i < k.count; i++) {
         for (size_t h = 0; h < sizeof HASHES / sizeof HASHES[0]; h++) {
             uint32_t ours = 0;
-            ketama_status st = ketama_hash_bytes(HASHES[h].ours, (const uint8_t *)k.key[i], k.len[i], &ours);
+            ketama_status st = ketama_hash_bytes(HASHES[h].ours, k.key[i], k.len[i], &ours);
             if (st != KETAMA_OK) die("ketama_hash_bytes failed", ketama_error());
             fprintf(out, "%s%u %u", h ? " " : "", memcached_generate_hash_value(k.key[i], k.len[i], HASHES[h].peer),
                     ours);

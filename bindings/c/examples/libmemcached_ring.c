@@ -28,7 +28,7 @@ static void die(const char *what) {
 /* The index of the server that owns `key`. */
 static uint32_t server_of(const ketama_ring *ring, const char *key) {
     ketama_server_ref at;
-    if (ketama_find_server(ring, (const uint8_t *)key, strlen(key), &at) != KETAMA_OK) die("ketama_find_server");
+    if (ketama_find_server(ring, key, strlen(key), &at) != KETAMA_OK) die("ketama_find_server");
     return at.server_index;
 }
 

@@ -18,16 +18,16 @@ use FFI\CData;
  */
 final class Ring
 {
-    /** The lookup key buffer (PHP strings cannot be passed as `uint8_t*`), grown as needed. */
-    private static ?CData $keyBuffer = null;
-    private static int $keyCapacity = 0;
-
     /** Server addresses by index, read once. @var list<string> */
     private array $addresses;
     private FFI $ffi;
     /** The lookup result struct and a pointer to it, reused by every lookup. */
     private CData $out;
     private CData $outPtr;
+    /** Batch lookup arrays (`uint32_t[batchCapacity]`: lengths in, server indices out), grown as needed. */
+    private ?CData $batchLengths = null;
+    private ?CData $batchOut = null;
+    private int $batchCapacity = 0;
 
     private function __construct(private ?CData $ring)
     {
@@ -115,21 +115,10 @@ final class Ring
         return $this->location();
     }
 
-    /** The address of the server for `$key` (the fastest lookup: {@see lookup()} inlined). */
+    /** The address of the server for `$key`. */
     public function server(string $key): string
     {
-        $len = strlen($key);
-        if ($len > self::$keyCapacity) {
-            return $this->addresses[$this->lookup($key)];
-        }
-        if ($len > 0) {
-            FFI::memcpy(self::$keyBuffer, $key, $len);
-        }
-        $status = $this->ffi->ketama_find_server($this->ring ?? $this->handle(), self::$keyBuffer, $len, $this->outPtr);
-        if ($status !== 0) {
-            Library::check($status);
-        }
-        return $this->addresses[$this->out->server_index];
+        return $this->addresses[$this->lookup($key)];
     }
 
     /** Index (input order) of the server for `$key`. */
@@ -138,18 +127,74 @@ final class Ring
         return $this->lookup($key);
     }
 
+    /**
+     * Batch lookup: the server index of every key in one native call
+     * (`ketama_find_servers_packed`, MD5 computed several keys at a time).
+     * Returns an array with the same keys as `$keys` (like `array_map`);
+     * answers equal {@see serverIndex()} key by key.
+     *
+     * @param array<array-key, string> $keys
+     * @return array<array-key, int>
+     * @throws KetamaException when the ring has no points
+     */
+    public function serverIndices(array $keys): array
+    {
+        $lengths = array_map('strlen', $keys); // first: a non-string key is a TypeError here
+        $indices = $this->serverIndicesPacked(implode('', $keys), $lengths);
+        return array_is_list($keys) ? $indices : array_combine(array_keys($keys), $indices);
+    }
+
+    /**
+     * Batch lookup: the server address of every key in one native call.
+     * Returns an array with the same keys as `$keys`; answers equal
+     * {@see server()} key by key.
+     *
+     * @param array<array-key, string> $keys
+     * @return array<array-key, string>
+     * @throws KetamaException when the ring has no points
+     */
+    public function serversFor(array $keys): array
+    {
+        $addresses = $this->addresses;
+        return array_map(static fn (int $i): string => $addresses[$i], $this->serverIndices($keys));
+    }
+
+    /**
+     * Batch lookup over keys stored back to back in `$packed`, key `i` being
+     * `$lengths[i]` bytes long: the server indices, in order.
+     *
+     * @param list<int> $lengths
+     * @return list<int>
+     * @throws KetamaException with the library's message when the lengths
+     *         run past the end of `$packed` or the ring has no points
+     */
+    public function serverIndicesPacked(string $packed, array $lengths): array
+    {
+        $count = count($lengths);
+        if ($count === 0) {
+            return [];
+        }
+        if ($count > $this->batchCapacity) {
+            $this->batchCapacity = max(64, $count);
+            $this->batchLengths = $this->ffi->new("uint32_t[{$this->batchCapacity}]");
+            $this->batchOut = $this->ffi->new("uint32_t[{$this->batchCapacity}]");
+        }
+        // pack/unpack move the integer arrays in one memcpy each instead of one FFI access per key.
+        FFI::memcpy($this->batchLengths, pack('V*', ...array_values($lengths)), 4 * $count);
+        $status = $this->ffi->ketama_find_servers_packed(
+            $this->ring ?? $this->handle(), $packed, strlen($packed), $this->batchLengths, $count, $this->batchOut,
+        );
+        if ($status !== 0) {
+            Library::check($status);
+        }
+        return array_values(unpack('V*', FFI::string($this->batchOut, 4 * $count)));
+    }
+
     /** One ketama_find_server call into $this->out; returns the server index. */
     private function lookup(string $key): int
     {
-        $len = strlen($key);
-        if ($len > self::$keyCapacity) {
-            self::$keyCapacity = max(256, 2 * $len);
-            self::$keyBuffer = $this->ffi->new('uint8_t[' . self::$keyCapacity . ']');
-        }
-        if ($len > 0) {
-            FFI::memcpy(self::$keyBuffer, $key, $len);
-        }
-        $status = $this->ffi->ketama_find_server($this->ring ?? $this->handle(), self::$keyBuffer, $len, $this->outPtr);
+        // A PHP string passes as `const char *` without a copy.
+        $status = $this->ffi->ketama_find_server($this->ring ?? $this->handle(), $key, strlen($key), $this->outPtr);
         if ($status !== 0) {
             Library::check($status);
         }
@@ -181,7 +226,7 @@ final class Ring
             $indices[$i] = $server;
         }
         Library::check($ffi->ketama_find_server_avoiding(
-            $this->handle(), Bytes::of($key), strlen($key), $indices, count($down), $this->outPtr,
+            $this->handle(), $key, strlen($key), $indices, count($down), $this->outPtr,
         ));
         return $this->location();
     }
@@ -196,7 +241,7 @@ final class Ring
     {
         $ffi = Library::ffi();
         $out = $ffi->new('uint32_t');
-        Library::check($ffi->ketama_hash_bytes(self::hashId($hash), Bytes::of($bytes), strlen($bytes), FFI::addr($out)));
+        Library::check($ffi->ketama_hash_bytes(self::hashId($hash), $bytes, strlen($bytes), FFI::addr($out)));
         return $out->cdata;
     }
 

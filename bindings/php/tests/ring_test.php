@@ -10,34 +10,9 @@ declare(strict_types=1);
 
 require __DIR__ . '/../ketama.php';
 
-use Ketama\KetamaException;
 use Ketama\Ring;
 
-$checks = 0;
-
-function check(bool $ok, string $what): void
-{
-    global $checks;
-    $checks++;
-    if (!$ok) {
-        fwrite(STDERR, "FAIL: {$what}\n");
-        exit(1);
-    }
-    echo "ok {$what}\n";
-}
-
-/** Runs $f and returns the KetamaException it throws (fails the test if none). */
-function throws(callable $f, string $what): KetamaException
-{
-    try {
-        $f();
-    } catch (KetamaException $e) {
-        check(true, "{$what} throws: [{$e->status}] {$e->getMessage()}");
-        return $e;
-    }
-    check(false, "{$what} should throw a KetamaException");
-    exit(1);
-}
+require __DIR__ . '/harness.php';
 
 $dir = sys_get_temp_dir() . '/ketama-php-test-' . getmypid();
 @mkdir($dir);

@@ -105,6 +105,10 @@ final class KetamaNative {
 
     static native int ketama_find_server_avoiding(long ring, byte[] key, long keyLen, int[] down, long downCount, long[] out);
 
+    /** Batch lookup: {@code count} keys back to back in {@code packed}; server indices into {@code out}. */
+    static native int ketama_find_servers_packed(
+            long ring, byte[] packed, long packedLen, int[] lengths, long count, int[] out);
+
     static native long ketama_ring_server_count(long ring);
 
     static native long ketama_ring_point_count(long ring);

@@ -167,6 +167,68 @@ public final class Ring implements AutoCloseable {
     }
 
     /**
+     * Batch lookup: the server index of each key, in order, in one native call
+     * ({@code ketama_find_servers_packed}, MD5 computed several keys at a time).
+     * Same answers as {@link #serverIndex(byte[])} key by key.
+     *
+     * @throws KetamaException when the ring has no points
+     */
+    public int[] serverIndices(byte[][] keys) {
+        int total = 0;
+        int[] lengths = new int[keys.length];
+        for (int i = 0; i < keys.length; i++) {
+            lengths[i] = keys[i].length;
+            total = Math.addExact(total, lengths[i]);
+        }
+        byte[] packed = new byte[total];
+        int offset = 0;
+        for (byte[] key : keys) {
+            System.arraycopy(key, 0, packed, offset, key.length);
+            offset += key.length;
+        }
+        return serverIndices(packed, lengths);
+    }
+
+    /** Batch lookup of string keys (their UTF-8 bytes): the server index of each, in order. */
+    public int[] serverIndices(List<String> keys) {
+        byte[][] bytes = new byte[keys.size()][];
+        int i = 0;
+        for (String key : keys) {
+            bytes[i++] = key.getBytes(StandardCharsets.UTF_8);
+        }
+        return serverIndices(bytes);
+    }
+
+    /**
+     * Batch lookup over keys stored back to back in {@code packed}, key {@code i}
+     * being {@code lengths[i]} bytes long: the server index of each, in order.
+     *
+     * @throws KetamaException with the library's message when the lengths run past
+     *     the end of {@code packed} or the ring has no points
+     */
+    public int[] serverIndices(byte[] packed, int[] lengths) {
+        int[] out = new int[lengths.length];
+        long stamp = readLock();
+        try {
+            KetamaNative.check(KetamaNative.ketama_find_servers_packed(
+                    handle.ring, packed, packed.length, lengths, lengths.length, out));
+        } finally {
+            lock.unlockRead(stamp);
+        }
+        return out;
+    }
+
+    /** Batch lookup of string keys (UTF-8): the address of each key's server, in order. */
+    public List<String> serversFor(List<String> keys) {
+        int[] indices = serverIndices(keys);
+        List<String> servers = new ArrayList<>(indices.length);
+        for (int index : indices) {
+            servers.add(addresses[index]);
+        }
+        return servers;
+    }
+
+    /**
      * Failover lookup: the server for {@code key} skipping the servers whose indices are
      * in {@code down}, by walking on along the continuum.
      *
