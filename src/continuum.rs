@@ -121,17 +121,17 @@ impl Continuum {
 /// Below this many points a comparison sort is as fast as the radix sort.
 const RADIX_THRESHOLD: usize = 512;
 
-/// Stable sort by point: an LSD radix sort (three passes of 11 bits) for
+/// Stable sort by point: an LSD radix sort (four passes of 8 bits) for
 /// large continuums, keeping generation order among equal points.
 fn sort_by_point(pairs: &mut Vec<(u32, u32)>) {
     if pairs.len() < RADIX_THRESHOLD {
         pairs.sort_by_key(|&(point, _)| point);
         return;
     }
-    const BITS: u32 = 11;
+    const BITS: u32 = 8;
     const BUCKETS: usize = 1 << BITS;
     let mut scratch = vec![(0u32, 0u32); pairs.len()];
-    for pass in 0..3 {
+    for pass in 0..4 {
         let shift = pass * BITS;
         let digit = |point: u32| ((point >> shift) as usize) & (BUCKETS - 1);
         let mut starts = vec![0usize; BUCKETS + 1];

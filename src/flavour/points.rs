@@ -67,7 +67,8 @@ pub fn push_md5_server(
         ends.clear();
         for j in k..digests.min(k + BATCH as u32) {
             labels.extend_from_slice(prefix);
-            write!(labels, "-{j}").expect("writing to a Vec cannot fail");
+            labels.push(b'-');
+            push_decimal(&mut labels, j);
             ends.push(labels.len());
         }
         let slices: Vec<&[u8]> = ends
@@ -83,6 +84,21 @@ pub fn push_md5_server(
         k += slices.len() as u32;
     }
     digests * 4
+}
+
+/// Appends the decimal digits of `n` (what `"%d"` prints for it).
+fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
 }
 
 /// Appends `count` single points `hash("<prefix>-<k>")`, k = 0..count.
@@ -172,6 +188,15 @@ impl<'a> HostPort<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimal_digits_match_formatting() {
+        for n in [0u32, 7, 10, 39, 159, 100_000, u32::MAX] {
+            let mut out = b"x".to_vec();
+            push_decimal(&mut out, n);
+            assert_eq!(out, format!("x{n}").into_bytes());
+        }
+    }
 
     #[test]
     fn float_formula_gives_156_for_100_equal_servers() {
