@@ -127,7 +127,7 @@ def main():
         ("MD5 alone (floor)", {s: md5 for s in SIZES}, "#999999"),
         ("original libketama", original, "#d62728"),
         ("libmemcached", rows.get("libmemcached memcached_generate_hash (C harness)", {}), "#ff7f0e"),
-        ("this library, single key", ours, "#1f77b4"),
+        ("this library, single key (ketama_find_server)", rows.get("this library ketama_find_server (C harness)", {}), "#1f77b4"),
         ("this library, batch", rows.get("this library ketama_find_servers (batch) (C harness)", {}), "#2ca02c"),
         ("PHP binding, batch", rows.get(PHP_BATCH, {}), "#9467bd"),
         ("Java binding, batch", rows.get(JAVA_BATCH, {}), "#8c564b"),
@@ -163,7 +163,8 @@ def main():
     for k, (label, _, color) in enumerate(series):
         y = height + 10 + 16 * k
         svg.append(f'<rect x="{left}" y="{y - 10}" width="12" height="12" fill="{color}"/><text x="{left + 18}" y="{y}">{label}</text>')
-    svg.append(f'<text x="{left + 300}" y="{height + 10}">✕ = crashed (original: shared-memory limit)</text>')
+    svg.append(f'<text x="{left + 300}" y="{height + 10}">✕ = crashed (original: shared-memory limit;</text>')
+    svg.append(f'<text x="{left + 312}" y="{height + 26}">libmemcached: continuum-size assertion)</text>')
     svg.append("</svg>")
     with open(os.path.join(out, "lookup.svg"), "w") as f:
         f.write("\n".join(svg) + "\n")
