@@ -168,3 +168,42 @@ fn garbage_never_crashes_either_parser() {
         }
     }
 }
+
+#[test]
+fn calls_during_thread_teardown_do_not_abort_the_process() {
+    // A C library's thread-exit cleanup may call in after Rust's thread
+    // locals are gone; a failing call must still return an error.
+    struct CallsOnExit;
+    impl Drop for CallsOnExit {
+        fn drop(&mut self) {
+            let mut out = std::mem::MaybeUninit::<ketama::ffi::ring::ketama_server_ref>::uninit();
+            // SAFETY: NULL ring is checked by the function; out is writable.
+            let status = unsafe {
+                ketama::ffi::ring::ketama_find_server(
+                    std::ptr::null(),
+                    std::ptr::null(),
+                    0,
+                    out.as_mut_ptr(),
+                )
+            };
+            assert_eq!(
+                status,
+                ketama::ffi::status::ketama_status::KETAMA_ERR_NULL_ARGUMENT
+            );
+            // SAFETY: ketama_error returns a valid string even now.
+            let _ = unsafe { std::ffi::CStr::from_ptr(ketama::ffi::compat::ketama_error()) };
+        }
+    }
+    thread_local! {
+        static ON_EXIT: std::cell::RefCell<Option<CallsOnExit>> = const { std::cell::RefCell::new(None) };
+    }
+    let worker = std::thread::spawn(|| {
+        // Thread locals are destroyed in reverse order of first use: ours
+        // first registered, the library's second, so the library's is gone
+        // when ours runs.
+        ON_EXIT.with(|slot| *slot.borrow_mut() = Some(CallsOnExit));
+        // SAFETY: as above.
+        let _ = unsafe { ketama::ffi::compat::ketama_error() };
+    });
+    worker.join().expect("the thread ended normally");
+}

@@ -27,12 +27,14 @@
 //! * `modtime` points to the file's `st_mtime` (the original stored
 //!   `mktime(gmtime(mtime))`, which equals it only when TZ is UTC).
 
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::{CStr, OsStr, c_char, c_int, c_uchar, c_uint, c_ulong, c_void};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::ptr::{self, null_mut};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::boundary::guard_value;
@@ -280,16 +282,58 @@ pub unsafe extern "C" fn ketama_smoke(contptr: ketama_continuum) {
         // SAFETY: the pointer was registered by ketama_roll as a leaked Box<CompatHandle>
         // and is removed from the registry exactly once.
         let handle = unsafe { Box::from_raw(contptr.cast::<CompatHandle>()) };
+        SMOKES.fetch_add(1, Ordering::Release);
+        // Release the handle under the cache lock, then drop cached snapshots
+        // no handle uses any more (so concurrent smokes cannot strand one).
         let mut cache = lock(&CACHE);
-        if let Some(map) = cache.as_mut() {
-            // Drop the cached snapshot once no handle uses it any more.
-            map.retain(|_, cached| {
-                !(Arc::ptr_eq(cached, &handle.snapshot) && Arc::strong_count(cached) == 2)
-            });
-        }
-        drop(cache);
         drop(handle);
+        if let Some(map) = cache.as_mut() {
+            map.retain(|_, cached| Arc::strong_count(cached) > 1);
+        }
     })
+}
+
+/// Counts smokes; a handle verified live stays live while it is unchanged.
+static SMOKES: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// Handles this thread verified live, and the smoke count at that time.
+    static VERIFIED: Cell<(u64, [usize; 4])> = const { Cell::new((u64::MAX, [0; 4])) };
+}
+
+/// True when `cont` is a live handle from `ketama_roll` (not a copy of its
+/// struct or a continuum built elsewhere). Cheap on repeated use: a
+/// per-thread cache of verified handles, invalidated by any smoke.
+fn is_live_handle(cont: ketama_continuum) -> bool {
+    let address = cont as usize;
+    let smokes = SMOKES.load(Ordering::Acquire);
+    let cached = VERIFIED.try_with(Cell::get).unwrap_or((u64::MAX, [0; 4]));
+    if cached.0 == smokes && cached.1.contains(&address) {
+        return true;
+    }
+    let live = lock(&LIVE)
+        .as_ref()
+        .is_some_and(|live| live.contains(&address));
+    if live {
+        let mut handles = if cached.0 == smokes { cached.1 } else { [0; 4] };
+        handles.rotate_right(1);
+        handles[0] = address;
+        let _ = VERIFIED.try_with(|v| v.set((smokes, handles)));
+    }
+    live
+}
+
+/// The original's search, straight over `array`: the first record whose
+/// point is ≥ `hash`, wrapping to the first. For continuums that are not
+/// live handles (a copy of the struct, say).
+///
+/// # Safety
+/// `records` points to `count` readable `mcs` sorted by point.
+unsafe fn search_records(records: *const mcs, count: usize, hash: u32) -> *mut mcs {
+    // SAFETY: per the contract above.
+    let slice = unsafe { std::slice::from_raw_parts(records, count) };
+    let found = slice.partition_point(|m| m.point < hash);
+    records.wrapping_add(if found == count { 0 } else { found }) as *mut mcs
 }
 
 /// Maps a NUL-terminated key to the `mcs` of its server: the first point
@@ -297,8 +341,9 @@ pub unsafe extern "C" fn ketama_smoke(contptr: ketama_continuum) {
 /// `cont->array`; NULL when `key` or `cont` is NULL or the continuum is empty.
 ///
 /// # Safety
-/// `cont` is NULL or a continuum from `ketama_roll` not yet smoked; `key` is
-/// NULL or NUL-terminated.
+/// `cont` is NULL or a continuum from `ketama_roll` not yet smoked (or a
+/// copy of one, or any continuum whose `array` holds `numpoints` sorted
+/// records); `key` is NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_get_server(key: *mut c_char, cont: ketama_continuum) -> *mut mcs {
     guard_value(null_mut(), || {
@@ -310,11 +355,20 @@ pub unsafe extern "C" fn ketama_get_server(key: *mut c_char, cont: ketama_contin
         if c.numpoints <= 0 || c.array.is_null() {
             return c.array.cast::<mcs>();
         }
-        // SAFETY: a non-empty continuum comes from ketama_roll, whose
-        // allocation is a CompatHandle starting with the continuum.
-        let handle = unsafe { &*cont.cast::<CompatHandle>() };
         // SAFETY: key is non-NULL and NUL-terminated.
         let key = unsafe { CStr::from_ptr(key) }.to_bytes();
+        if !is_live_handle(cont) {
+            // SAFETY: array holds numpoints sorted records per the contract.
+            return unsafe {
+                search_records(
+                    c.array.cast(),
+                    c.numpoints as usize,
+                    crate::hash::ketama_hash(key),
+                )
+            };
+        }
+        // SAFETY: a live handle is a CompatHandle starting with the continuum.
+        let handle = unsafe { &*cont.cast::<CompatHandle>() };
         match handle.snapshot.ring.locate(key) {
             Some(at) => c.array.cast::<mcs>().wrapping_add(at.point_index),
             None => null_mut(),
@@ -411,8 +465,9 @@ pub unsafe extern "C" fn ketama_md5_digest(inString: *mut c_char, md5pword: *mut
 }
 
 /// The last error of this thread: `""` after a successful `ketama_roll`, the
-/// reason after a failed one (also set by failing modern API calls). The
-/// pointer stays valid until the next failing call or roll on this thread.
+/// reason after a failed one (also set by failing modern API calls). Like the
+/// original's buffer, the pointer stays valid (a per-thread buffer
+/// overwritten in place; it moves only for a message over 1,023 bytes).
 #[unsafe(no_mangle)]
 pub extern "C" fn ketama_error() -> *mut c_char {
     guard_value(c"".as_ptr() as *mut c_char, last_error_ptr)

@@ -1,7 +1,7 @@
 //! Status codes and the per-thread error message of the C ABI.
 
 use std::cell::RefCell;
-use std::ffi::{CString, c_char};
+use std::ffi::c_char;
 
 use crate::Error;
 
@@ -77,30 +77,55 @@ impl ketama_status {
     }
 }
 
+/// Room reserved for a message: the buffer (and so the pointer
+/// `ketama_error()` returned) only moves when a longer message comes.
+const MESSAGE_CAPACITY: usize = 1024;
+
 thread_local! {
-    static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+    /// This thread's last error, NUL-terminated, overwritten in place.
+    static LAST_ERROR: RefCell<Vec<u8>> = RefCell::new(empty_message());
 }
 
-/// Records `message` as this thread's last error (NUL bytes become `\0` text).
+fn empty_message() -> Vec<u8> {
+    let mut buffer = Vec::with_capacity(MESSAGE_CAPACITY);
+    buffer.push(0);
+    buffer
+}
+
+/// Records `message` as this thread's last error (NUL bytes become `\0`
+/// text). During thread teardown, when the slot is gone, it is dropped.
 pub fn set_last_error(message: &str) {
-    let text = CString::new(message.replace('\0', "\\0")).unwrap_or_default();
-    LAST_ERROR.with(|slot| *slot.borrow_mut() = text);
+    let _ = LAST_ERROR.try_with(|slot| {
+        let mut buffer = slot.borrow_mut();
+        buffer.clear();
+        buffer.extend_from_slice(message.replace('\0', "\\0").as_bytes());
+        buffer.push(0);
+    });
 }
 
 /// Clears this thread's last error (as `ketama_roll` does on entry).
 pub fn clear_last_error() {
-    LAST_ERROR.with(|slot| *slot.borrow_mut() = CString::default());
+    set_last_error("");
 }
 
 /// This thread's last error as a Rust string.
 pub fn last_error() -> String {
-    LAST_ERROR.with(|slot| slot.borrow().to_string_lossy().into_owned())
+    LAST_ERROR
+        .try_with(|slot| {
+            let buffer = slot.borrow();
+            String::from_utf8_lossy(&buffer[..buffer.len() - 1]).into_owned()
+        })
+        .unwrap_or_default()
 }
 
-/// Pointer to this thread's last error, valid until the next failing call on
-/// this thread (or `ketama_roll`).
+/// Pointer to this thread's last error. It stays valid for the thread's
+/// life; its text changes with the next failing call (or `ketama_roll`), and
+/// the buffer moves only for a message longer than 1,023 bytes. During
+/// thread teardown a static empty string.
 pub(crate) fn last_error_ptr() -> *mut c_char {
-    LAST_ERROR.with(|slot| slot.borrow().as_ptr() as *mut c_char)
+    LAST_ERROR
+        .try_with(|slot| slot.borrow().as_ptr() as *mut c_char)
+        .unwrap_or(c"".as_ptr() as *mut c_char)
 }
 
 /// Returns the name of a status code (`"KETAMA_ERR_PARSE"`), or

@@ -70,6 +70,15 @@ int main(int argc, char **argv)
                (long)(m - points));
     }
 
+    /* A copy of the continuum struct answers like the handle itself. */
+    continuum copy = *c;
+    for (int i = 2; i < argc; i++) {
+        if (ketama_get_server(argv[i], &copy) != ketama_get_server(argv[i], c)) {
+            printf("FAIL: lookup through a copy of the continuum\n");
+            return 1;
+        }
+    }
+
     unsigned char digest[16];
     ketama_md5_digest("test", digest);
     printf("md5(test) ");
