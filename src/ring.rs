@@ -97,9 +97,15 @@ impl Ring {
         let generated = config.flavour.generate(&servers, key_hash)?;
         let lookup = generated.lookup;
         let continuum = Continuum::new(generated.points, generated.ties);
+        // Count what each server holds on the continuum after the tie rule
+        // (spymemcached drops the earlier of two equal points).
+        let mut held = vec![0u32; servers.len()];
+        for &owner in continuum.owners() {
+            held[owner as usize] += 1;
+        }
         let servers = servers
             .into_iter()
-            .zip(generated.per_server)
+            .zip(held)
             .map(|(spec, points)| {
                 Ok(Server {
                     address: to_c_string(spec.address, "server address")?,
@@ -293,5 +299,30 @@ mod tests {
             err.to_string(),
             "server address contains a NUL byte at offset 1"
         );
+    }
+
+    #[test]
+    fn point_counts_add_up_to_the_continuum_after_the_tie_rule() {
+        // 2,000 spymemcached servers: some equal points are dropped (later wins).
+        let servers: Vec<ServerSpec> = (0..2000)
+            .map(|i| ServerSpec::unweighted(format!("10.{}.{}.1:11211", i / 250, i % 250)))
+            .collect();
+        let ring = Ring::new(servers, RingConfig::flavour(Flavour::Spymemcached)).unwrap();
+        let total: usize = ring
+            .servers()
+            .iter()
+            .map(|s| s.point_count() as usize)
+            .sum();
+        assert_eq!(total, ring.continuum().len());
+    }
+
+    #[test]
+    fn a_short_pecl_list_cannot_ask_for_unbounded_points() {
+        let servers = vec![
+            ServerSpec::new("a:1", 104_857),
+            ServerSpec::new("b:1", 104_857),
+        ];
+        let err = Ring::new(servers, RingConfig::flavour(Flavour::PeclMemcache)).unwrap_err();
+        assert!(err.to_string().contains("more than 16777216"), "{err}");
     }
 }

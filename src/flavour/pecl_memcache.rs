@@ -31,16 +31,26 @@ pub fn prepare_key(key: &[u8]) -> Cow<'_, [u8]> {
 /// Points per unit of weight.
 const POINTS_PER_WEIGHT: u64 = 160;
 
+/// Most points a pecl ring may have (2^24, 64 MiB of points), so a short
+/// server list cannot make the library allocate without bound.
+const MAX_POINTS: u64 = 1 << 24;
+
 /// Generates pecl memcache's continuum.
 pub fn generate(servers: &[ServerSpec], hash: HashAlgorithm) -> Result<GeneratedPoints, Error> {
-    let (weights, _) = weights(servers)?;
+    let (weights, total) = weights(servers)?;
+    if total.saturating_mul(POINTS_PER_WEIGHT) > MAX_POINTS {
+        return Err(Error::InvalidArgument(format!(
+            "weights sum to {total}: pecl memcache would need {} points (160 per unit), more than {MAX_POINTS}",
+            total.saturating_mul(POINTS_PER_WEIGHT)
+        )));
+    }
     let mut points = Vec::new();
     let mut per_server = Vec::with_capacity(servers.len());
     for (index, server) in servers.iter().enumerate() {
         let count = weights[index]
             .checked_mul(POINTS_PER_WEIGHT)
             .and_then(|c| u32::try_from(c).ok())
-            .filter(|&c| c <= 1 << 24)
+            .filter(|&c| u64::from(c) <= MAX_POINTS)
             .ok_or_else(|| {
                 Error::InvalidArgument(format!(
                     "server '{}': weight {} is too large for pecl memcache (160 points per unit)",
