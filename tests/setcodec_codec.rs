@@ -271,6 +271,18 @@ fn read_plan_keeps_ttl_and_never_compacts_bad_values() {
         (write.value.as_slice(), write.cas, write.exptime),
         (&b"+b "[..], 77, Some(500))
     );
+    // Over 30 days memcached reads exptimes as Unix times: the absolute expiry is written.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let sixty_days = 60 * 86_400;
+    let long = plan_read(&value, 1, Some(sixty_days), &auto(), &policy, false).unwrap();
+    let at = u64::from(long.compaction.unwrap().exptime.unwrap());
+    assert!(
+        (now + sixty_days as u64..=now + sixty_days as u64 + 5).contains(&at),
+        "{at}"
+    );
     let never = plan_read(&value, 1, Some(-1), &auto(), &policy, false).unwrap();
     assert_eq!(never.compaction.unwrap().exptime, Some(0));
     assert!(

@@ -250,6 +250,32 @@ fn compaction_preserves_the_ttl() {
         after != -1 && after <= before && after >= before - 5,
         "ttl after compaction: {after} (before {before})"
     );
+    // A TTL over 30 days survives too (memcached reads such exptimes as Unix times).
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as u32;
+    let sixty_days = 60 * 86_400;
+    client
+        .write(b"long", Op::Add, &["a", "b"], Format::T1, now + sixty_days)
+        .unwrap();
+    client
+        .write(b"long", Op::Remove, &["a"], Format::T1, now + sixty_days)
+        .unwrap();
+    let before = client.fetch(b"long").unwrap().2;
+    assert!(before > 2_592_000, "ttl before: {before}");
+    assert_eq!(
+        client.read(b"long", &policy(), true).unwrap().compacted,
+        Some(true)
+    );
+    let (value, _, after) = client
+        .fetch(b"long")
+        .expect("the set survived its compaction");
+    assert_eq!(value, b"+b ");
+    assert!(
+        after <= before && after >= before - 5,
+        "ttl after compaction: {after} (before {before})"
+    );
     // A set without expiry stays without expiry.
     client
         .write(b"forever", Op::Add, &["a", "a"], Format::T1, 0)

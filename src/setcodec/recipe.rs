@@ -223,10 +223,22 @@ pub struct ReadPlan {
     pub compaction: Option<CompactionWrite>,
 }
 
+/// Longest exptime memcached reads as relative seconds (30 days); larger
+/// values are Unix times.
+pub const MAX_RELATIVE_EXPTIME: i64 = 2_592_000;
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
 /// Decodes a fetched value and decides on compaction. `remaining_ttl` is
 /// what `mg <key> t` returned (-1: never expires) or `None` if unknown. A
 /// value about to expire (remaining 0) is not compacted, since writing
-/// exptime 0 would make it permanent. Membase lists are read-only and are
+/// exptime 0 would make it permanent. A remaining TTL over 30 days is written
+/// back as the absolute Unix expiry time (now + TTL), because memcached
+/// reads exptimes above 30 days as Unix times. Membase lists are read-only and are
 /// never compacted in place.
 pub fn plan_read(
     value: &[u8],
@@ -241,7 +253,13 @@ pub fn plan_read(
     let exptime = match remaining_ttl {
         None => Some(None),
         Some(-1) => Some(Some(0)),
-        Some(t) if t > 0 => Some(Some(u32::try_from(t).unwrap_or(u32::MAX))),
+        Some(t) if t > 0 && t <= MAX_RELATIVE_EXPTIME => Some(Some(t as u32)),
+        // memcached reads an exptime above 30 days as a Unix time: write the
+        // absolute expiry instead (client clock), or skip if it cannot fit.
+        Some(t) if t > 0 => unix_now()
+            .checked_add(t)
+            .and_then(|at| u32::try_from(at).ok())
+            .map(Some),
         Some(_) => None,
     };
     let compaction = match (writable, exptime) {
