@@ -744,8 +744,9 @@ void ketama_smoke(ketama_continuum contptr);
  * `cont->array`; NULL when `key` or `cont` is NULL or the continuum is empty.
  *
  * # Safety
- * `cont` is NULL or a continuum from `ketama_roll` not yet smoked; `key` is
- * NULL or NUL-terminated.
+ * `cont` is NULL or a continuum from `ketama_roll` not yet smoked (or a
+ * copy of one, or any continuum whose `array` holds `numpoints` sorted
+ * records); `key` is NULL or NUL-terminated.
  */
 mcs *ketama_get_server(char *key, ketama_continuum cont);
 
@@ -786,8 +787,9 @@ void ketama_md5_digest(char *inString, unsigned char *md5pword);
 
 /**
  * The last error of this thread: `""` after a successful `ketama_roll`, the
- * reason after a failed one (also set by failing modern API calls). The
- * pointer stays valid until the next failing call or roll on this thread.
+ * reason after a failed one (also set by failing modern API calls). Like the
+ * original's buffer, the pointer stays valid (a per-thread buffer
+ * overwritten in place; it moves only for a message over 1,023 bytes).
  */
 char *ketama_error(void);
 

@@ -202,8 +202,7 @@ fn calls_during_thread_teardown_do_not_abort_the_process() {
         // first registered, the library's second, so the library's is gone
         // when ours runs.
         ON_EXIT.with(|slot| *slot.borrow_mut() = Some(CallsOnExit));
-        // SAFETY: as above.
-        let _ = unsafe { ketama::ffi::compat::ketama_error() };
+        let _ = ketama::ffi::compat::ketama_error();
     });
     worker.join().expect("the thread ended normally");
 }
