@@ -819,18 +819,21 @@ pub unsafe extern "C" fn ketama_set_intercard(
     })
 }
 
+fn too_small(capacity: usize, needed: usize) -> Error {
+    Error::InvalidArgument(format!(
+        "indices_out holds {capacity} entries but {needed} are needed"
+    ))
+}
+
 fn write_indices(
     chosen: &[usize],
     indices_out: &mut [usize],
     len_out: &mut usize,
 ) -> Result<(), Error> {
     let capacity = indices_out.len();
-    let target = indices_out.get_mut(..chosen.len()).ok_or_else(|| {
-        Error::InvalidArgument(format!(
-            "indices_out holds {capacity} entries but {} are needed",
-            chosen.len()
-        ))
-    })?;
+    let target = indices_out
+        .get_mut(..chosen.len())
+        .ok_or_else(|| too_small(capacity, chosen.len()))?;
     target.copy_from_slice(chosen);
     *len_out = chosen.len();
     Ok(())
@@ -862,6 +865,17 @@ pub unsafe extern "C" fn ketama_set_srandmember(
         // SAFETY: NULL or a live handle.
         let members =
             unsafe { set.cast::<SetHandle>().as_ref() }.map_or(&empty, |h| &h.set.members);
+        // A negative count asks for |count| members with repeats: refuse a
+        // too-small output before building the answer.
+        let repeats = count.unsigned_abs();
+        if has_count
+            && count < 0
+            && !members.is_empty()
+            && repeats <= ops::MAX_RANDOM_COUNT
+            && repeats > capacity as u64
+        {
+            return Err(too_small(capacity, repeats as usize));
+        }
         let chosen = ops::srandmember(members, has_count.then_some(count), seed)?;
         write_indices(&chosen, indices, len_out)
     })
