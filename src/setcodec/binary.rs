@@ -20,15 +20,12 @@ pub const MAX_LENGTH: usize = (1 << 28) - 1;
 /// Checks that `member` fits B1 under `max_member_len`.
 pub fn validate_member(member: &[u8], index: usize, max_member_len: usize) -> Result<(), SetError> {
     if member.len() > max_member_len.min(MAX_LENGTH) {
-        return Err(SetError::new(
-            SetErrorKind::MemberTooLong,
+        return Err(SetError::too_long(
             0,
             index,
-            format!(
-                "member is {} bytes, the maximum is {}",
-                member.len(),
-                max_member_len.min(MAX_LENGTH)
-            ),
+            "member",
+            member.len(),
+            max_member_len.min(MAX_LENGTH),
         )
         .for_member());
     }

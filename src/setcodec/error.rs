@@ -116,6 +116,17 @@ pub struct SetError {
 }
 
 impl SetError {
+    /// A `MemberTooLong` error: the `what` ("member", "entry") at `offset`
+    /// of record `record` is `len` bytes, over `max`.
+    pub fn too_long(offset: usize, record: usize, what: &str, len: usize, max: usize) -> Self {
+        SetError::new(
+            SetErrorKind::MemberTooLong,
+            offset,
+            record,
+            format!("{what} is {len} bytes, the maximum is {max}"),
+        )
+    }
+
     /// A new error.
     pub fn new(
         kind: SetErrorKind,

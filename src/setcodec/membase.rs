@@ -34,11 +34,12 @@ fn push_entries(
     for entry in value[from..to].split(|&b| is_separator(b)) {
         let len = entry.len();
         if len > max_member_len {
-            return Err(SetError::new(
-                SetErrorKind::MemberTooLong,
+            return Err(SetError::too_long(
                 start,
                 records.len(),
-                format!("entry is {len} bytes, the maximum is {max_member_len}"),
+                "entry",
+                len,
+                max_member_len,
             ));
         }
         if len > 0 {
@@ -140,11 +141,12 @@ pub(crate) fn parse_plus_minus(
             ));
         }
         if len > max_member_len {
-            return Err(SetError::new(
-                SetErrorKind::MemberTooLong,
+            return Err(SetError::too_long(
                 token,
                 records.len(),
-                format!("entry is {len} bytes, the maximum is {max_member_len}"),
+                "entry",
+                len,
+                max_member_len,
             ));
         }
         records.push(RawRecord {

@@ -50,16 +50,9 @@ pub fn validate_member(member: &[u8], index: usize, max_member_len: usize) -> Re
         .for_member());
     }
     if member.len() > max_member_len {
-        return Err(SetError::new(
-            SetErrorKind::MemberTooLong,
-            0,
-            index,
-            format!(
-                "member is {} bytes, the maximum is {max_member_len}",
-                member.len()
-            ),
-        )
-        .for_member());
+        return Err(
+            SetError::too_long(0, index, "member", member.len(), max_member_len).for_member(),
+        );
     }
     if let Some(at) = member.iter().position(|&b| CLASS[b as usize] != MEMBER) {
         let byte = member[at];
@@ -136,11 +129,12 @@ pub(crate) fn parse(
             ));
         }
         if len > max_member_len {
-            return Err(SetError::new(
-                SetErrorKind::MemberTooLong,
+            return Err(SetError::too_long(
                 token,
                 records.len(),
-                format!("member is {len} bytes, the maximum is {max_member_len}"),
+                "member",
+                len,
+                max_member_len,
             ));
         }
         records.push(RawRecord {
