@@ -23,19 +23,12 @@ pub fn digests_per_server(weight: u64, total: u64, servers: usize) -> u32 {
 pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
     let mut points = Vec::with_capacity(servers.len() * 160);
-    let mut per_server = Vec::with_capacity(servers.len());
     for (index, (server, &weight)) in servers.iter().zip(&weights).enumerate() {
         let digests = digests_per_server(weight, total, servers.len());
-        per_server.push(push_md5_server(
-            &server.address,
-            digests,
-            index as u32,
-            &mut points,
-        ));
+        push_md5_server(&server.address, digests, index as u32, &mut points);
     }
     Ok(GeneratedPoints {
         points,
-        per_server,
         ties: TiePolicy::FirstWins,
         lookup: KeyLookup::Direct,
     })
@@ -74,6 +67,15 @@ mod tests {
         ];
         let generated = generate(&servers).unwrap();
         assert_eq!(generated.points.len(), 320);
-        assert_eq!(generated.per_server, vec![192, 128]);
+        let per_server: Vec<usize> = (0..2)
+            .map(|s| {
+                generated
+                    .points
+                    .iter()
+                    .filter(|&&(_, owner)| owner == s)
+                    .count()
+            })
+            .collect();
+        assert_eq!(per_server, vec![192, 128]);
     }
 }

@@ -42,24 +42,21 @@ pub fn generate(
     let (weights, total) = weights(servers)?;
     let weighted = distribution == Distribution::Weighted || weights.iter().any(|&w| w > 1);
     let mut points = Vec::new();
-    let mut per_server = Vec::with_capacity(servers.len());
     for (index, server) in servers.iter().enumerate() {
         let hp = HostPort::parse(&server.address)?;
         let prefix = match distribution {
             Distribution::Spy => [b"/".as_slice(), &hp.with_port()].concat(),
             Distribution::Weighted | Distribution::Consistent => hp.without_default_port(),
         };
-        let count = if weighted {
+        if weighted {
             let digests = float_weighted_digests(weights[index], total, servers.len());
             push_md5_server(&prefix, digests, index as u32, &mut points)
         } else {
             push_hashed_server(&prefix, POINTS_PER_SERVER, hash, index as u32, &mut points)
-        };
-        per_server.push(count);
+        }
     }
     Ok(GeneratedPoints {
         points,
-        per_server,
         ties: TiePolicy::FirstWins,
         lookup: KeyLookup::Direct,
     })

@@ -79,8 +79,6 @@ impl KeyLookup {
 pub struct GeneratedPoints {
     /// `(point, server index)` in generation order.
     pub points: Vec<(u32, u32)>,
-    /// Points per server, in server order.
-    pub per_server: Vec<u32>,
     /// How equal points are resolved.
     pub ties: TiePolicy,
     /// How key hashes are looked up.

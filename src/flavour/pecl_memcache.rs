@@ -45,7 +45,6 @@ pub fn generate(servers: &[ServerSpec], hash: HashAlgorithm) -> Result<Generated
         )));
     }
     let mut points = Vec::new();
-    let mut per_server = Vec::with_capacity(servers.len());
     for (index, server) in servers.iter().enumerate() {
         let count = weights[index]
             .checked_mul(POINTS_PER_WEIGHT)
@@ -59,17 +58,10 @@ pub fn generate(servers: &[ServerSpec], hash: HashAlgorithm) -> Result<Generated
                 ))
             })?;
         let prefix = HostPort::parse(&server.address)?.with_port();
-        per_server.push(push_hashed_server(
-            &prefix,
-            count,
-            hash,
-            index as u32,
-            &mut points,
-        ));
+        push_hashed_server(&prefix, count, hash, index as u32, &mut points);
     }
     Ok(GeneratedPoints {
         points,
-        per_server,
         ties: TiePolicy::FirstWins,
         lookup: KeyLookup::PeclBuckets,
     })

@@ -49,14 +49,9 @@ pub fn label_into(label: &mut Vec<u8>, prefix: &[u8], k: u32) {
 }
 
 /// Appends `digests` MD5 digests (4 points each) of `"<prefix>-<k>"`,
-/// k = 0..digests; returns the number of points added. The labels are
+/// k = 0..digests. The labels are
 /// hashed several at a time in SIMD lanes (`md5_many`).
-pub fn push_md5_server(
-    prefix: &[u8],
-    digests: u32,
-    server: u32,
-    points: &mut Vec<(u32, u32)>,
-) -> u32 {
+pub fn push_md5_server(prefix: &[u8], digests: u32, server: u32, points: &mut Vec<(u32, u32)>) {
     const BATCH: usize = 64;
     let mut labels = Vec::with_capacity(BATCH * (prefix.len() + 8));
     let mut ends = Vec::with_capacity(BATCH);
@@ -83,7 +78,6 @@ pub fn push_md5_server(
         }
         k += slices.len() as u32;
     }
-    digests * 4
 }
 
 /// Appends the decimal digits of `n` (what `"%d"` prints for it).
@@ -108,13 +102,12 @@ pub fn push_hashed_server(
     hash: HashAlgorithm,
     server: u32,
     points: &mut Vec<(u32, u32)>,
-) -> u32 {
+) {
     let mut label = Vec::with_capacity(prefix.len() + 8);
     for k in 0..count {
         label_into(&mut label, prefix, k);
         points.push((hash.hash(&label), server));
     }
-    count
 }
 
 /// A server address split into host and port. For `[v6]:port` the host is

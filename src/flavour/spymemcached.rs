@@ -70,23 +70,20 @@ pub fn generate(
     }
     let (weights, total) = weights(servers)?;
     let mut points = Vec::with_capacity(servers.len() * REPETITIONS as usize);
-    let mut per_server = Vec::with_capacity(servers.len());
     for (index, server) in servers.iter().enumerate() {
         let key = node_key(server, format)?;
         let index = index as u32;
-        let count = if weighted {
+        if weighted {
             let digests = float_weighted_digests(weights[index as usize], total, servers.len());
             push_md5_server(&key, digests, index, &mut points)
         } else if hash == HashAlgorithm::Md5 {
             push_md5_server(&key, REPETITIONS / 4, index, &mut points)
         } else {
             push_hashed_server(&key, REPETITIONS, hash, index, &mut points)
-        };
-        per_server.push(count);
+        }
     }
     Ok(GeneratedPoints {
         points,
-        per_server,
         ties: TiePolicy::LastWins,
         lookup: KeyLookup::Direct,
     })

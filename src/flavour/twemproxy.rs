@@ -13,7 +13,6 @@ use crate::{Error, ServerSpec};
 pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
     let mut points = Vec::new();
-    let mut per_server = Vec::with_capacity(servers.len());
     let mut seen = std::collections::HashSet::new();
     for (index, server) in servers.iter().enumerate() {
         let prefix = match &server.name {
@@ -27,11 +26,10 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
             )));
         }
         let digests = float_weighted_digests(weights[index], total, servers.len());
-        per_server.push(push_md5_server(&prefix, digests, index as u32, &mut points));
+        push_md5_server(&prefix, digests, index as u32, &mut points);
     }
     Ok(GeneratedPoints {
         points,
-        per_server,
         ties: TiePolicy::FirstWins,
         lookup: KeyLookup::Direct,
     })
