@@ -2,53 +2,77 @@
 # Installs (or checks) everything the test suite needs on a Debian/Ubuntu
 # machine, and says exactly what is missing when it cannot install it.
 #
-#   scripts/deps.sh          install what is missing (needs root or sudo)
+#   scripts/deps.sh          install what is missing (needs root or sudo), in one pass
 #   scripts/deps.sh --check  only report what is missing (exit 1 if anything is)
+#
+# Every requirement is a probe (a command on PATH, a file, a module a runtime
+# loads) paired with the Debian package that satisfies it. Each probe is run on
+# its own, so the list of missing packages never depends on what else happens
+# to be installed: with `php` absent, the PHP extensions count as missing too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 check_only=0
 [ "${1:-}" = "--check" ] && check_only=1
 
+need() { missing_packages+=("$1"); }
+
+# Fills missing_packages with the Debian packages whose probes fail.
+probe_all() {
+missing_packages=()
+
 # command -> Debian package providing it
 declare -A tools=(
   [cargo]="(rustup toolchain, https://rustup.rs)"
   [gcc]=gcc [g++]=g++ [make]=make [pkg-config]=pkg-config
-  [readelf]=binutils [nm]=binutils
+  [readelf]=binutils [nm]=binutils [ipcs]=util-linux [ipcrm]=util-linux
   [python3]=python3 [valgrind]=valgrind
   [memcached]=memcached [nutcracker]=nutcracker
   [php]=php8.2-cli [java]=openjdk-17-jdk-headless [javac]=openjdk-17-jdk-headless
 )
-# files -> Debian package providing them
+for tool in "${!tools[@]}"; do
+  command -v "$tool" >/dev/null 2>&1 || need "${tools[$tool]}"
+done
+
+# file -> Debian package providing it
 declare -A files=(
   [/usr/include/libmemcached/memcached.h]=libmemcached-dev
   [/usr/share/java/jna.jar]=libjna-java
   [/usr/share/java/spymemcached.jar]=libspymemcached-java
   [/usr/share/java/junit4.jar]=junit4
 )
-php_modules=(memcached memcache ffi)
-declare -A php_packages=([memcached]=php8.2-memcached [memcache]=php8.2-memcache [ffi]=php8.2-cli)
-
-missing_packages=()
-for tool in "${!tools[@]}"; do
-  command -v "$tool" >/dev/null 2>&1 || missing_packages+=("${tools[$tool]}")
-done
 for file in "${!files[@]}"; do
-  [ -e "$file" ] || missing_packages+=("${files[$file]}")
+  [ -e "$file" ] || need "${files[$file]}"
 done
-python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || missing_packages+=(python3-venv)
-# pip compiles the original libketama against Python's headers.
-python3 -c 'import os, sysconfig; raise SystemExit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
-  >/dev/null 2>&1 || missing_packages+=(python3-dev)
+
+# Python: the oracle venv needs venv/ensurepip, and pip compiles the original
+# libketama against Python's headers. Without python3 both are missing.
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need python3-venv
+  python3 -c 'import os, sysconfig; raise SystemExit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+    >/dev/null 2>&1 || need python3-dev
+else
+  need python3-venv
+  need python3-dev
+fi
+
+# PHP extension -> Debian package. Without a php binary none can load, so all
+# of them are missing (installing php8.2-cli alone does not bring them).
+declare -A php_packages=([memcached]=php8.2-memcached [memcache]=php8.2-memcache [ffi]=php8.2-cli)
+loaded=""
 if command -v php >/dev/null 2>&1; then
   # Read the module list once (grep -q closing the pipe early would trip pipefail).
   loaded=$(php -m 2>/dev/null || true)
-  for module in "${php_modules[@]}"; do
-    grep -qix "$module" <<<"$loaded" || missing_packages+=("${php_packages[$module]}")
-  done
 fi
+for module in "${!php_packages[@]}"; do
+  grep -qix "$module" <<<"$loaded" || need "${php_packages[$module]}"
+done
+
 # unique, sorted
 mapfile -t missing_packages < <(printf '%s\n' "${missing_packages[@]}" | sort -u | sed '/^$/d')
+}
+
+probe_all
 
 if [ "${#missing_packages[@]}" -gt 0 ]; then
   if [ "$check_only" = 1 ]; then
@@ -64,6 +88,12 @@ if [ "${#missing_packages[@]}" -gt 0 ]; then
   echo "deps: installing ${missing_packages[*]}"
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing_packages[@]}" >/dev/null
+  # Probe again: a package that installed but does not satisfy its probe is named here.
+  probe_all
+  if [ "${#missing_packages[@]}" -gt 0 ]; then
+    echo "deps: installed the packages, but these probes still fail: ${missing_packages[*]}" >&2
+    exit 1
+  fi
 fi
 
 # The original libketama C code, as the test oracle (PyPI ketama==0.1.1, compiled by pip).
