@@ -9,6 +9,9 @@
 //! * [`hash`]: MD5 and the key hashes used by the peers.
 //! * [`parser`]: server files, read exactly like libketama (compat) or
 //!   strictly (modern API and CLI).
+//! * [`server_file`]: reading server files with bounds, and only when no
+//!   writer is at work; [`file_ring`]: following a file, keeping the last
+//!   good ring when a change cannot be used.
 //! * [`setcodec`]: sets stored inside memcached values (encodings,
 //!   compaction, Redis set algebra, Membase lists, sharding, the recipe).
 //! * [`ffi`]: the C ABI, both the original libketama functions and the
@@ -33,11 +36,13 @@ mod batch;
 pub mod continuum;
 pub mod error;
 pub mod ffi;
+pub mod file_ring;
 pub mod flavour;
 pub mod hash;
 pub mod parser;
 pub mod ring;
 pub mod server;
+pub mod server_file;
 pub mod setcodec;
 
 pub use error::Error;

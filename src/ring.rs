@@ -7,7 +7,7 @@ use std::path::Path;
 use crate::continuum::Continuum;
 use crate::flavour::{Flavour, KeyLookup};
 use crate::hash::HashAlgorithm;
-use crate::parser::{ParseMode, parse_server_file};
+use crate::parser::ParseMode;
 use crate::{Error, ServerSpec};
 
 /// How to build a ring.
@@ -129,9 +129,7 @@ impl Ring {
 
     /// Reads a libketama server file and builds a ring from it.
     pub fn from_file(path: &Path, config: RingConfig, mode: ParseMode) -> Result<Ring, Error> {
-        let shown = path.display().to_string();
-        let content = read_server_file(path)?;
-        Ring::new(parse_server_file(&content, &shown, mode)?, config)
+        Ring::new(crate::server_file::load(path, mode)?.servers, config)
     }
 
     /// The configuration the ring was built with.
@@ -224,18 +222,11 @@ impl Ring {
     }
 }
 
-/// Reads a server file, with errors that name the path and the reason
-/// (missing file, permission, directory).
+/// Reads a server file's bytes, bounded and stable (see
+/// [`crate::server_file`]), with errors that name the path and the reason
+/// (missing file, permission, directory, device, size).
 pub fn read_server_file(path: &Path) -> Result<Vec<u8>, Error> {
-    let io_error = |message: String| Error::Io {
-        path: path.display().to_string(),
-        message,
-    };
-    let metadata = std::fs::metadata(path).map_err(|e| io_error(e.to_string()))?;
-    if metadata.is_dir() {
-        return Err(io_error("is a directory, not a server file".into()));
-    }
-    std::fs::read(path).map_err(|e| io_error(e.to_string()))
+    crate::server_file::read_bytes(path)
 }
 
 fn to_c_string(bytes: Vec<u8>, what: &str) -> Result<CString, Error> {

@@ -46,6 +46,11 @@ typedef enum {
    */
   KETAMA_ERR_OUT_OF_RANGE = 8,
   /**
+   * Not a failure: the output holds the last good ring of a server file
+   * whose current state cannot be used (`ketama_error()` says why).
+   */
+  KETAMA_KEPT_LAST_GOOD = 9,
+  /**
    * A set value did not decode; the message names kind, byte offset and record.
    */
   KETAMA_ERR_SET_DECODE = 100,
@@ -205,6 +210,21 @@ typedef enum {
    */
   KETAMA_PARSE_PEERS = 2,
 } ketama_parse_mode;
+
+/**
+ * What `ketama_file_ring_current` does when the file changed but cannot be
+ * used (pass as `uint32_t`).
+ */
+typedef enum {
+  /**
+   * Answer with the last good ring and `KETAMA_KEPT_LAST_GOOD` (default).
+   */
+  KETAMA_RELOAD_KEEP_LAST_GOOD = 0,
+  /**
+   * Fail with the file's problem (the last good ring is kept for later calls).
+   */
+  KETAMA_RELOAD_STRICT = 1,
+} ketama_reload_policy;
 
 /**
  * Value encodings (pass as `uint32_t`).
@@ -380,6 +400,13 @@ typedef enum {
    */
   KETAMA_SET_ERROR_CONTENDED = 16,
 } ketama_set_error_kind;
+
+/**
+ * A ring that follows a server file. Opaque; create it with
+ * `ketama_file_ring_open`, release it with `ketama_file_ring_free`. Safe to
+ * use from many threads at once.
+ */
+typedef struct ketama_file_ring ketama_file_ring;
 
 /**
  * An immutable consistent-hashing ring. Opaque; create it with
@@ -759,6 +786,40 @@ void ketama_md5_digest(char *inString, unsigned char *md5pword);
  * overwritten in place; it moves only for a message over 1,023 bytes).
  */
 char *ketama_error(void);
+
+/**
+ * Reads the server file `path` (bounded, waiting out writers) and builds the
+ * first ring; fails when the file is not good now. `parse_mode` is a
+ * `ketama_parse_mode`, `policy` a `ketama_reload_policy`. On success
+ * `*file_ring_out` receives a handle to release with `ketama_file_ring_free`.
+ *
+ * # Safety
+ * `path` is NULL or NUL-terminated; `file_ring_out` is NULL or writable.
+ */
+ketama_status ketama_file_ring_open(const char *path, uint32_t flavour, uint32_t hash, uint32_t parse_mode, uint32_t policy, const ketama_file_ring **file_ring_out);
+
+/**
+ * The ring for the file as it is now: rebuilt when the file changed (same
+ * inode, size, mtime and content → the same ring). Returns `KETAMA_OK`; or,
+ * when the file changed but cannot be read or parsed,
+ * `KETAMA_KEPT_LAST_GOOD` with the last good ring (policy
+ * `KETAMA_RELOAD_KEEP_LAST_GOOD`) or the file's error status (policy
+ * `KETAMA_RELOAD_STRICT`, `*ring_out` untouched); `ketama_error()` says
+ * why. `*ring_out` receives a ring reference to release with
+ * `ketama_ring_free`.
+ *
+ * # Safety
+ * `file_ring` is NULL or a live handle; `ring_out` is NULL or writable.
+ */
+ketama_status ketama_file_ring_current(const ketama_file_ring *file_ring, const ketama_ring **ring_out);
+
+/**
+ * Releases a file ring (rings taken from it stay valid). NULL is ignored.
+ *
+ * # Safety
+ * `file_ring` is NULL or a live handle, released once.
+ */
+void ketama_file_ring_free(const ketama_file_ring *file_ring);
 
 /**
  * Hashes `len` bytes at `bytes` with hash `hash_id` (a `ketama_hash` other

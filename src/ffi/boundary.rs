@@ -55,6 +55,7 @@ pub fn status_from_u32(value: u32) -> Option<ketama_status> {
         KETAMA_ERR_BUFFER_TOO_SMALL,
         KETAMA_ERR_NO_SERVER_AVAILABLE,
         KETAMA_ERR_OUT_OF_RANGE,
+        KETAMA_KEPT_LAST_GOOD,
         KETAMA_ERR_SET_DECODE,
         KETAMA_ERR_SET_MEMBER,
         KETAMA_ERR_SET_FULL,

@@ -7,6 +7,18 @@
 //!   (same content, size, mtime and inode) shares the cached continuum; a file
 //!   whose content changed, even with its mtime kept, is read again. A
 //!   continuum handed out is never modified; it stays valid until smoked.
+//!   The cache holds the last good continuum of the 32 most recently rolled
+//!   files (fewer when they hold over 2^22 points in all).
+//! * Reading is bounded and waits out writers ([`crate::server_file`]): only
+//!   regular files of at most 64 MiB; a file modified under 100 ms ago is read
+//!   once it has been left alone that long; a read during which the file
+//!   changed is retried.
+//! * A file rolled good before whose current state cannot be read or parsed
+//!   (half written, emptied by an in-place rewrite, a typo, deleted): where
+//!   the original returned 0, `ketama_roll` returns 1 with the last good
+//!   continuum of that file (as cached, see above) and `ketama_error()` says
+//!   `Kept the last good continuum of F: <reason>`. A file never rolled good
+//!   (or evicted from the cache) fails as before.
 //! * No capacity limit (the original crashed past 18,723 points).
 //! * `ketama_smoke` frees only the continuum it is given; NULL, a continuum
 //!   already smoked, and the empty continuum of a failed roll are ignored.
@@ -28,10 +40,9 @@
 //!   `mktime(gmtime(mtime))`, which equals it only when TZ is UTC).
 
 use std::cell::Cell;
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::ffi::{CStr, OsStr, c_char, c_int, c_uchar, c_uint, c_ulong, c_void};
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::ptr::{self, null_mut};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -39,9 +50,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::boundary::guard_value;
 use super::status::{clear_last_error, last_error_ptr, set_last_error};
+use crate::file_ring::{LastGood, Refresh, refresh};
 use crate::hash::md5_digest;
+use crate::parser::ParseMode;
 use crate::parser::libketama as compat_parser;
-use crate::ring::read_server_file;
 use crate::{Error, Ring, RingConfig};
 
 /// Size of the original's SysV shared memory segment (512 KiB). Kept for
@@ -106,16 +118,6 @@ struct Snapshot {
     ring: Ring,
     records: Box<[McsRecord]>,
     modtime: Box<libc::time_t>,
-    state: FileState,
-}
-
-/// What identifies a file state for the roll cache.
-#[derive(PartialEq, Eq)]
-struct FileState {
-    content: Vec<u8>,
-    size: u64,
-    mtime: (i64, i64),
-    inode: (u64, u64),
 }
 
 /// What `ketama_roll` hands out: the C-visible struct first, then the
@@ -139,48 +141,64 @@ static EMPTY: StaticContinuum = StaticContinuum(std::cell::UnsafeCell::new(conti
     array: null_mut(),
 }));
 
-/// Latest snapshot per file name, and the set of live handles. (B-trees:
-/// valgrind sees their allocations as reachable at exit, not as leaks.)
-static CACHE: Mutex<Option<BTreeMap<Vec<u8>, Arc<Snapshot>>>> = Mutex::new(None);
+/// The last good snapshot of each recently rolled file, least recently
+/// rolled first, and the set of live handles. (Vec and B-tree: valgrind sees
+/// their allocations as reachable at exit, not as leaks.)
+static CACHE: Mutex<Vec<(Vec<u8>, LastGood<Snapshot>)>> = Mutex::new(Vec::new());
 static LIVE: Mutex<Option<BTreeSet<usize>>> = Mutex::new(None);
 
-fn lock<T>(m: &Mutex<Option<T>>) -> MutexGuard<'_, Option<T>> {
+/// The roll cache keeps the last good continuum of at most this many files…
+const CACHE_FILES: usize = 32;
+/// …and drops the least recently rolled ones while they hold more points
+/// than this in all (the most recent file is always kept).
+const CACHE_POINTS: usize = 1 << 22;
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// Builds (or reuses) the snapshot for `filename`.
-fn snapshot_for(filename: &[u8]) -> Result<Arc<Snapshot>, Error> {
+/// The snapshot to hand out for `filename`: the file's current state when
+/// it is good, else the last good snapshot of that file with the problem.
+fn snapshot_for(filename: &[u8]) -> Result<(Arc<Snapshot>, Option<Error>), Error> {
     let path = Path::new(OsStr::from_bytes(filename));
-    let shown = String::from_utf8_lossy(filename).into_owned();
-    let content = read_server_file(path)?;
-    let meta = std::fs::metadata(path).map_err(|e| Error::Io {
-        path: shown.clone(),
-        message: e.to_string(),
-    })?;
-    let state = FileState {
-        size: meta.size(),
-        mtime: (meta.mtime(), meta.mtime_nsec()),
-        inode: (meta.dev(), meta.ino()),
-        content,
-    };
-    if let Some(cached) = lock(&CACHE).as_ref().and_then(|c| c.get(filename)) {
-        if cached.state == state {
-            return Ok(Arc::clone(cached));
+    let last = lock(&CACHE)
+        .iter()
+        .find(|(name, _)| name == filename)
+        .map(|(_, good)| good.clone());
+    let refreshed = refresh(
+        path,
+        ParseMode::Libketama,
+        last.as_ref(),
+        |servers, stamp| {
+            let ring = Ring::new(servers, RingConfig::default())?;
+            Ok(Snapshot {
+                records: mcs_records(&ring),
+                ring,
+                modtime: Box::new(stamp.mtime.0 as libc::time_t),
+            })
+        },
+    )?;
+    match refreshed {
+        Refresh::Unchanged(good) | Refresh::Changed(good) => {
+            let snapshot = Arc::clone(&good.value);
+            remember(filename, good);
+            Ok((snapshot, None))
         }
+        Refresh::KeptLastGood { last_good, problem } => Ok((last_good.value, Some(problem))),
     }
-    let servers = compat_parser::parse(&state.content, &shown)?;
-    let ring = Ring::new(servers, RingConfig::default())?;
-    let records = mcs_records(&ring);
-    let snapshot = Arc::new(Snapshot {
-        ring,
-        records,
-        modtime: Box::new(meta.mtime() as libc::time_t),
-        state,
-    });
-    lock(&CACHE)
-        .get_or_insert_with(BTreeMap::new)
-        .insert(filename.to_vec(), Arc::clone(&snapshot));
-    Ok(snapshot)
+}
+
+/// Makes `good` the cached state of `filename` (most recently rolled), and
+/// keeps the cache within its bounds.
+fn remember(filename: &[u8], good: LastGood<Snapshot>) {
+    let mut cache = lock(&CACHE);
+    cache.retain(|(name, _)| name != filename);
+    cache.push((filename.to_vec(), good));
+    let mut points: usize = cache.iter().map(|(_, g)| g.value.records.len()).sum();
+    while cache.len() > CACHE_FILES || (cache.len() > 1 && points > CACHE_POINTS) {
+        let (_, dropped) = cache.remove(0);
+        points -= dropped.value.records.len();
+    }
 }
 
 /// The `mcs` mirror of a ring's continuum.
@@ -232,7 +250,13 @@ pub unsafe extern "C" fn ketama_roll(
         let name = unsafe { CStr::from_ptr(filename) }.to_bytes();
         let shown = String::from_utf8_lossy(name).into_owned();
         match snapshot_for(name) {
-            Ok(snapshot) => {
+            Ok((snapshot, problem)) => {
+                if let Some(problem) = problem {
+                    set_last_error(&format!(
+                        "Kept the last good continuum of {shown}: {}",
+                        roll_error_message(&problem, &shown)
+                    ));
+                }
                 let numpoints = c_int::try_from(snapshot.records.len()).unwrap_or(c_int::MAX);
                 let handle = Box::new(CompatHandle {
                     cont: continuum {
@@ -281,15 +305,8 @@ pub unsafe extern "C" fn ketama_smoke(contptr: ketama_continuum) {
         }
         // SAFETY: the pointer was registered by ketama_roll as a leaked Box<CompatHandle>
         // and is removed from the registry exactly once.
-        let handle = unsafe { Box::from_raw(contptr.cast::<CompatHandle>()) };
+        drop(unsafe { Box::from_raw(contptr.cast::<CompatHandle>()) });
         SMOKES.fetch_add(1, Ordering::Release);
-        // Release the handle under the cache lock, then drop cached snapshots
-        // no handle uses any more (so concurrent smokes cannot strand one).
-        let mut cache = lock(&CACHE);
-        drop(handle);
-        if let Some(map) = cache.as_mut() {
-            map.retain(|_, cached| Arc::strong_count(cached) > 1);
-        }
     })
 }
 

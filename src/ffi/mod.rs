@@ -21,6 +21,7 @@
 pub mod batch;
 pub mod boundary;
 pub mod compat;
+pub mod file_ring;
 pub mod hash;
 pub mod ring;
 pub mod set;

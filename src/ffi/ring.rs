@@ -167,7 +167,7 @@ pub(crate) fn hash_from_u32(id: u32) -> Result<Option<HashAlgorithm>, Error> {
     }
 }
 
-fn parse_mode_from_u32(id: u32) -> Result<ParseMode, Error> {
+pub(crate) fn parse_mode_from_u32(id: u32) -> Result<ParseMode, Error> {
     match id {
         0 => Ok(ParseMode::Strict),
         1 => Ok(ParseMode::Libketama),
@@ -176,7 +176,7 @@ fn parse_mode_from_u32(id: u32) -> Result<ParseMode, Error> {
     }
 }
 
-fn config(flavour: u32, hash: u32) -> Result<RingConfig, Error> {
+pub(crate) fn config(flavour: u32, hash: u32) -> Result<RingConfig, Error> {
     Ok(RingConfig {
         flavour: flavour_from_u32(flavour)?,
         hash: hash_from_u32(hash)?,

@@ -28,6 +28,9 @@ pub enum ketama_status {
     KETAMA_ERR_NO_SERVER_AVAILABLE = 7,
     /// An index is past the end.
     KETAMA_ERR_OUT_OF_RANGE = 8,
+    /// Not a failure: the output holds the last good ring of a server file
+    /// whose current state cannot be used (`ketama_error()` says why).
+    KETAMA_KEPT_LAST_GOOD = 9,
     /// A set value did not decode; the message names kind, byte offset and record.
     KETAMA_ERR_SET_DECODE = 100,
     /// A member cannot be encoded (empty, too long, whitespace or control byte).
@@ -73,6 +76,7 @@ impl ketama_status {
             ketama_status::KETAMA_ERR_SET_FULL => c"KETAMA_ERR_SET_FULL",
             ketama_status::KETAMA_ERR_SET_CONTENDED => c"KETAMA_ERR_SET_CONTENDED",
             ketama_status::KETAMA_ERR_PANIC => c"KETAMA_ERR_PANIC",
+            ketama_status::KETAMA_KEPT_LAST_GOOD => c"KETAMA_KEPT_LAST_GOOD",
         }
     }
 }

@@ -16,77 +16,55 @@
 //! sum that overflows 64 bits (original: wraps), a weight of 0 or an address
 //! over 23 bytes (original: an error with no reason on glibc).
 
-use super::{add_weight, is_blank};
+use super::{ParseMode, Piece, ServerList, is_blank, parse_server_file};
 use crate::{Error, ServerSpec};
 
 /// Longest chunk `fgets(buf, 127, f)` returns.
-const CHUNK_BYTES: usize = 126;
+pub(crate) const CHUNK_BYTES: usize = 126;
 /// Longest address the original accepts (22 bytes stored, the 23rd spills into padding).
 pub const MAX_ADDRESS_BYTES: usize = 23;
 
 /// Parses `content` exactly as libketama's `ketama_roll` reads a server file.
 pub fn parse(content: &[u8], file: &str) -> Result<Vec<ServerSpec>, Error> {
-    let mut servers = Vec::new();
-    let mut total = 0u64;
-    for (index, chunk) in chunks(content).enumerate() {
-        let line = index + 1;
-        let text = match chunk.iter().position(|&b| b == 0) {
-            Some(nul) => &chunk[..nul],
-            None => chunk,
-        };
-        if text.len() < 2 || text[0] == b'#' {
-            continue;
-        }
-        let fail = |reason: &str| Error::Parse {
-            file: file.to_string(),
-            line,
-            reason: reason.to_string(),
-        };
-        let mut tokens = text.split(|&b| is_blank(b)).filter(|t| !t.is_empty());
-        let address = tokens
-            .next()
-            .ok_or_else(|| fail("Unable to find address"))?;
-        if address.len() > MAX_ADDRESS_BYTES {
-            return Err(fail("Address longer than 23 bytes"));
-        }
-        let weight_token = tokens
-            .next()
-            .ok_or_else(|| fail("Unable to find delimiter"))?;
-        // The original drops the token's last byte before converting it.
-        let digits = &weight_token[..weight_token.len() - 1];
-        let weight = match strtol(digits) {
-            StrtolResult::Value(v) if v > 0 => v as u64,
-            StrtolResult::Value(0) => return Err(fail("Invalid memory value: weight is zero")),
-            StrtolResult::Value(_) => return Err(fail("Invalid memory value: weight is negative")),
-            StrtolResult::NoDigits | StrtolResult::OutOfRange => {
-                return Err(fail("Invalid memory value"));
-            }
-        };
-        total = add_weight(total, weight, file, line)?;
-        servers.push(ServerSpec::new(address.to_vec(), weight));
-    }
-    if servers.is_empty() {
-        return Err(Error::NoServers(format!("file {file}")));
-    }
-    Ok(servers)
+    parse_server_file(content, file, ParseMode::Libketama)
 }
 
-/// Splits like repeated `fgets(buf, 127, f)`: after each newline or 126 bytes.
-fn chunks(content: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut rest = content;
-    std::iter::from_fn(move || {
-        if rest.is_empty() {
-            return None;
+/// Reads one `fgets` chunk (a line with its newline, or 126 bytes of a
+/// longer line, or the unterminated end of the file); `line` counts chunks.
+pub(crate) fn read_chunk(list: &mut ServerList, line: usize, piece: Piece) -> Result<(), Error> {
+    let (Piece::Line(chunk) | Piece::Cut(chunk) | Piece::Last(chunk)) = piece;
+    let text = match chunk.iter().position(|&b| b == 0) {
+        Some(nul) => &chunk[..nul],
+        None => chunk,
+    };
+    if text.len() < 2 || text[0] == b'#' {
+        return Ok(());
+    }
+    let mut tokens = text.split(|&b| is_blank(b)).filter(|t| !t.is_empty());
+    let address = tokens
+        .next()
+        .ok_or_else(|| list.error(line, "Unable to find address"))?;
+    if address.len() > MAX_ADDRESS_BYTES {
+        return Err(list.error(line, "Address longer than 23 bytes"));
+    }
+    let weight_token = tokens
+        .next()
+        .ok_or_else(|| list.error(line, "Unable to find delimiter"))?;
+    // The original drops the token's last byte before converting it.
+    let digits = &weight_token[..weight_token.len() - 1];
+    let weight = match strtol(digits) {
+        StrtolResult::Value(v) if v > 0 => v as u64,
+        StrtolResult::Value(0) => {
+            return Err(list.error(line, "Invalid memory value: weight is zero"));
         }
-        let window = &rest[..rest.len().min(CHUNK_BYTES)];
-        let end = window
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(window.len(), |nl| nl + 1);
-        let (chunk, tail) = rest.split_at(end);
-        rest = tail;
-        Some(chunk)
-    })
+        StrtolResult::Value(_) => {
+            return Err(list.error(line, "Invalid memory value: weight is negative"));
+        }
+        StrtolResult::NoDigits | StrtolResult::OutOfRange => {
+            return Err(list.error(line, "Invalid memory value"));
+        }
+    };
+    list.push_weighted(ServerSpec::new(address.to_vec(), weight), line)
 }
 
 /// Outcome of C's `strtol(s, &end, 10)` as libketama checks it.
@@ -248,7 +226,15 @@ mod tests {
         let mut content = b"a:1\t".to_vec();
         content.extend(std::iter::repeat_n(b'1', 121));
         content.extend(b"2345\t1\n");
-        let lines: Vec<&[u8]> = chunks(&content).collect();
+        let mut lines: Vec<Vec<u8>> = Vec::new();
+        let mut splitter = crate::parser::LineSplitter::new(CHUNK_BYTES);
+        let mut collect = |_: usize, piece: Piece| {
+            let (Piece::Line(b) | Piece::Cut(b) | Piece::Last(b)) = piece;
+            lines.push(b.to_vec());
+            Ok(())
+        };
+        splitter.feed(&content, &mut collect).unwrap();
+        splitter.finish(&mut collect).unwrap();
         assert_eq!(lines[0].len(), 126);
         assert_eq!(lines[1], b"345\t1\n");
         // Chunk 1's weight token is 122 digits: out of range.

@@ -8,34 +8,47 @@
 //! port is kept as an opaque address (libketama hashes it as written); the
 //! flavours that need a port reject it when the ring is built.
 
+use super::{ParseMode, Piece, ServerList, parse_server_file};
 use crate::{Error, ServerSpec};
+
+/// Longest line read (4 MiB): room for a comma-separated list of tens of
+/// thousands of servers, and a bound on what one line may buffer.
+pub(crate) const MAX_LINE_BYTES: usize = 4 << 20;
 
 /// Parses a peer-style server list. `source` names it in errors (a file
 /// name, or `--servers`).
 pub fn parse(text: &[u8], source: &str) -> Result<Vec<ServerSpec>, Error> {
-    let mut servers = Vec::new();
-    for (index, raw_line) in text.split(|&b| b == b'\n').enumerate() {
-        let line = raw_line.split(|&b| b == b'#').next().unwrap_or_default();
-        for entry in line.split(|&b| b == b',') {
-            let entry = entry.trim_ascii();
-            if entry.is_empty() {
-                continue;
-            }
-            let fail = |reason: String| Error::Parse {
-                file: source.to_string(),
-                line: index + 1,
-                reason: format!(
+    parse_server_file(text, source, ParseMode::Peers)
+}
+
+/// Reads one line of a peer-style list: its comma-separated entries, up to
+/// a `#` comment.
+pub(crate) fn read_line(list: &mut ServerList, line: usize, piece: Piece) -> Result<(), Error> {
+    let raw_line = match piece {
+        Piece::Line(bytes) => &bytes[..bytes.len() - 1],
+        Piece::Last(bytes) => bytes,
+        Piece::Cut(_) => {
+            return Err(list.error(line, format!("line longer than {} bytes", MAX_LINE_BYTES)));
+        }
+    };
+    let text = raw_line.split(|&b| b == b'#').next().unwrap_or_default();
+    for entry in text.split(|&b| b == b',') {
+        let entry = entry.trim_ascii();
+        if entry.is_empty() {
+            continue;
+        }
+        let server = parse_entry(entry).map_err(|reason| {
+            list.error(
+                line,
+                format!(
                     "server entry '{}': {reason}",
                     String::from_utf8_lossy(entry)
                 ),
-            };
-            servers.push(parse_entry(entry).map_err(fail)?);
-        }
+            )
+        })?;
+        list.push(server);
     }
-    if servers.is_empty() {
-        return Err(Error::NoServers(format!("file {source}")));
-    }
-    Ok(servers)
+    Ok(())
 }
 
 fn parse_entry(entry: &[u8]) -> Result<ServerSpec, String> {

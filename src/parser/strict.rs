@@ -12,39 +12,29 @@
 //! original's 23 bytes (hostnames, IPv6); `ketama check` warns about those,
 //! since the original rejects them.
 
-use super::{add_weight, is_blank};
+use super::{ParseMode, Piece, ServerList, is_blank, parse_server_file};
 use crate::{Error, ServerSpec};
 
 /// Longest line (newline included) the original reads as one line.
-const MAX_LINE_BYTES: usize = 126;
+const MAX_LINE_BYTES: usize = super::libketama::CHUNK_BYTES;
 
 /// Parses a server file strictly. `file` names the source in errors.
 pub fn parse(content: &[u8], file: &str) -> Result<Vec<ServerSpec>, Error> {
-    let mut servers = Vec::new();
-    let mut total = 0u64;
-    let mut rest = content;
-    let mut line = 0usize;
-    while !rest.is_empty() {
-        line += 1;
-        let (raw, terminated) = match rest.iter().position(|&b| b == b'\n') {
-            Some(nl) => (&rest[..nl], true),
-            None => (rest, false),
-        };
-        rest = &rest[(raw.len() + usize::from(terminated)).min(rest.len())..];
-        let fail = |reason: String| Error::Parse {
-            file: file.to_string(),
-            line,
-            reason,
-        };
-        if let Some(server) = parse_line(raw, terminated, line).map_err(fail)? {
-            total = add_weight(total, server.weight.unwrap_or(0), file, line)?;
-            servers.push(server);
-        }
+    parse_server_file(content, file, ParseMode::Strict)
+}
+
+/// Reads one line of the file (a [`Piece::Cut`] is a line too long).
+pub(crate) fn read_line(list: &mut ServerList, line: usize, piece: Piece) -> Result<(), Error> {
+    let (raw, terminated) = match piece {
+        Piece::Line(bytes) => (&bytes[..bytes.len() - 1], true),
+        Piece::Last(bytes) => (bytes, false),
+        Piece::Cut(bytes) => (bytes, true),
+    };
+    match parse_line(raw, terminated, line) {
+        Ok(Some(server)) => list.push_weighted(server, line),
+        Ok(None) => Ok(()),
+        Err(reason) => Err(list.error(line, reason)),
     }
-    if servers.is_empty() {
-        return Err(Error::NoServers(format!("file {file}")));
-    }
-    Ok(servers)
 }
 
 /// One line without its `\n`; `Ok(None)` for an empty line or a comment.

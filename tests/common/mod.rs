@@ -129,6 +129,51 @@ pub fn run_with_timeout(cmd: &mut Command, limit: Duration) -> Output {
     }
 }
 
+/// [`run_with_timeout`] that also returns the child's peak resident set
+/// size in KiB (`ru_maxrss` from `wait4`).
+#[allow(clippy::zombie_processes)] // reaped by wait4, which std does not see
+pub fn run_measuring_peak_rss(cmd: &mut Command, limit: Duration) -> (Output, u64) {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let stdout = child.stdout.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || read_all(stdout));
+    let err_reader = std::thread::spawn(move || read_all(stderr));
+    let pid = child.id() as libc::pid_t;
+    let start = Instant::now();
+    let (status, peak_kib) = loop {
+        let mut status = 0;
+        // SAFETY: an all-zero rusage is valid; wait4 fills it in.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: pid is our own child, not yet reaped; valid out-pointers.
+        let reaped = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if reaped == pid {
+            break (status, usage.ru_maxrss as u64);
+        }
+        assert!(
+            reaped == 0,
+            "wait4 failed for {cmd:?}: {}",
+            std::io::Error::last_os_error()
+        );
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    use std::os::unix::process::ExitStatusExt;
+    let output = Output {
+        status: std::process::ExitStatus::from_raw(status),
+        stdout: out_reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    };
+    (output, peak_kib)
+}
+
 fn read_all(mut r: impl std::io::Read) -> Vec<u8> {
     let mut buf = Vec::new();
     let _ = r.read_to_end(&mut buf);

@@ -1,0 +1,127 @@
+//! Rings that follow their server file: `ketama_file_ring`, re-read when the
+//! file changes, answering with the last good ring while a change cannot be
+//! used (a half-written or broken file). A thin layer over
+//! [`crate::file_ring`].
+
+use std::ffi::{OsStr, c_char};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::boundary::{arg_cstr, arg_out, arg_ref, guard_status, guard_value};
+use super::ring::{config, ketama_ring, parse_mode_from_u32};
+use super::status::{ketama_status, set_last_error};
+use crate::Error;
+use crate::file_ring::{FileRing, ReloadPolicy};
+
+/// A ring that follows a server file. Opaque; create it with
+/// `ketama_file_ring_open`, release it with `ketama_file_ring_free`. Safe to
+/// use from many threads at once.
+pub struct ketama_file_ring {
+    _private: [u8; 0],
+}
+
+/// What `ketama_file_ring_current` does when the file changed but cannot be
+/// used (pass as `uint32_t`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ketama_reload_policy {
+    /// Answer with the last good ring and `KETAMA_KEPT_LAST_GOOD` (default).
+    KETAMA_RELOAD_KEEP_LAST_GOOD = 0,
+    /// Fail with the file's problem (the last good ring is kept for later calls).
+    KETAMA_RELOAD_STRICT = 1,
+}
+
+fn policy_from_u32(id: u32) -> Result<ReloadPolicy, Error> {
+    match id {
+        0 => Ok(ReloadPolicy::KeepLastGood),
+        1 => Ok(ReloadPolicy::Strict),
+        _ => Err(Error::InvalidArgument(format!(
+            "unknown reload policy {id}"
+        ))),
+    }
+}
+
+/// Reads the server file `path` (bounded, waiting out writers) and builds the
+/// first ring; fails when the file is not good now. `parse_mode` is a
+/// `ketama_parse_mode`, `policy` a `ketama_reload_policy`. On success
+/// `*file_ring_out` receives a handle to release with `ketama_file_ring_free`.
+///
+/// # Safety
+/// `path` is NULL or NUL-terminated; `file_ring_out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_file_ring_open(
+    path: *const c_char,
+    flavour: u32,
+    hash: u32,
+    parse_mode: u32,
+    policy: u32,
+    file_ring_out: *mut *const ketama_file_ring,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_out(file_ring_out, "file_ring_out") }?;
+        let path = unsafe { arg_cstr(path, "path") }?;
+        let file_ring = FileRing::open(
+            Path::new(OsStr::from_bytes(path.to_bytes())),
+            config(flavour, hash)?,
+            parse_mode_from_u32(parse_mode)?,
+            policy_from_u32(policy)?,
+        )?;
+        *out = Box::into_raw(Box::new(file_ring)).cast::<ketama_file_ring>();
+        Ok(())
+    })
+}
+
+/// The ring for the file as it is now: rebuilt when the file changed (same
+/// inode, size, mtime and content → the same ring). Returns `KETAMA_OK`; or,
+/// when the file changed but cannot be read or parsed,
+/// `KETAMA_KEPT_LAST_GOOD` with the last good ring (policy
+/// `KETAMA_RELOAD_KEEP_LAST_GOOD`) or the file's error status (policy
+/// `KETAMA_RELOAD_STRICT`, `*ring_out` untouched); `ketama_error()` says
+/// why. `*ring_out` receives a ring reference to release with
+/// `ketama_ring_free`.
+///
+/// # Safety
+/// `file_ring` is NULL or a live handle; `ring_out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_file_ring_current(
+    file_ring: *const ketama_file_ring,
+    ring_out: *mut *const ketama_ring,
+) -> ketama_status {
+    let mut kept = false;
+    let status = guard_status(|| {
+        // SAFETY: per the contract above; live handles are Box<FileRing> pointers.
+        let out = unsafe { arg_out(ring_out, "ring_out") }?;
+        let file_ring = unsafe { arg_ref(file_ring.cast::<FileRing>(), "file_ring") }?;
+        let current = file_ring.current()?;
+        if let Some(problem) = current.problem {
+            set_last_error(&format!(
+                "Kept the last good ring of {}: {problem}",
+                file_ring.path().display()
+            ));
+            kept = true;
+        }
+        *out = Arc::into_raw(current.ring).cast::<ketama_ring>();
+        Ok(())
+    });
+    if kept {
+        ketama_status::KETAMA_KEPT_LAST_GOOD
+    } else {
+        status
+    }
+}
+
+/// Releases a file ring (rings taken from it stay valid). NULL is ignored.
+///
+/// # Safety
+/// `file_ring` is NULL or a live handle, released once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_file_ring_free(file_ring: *const ketama_file_ring) {
+    guard_value((), || {
+        if !file_ring.is_null() {
+            // SAFETY: a live handle is a leaked Box<FileRing>, released once.
+            drop(unsafe { Box::from_raw(file_ring.cast::<FileRing>().cast_mut()) });
+        }
+    })
+}
