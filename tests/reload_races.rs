@@ -159,77 +159,63 @@ impl Counts {
     }
 }
 
-/// Runs `writer` for `duration` against READERS compat readers that keep
-/// their previous handle and re-check it before smoking it.
-fn compat_race(name: &str, writer: Writer, duration: Duration) -> [usize; 6] {
-    let keys: Vec<CString> = (0..300)
-        .map(|i| CString::new(format!("key-{i}")).unwrap())
-        .collect();
-    let versions = versions(&keys);
-    let path = common::scratch_dir(name).join("servers");
-    std::fs::write(&path, &versions[0].content).unwrap();
-    let first = common::compat_roll(&path).unwrap();
-    // SAFETY: rolled above, smoked once.
-    unsafe { ketama_smoke(first) };
-    let counts = Counts::default();
-    let stop = AtomicBool::new(false);
-    std::thread::scope(|scope| {
-        scope.spawn(|| {
-            let start = Instant::now();
-            let mut serial = 0;
-            while start.elapsed() < duration {
-                serial += 1;
-                write_version(&path, writer, &versions[serial % 2].content, serial);
-            }
-            // End on a settled, complete file.
-            write_version(&path, Writer::Rename, &versions[1].content, serial + 1);
-            stop.store(true, Ordering::SeqCst);
-        });
-        for _ in 0..READERS {
-            scope.spawn(|| {
-                let mut held: Option<(ketama_continuum, Vec<(u32, String)>)> = None;
-                while !stop.load(Ordering::SeqCst) {
-                    let Ok(cont) = common::compat_roll(&path) else {
-                        counts.failed.fetch_add(1, Ordering::Relaxed);
-                        continue;
-                    };
-                    let answers: Vec<_> = keys.iter().map(|k| compat_answer(cont, k)).collect();
-                    counts.classify(&versions, &answers);
-                    if let Some((old, old_answers)) = held.take() {
-                        let again: Vec<_> = keys.iter().map(|k| compat_answer(old, k)).collect();
-                        if again != old_answers {
-                            counts.changed_handles.fetch_add(1, Ordering::Relaxed);
-                        }
-                        // SAFETY: rolled by this thread, smoked once.
-                        unsafe { ketama_smoke(old) };
-                    }
-                    held = Some((cont, answers));
-                }
-                if let Some((old, _)) = held {
-                    // SAFETY: as above.
-                    unsafe { ketama_smoke(old) };
-                }
-            });
-        }
-    });
-    counts.report(&format!("compat ketama_roll, {writer:?}"))
+/// The answers a handle gave for every test key.
+type Answers = Vec<(u32, String)>;
+
+/// A way of following the file: read it into a handle, answer keys from a
+/// handle, release a handle.
+trait Follower: Sync {
+    type Handle;
+    fn read(&self) -> Option<Self::Handle>;
+    fn answers(&self, handle: &Self::Handle, keys: &[CString]) -> Vec<(u32, String)>;
+    fn release(&self, _handle: Self::Handle) {}
 }
 
-/// The same race against the modern `FileRing` (keep-last-good policy).
-fn file_ring_race(name: &str, writer: Writer, duration: Duration) -> [usize; 6] {
+/// `ketama_roll` and `ketama_smoke`.
+struct CompatRoll(std::path::PathBuf);
+
+impl Follower for CompatRoll {
+    type Handle = ketama_continuum;
+    fn read(&self) -> Option<ketama_continuum> {
+        common::compat_roll(&self.0).ok()
+    }
+    fn answers(&self, cont: &ketama_continuum, keys: &[CString]) -> Vec<(u32, String)> {
+        keys.iter().map(|k| compat_answer(*cont, k)).collect()
+    }
+    fn release(&self, cont: ketama_continuum) {
+        // SAFETY: rolled by this reader, smoked once.
+        unsafe { ketama_smoke(cont) };
+    }
+}
+
+impl Follower for FileRing {
+    type Handle = std::sync::Arc<Ring>;
+    fn read(&self) -> Option<std::sync::Arc<Ring>> {
+        self.current().ok().map(|current| current.ring)
+    }
+    fn answers(&self, ring: &std::sync::Arc<Ring>, keys: &[CString]) -> Vec<(u32, String)> {
+        keys.iter().map(|k| answer(ring, k.to_bytes())).collect()
+    }
+}
+
+/// Runs `writer` for `duration` against READERS readers that keep their
+/// previous handle and re-check it before releasing it. `follow` opens the
+/// follower once the file holds version A.
+fn race<F: Follower>(
+    name: &str,
+    writer: Writer,
+    duration: Duration,
+    follow: impl FnOnce(&Path) -> F,
+) -> [usize; 6] {
     let keys: Vec<CString> = (0..300)
         .map(|i| CString::new(format!("key-{i}")).unwrap())
         .collect();
     let versions = versions(&keys);
     let path = common::scratch_dir(name).join("servers");
     std::fs::write(&path, &versions[0].content).unwrap();
-    let file_ring = FileRing::open(
-        &path,
-        RingConfig::default(),
-        ParseMode::Strict,
-        ReloadPolicy::KeepLastGood,
-    )
-    .unwrap();
+    let follower = follow(&path);
+    let first = follower.read().expect("the first read of a good file");
+    follower.release(first);
     let counts = Counts::default();
     let stop = AtomicBool::new(false);
     std::thread::scope(|scope| {
@@ -240,36 +226,53 @@ fn file_ring_race(name: &str, writer: Writer, duration: Duration) -> [usize; 6] 
                 serial += 1;
                 write_version(&path, writer, &versions[serial % 2].content, serial);
             }
+            // End on a complete file.
             write_version(&path, Writer::Rename, &versions[1].content, serial + 1);
             stop.store(true, Ordering::SeqCst);
         });
         for _ in 0..READERS {
             scope.spawn(|| {
-                let mut held = None;
+                let mut held: Option<(F::Handle, Answers)> = None;
                 while !stop.load(Ordering::SeqCst) {
-                    let Ok(current) = file_ring.current() else {
+                    let Some(handle) = follower.read() else {
                         counts.failed.fetch_add(1, Ordering::Relaxed);
                         continue;
                     };
-                    let answers: Vec<_> = keys
-                        .iter()
-                        .map(|k| answer(&current.ring, k.to_bytes()))
-                        .collect();
+                    let answers = follower.answers(&handle, &keys);
                     counts.classify(&versions, &answers);
                     if let Some((old, old_answers)) = held.take() {
-                        let old: std::sync::Arc<Ring> = old;
-                        let again: Vec<_> =
-                            keys.iter().map(|k| answer(&old, k.to_bytes())).collect();
-                        if again != old_answers {
+                        if follower.answers(&old, &keys) != old_answers {
                             counts.changed_handles.fetch_add(1, Ordering::Relaxed);
                         }
+                        follower.release(old);
                     }
-                    held = Some((current.ring, answers));
+                    held = Some((handle, answers));
+                }
+                if let Some((old, _)) = held {
+                    follower.release(old);
                 }
             });
         }
     });
-    counts.report(&format!("FileRing, {writer:?}"))
+    counts.report(&format!("{name}, {writer:?}"))
+}
+
+fn compat_race(name: &str, writer: Writer, duration: Duration) -> [usize; 6] {
+    race(name, writer, duration, |path| {
+        CompatRoll(path.to_path_buf())
+    })
+}
+
+fn file_ring_race(name: &str, writer: Writer, duration: Duration) -> [usize; 6] {
+    race(name, writer, duration, |path| {
+        FileRing::open(
+            path,
+            RingConfig::default(),
+            ParseMode::Strict,
+            ReloadPolicy::KeepLastGood,
+        )
+        .unwrap()
+    })
 }
 
 /// Every read succeeded and answered for a whole version; held handles
@@ -299,7 +302,7 @@ fn compat_roll_during_renames() {
 fn compat_roll_during_in_place_rewrites() {
     let writer = Writer::InPlace { pause: PAUSE };
     assert_clean(
-        compat_race("race-in-place", writer, Duration::from_secs(2)),
+        compat_race("compat-in-place", writer, Duration::from_secs(2)),
         true,
     );
 }
@@ -310,7 +313,7 @@ fn compat_roll_during_back_to_back_in_place_rewrites() {
         pause: Duration::ZERO,
     };
     assert_clean(
-        compat_race("race-tight", writer, Duration::from_secs(1)),
+        compat_race("compat-back-to-back", writer, Duration::from_secs(1)),
         false,
     );
 }
@@ -322,7 +325,7 @@ fn compat_roll_during_a_slow_chunked_writer() {
         pause: PAUSE,
     };
     assert_clean(
-        compat_race("race-slow", writer, Duration::from_secs(2)),
+        compat_race("compat-slow", writer, Duration::from_secs(2)),
         true,
     );
 }
@@ -330,12 +333,16 @@ fn compat_roll_during_a_slow_chunked_writer() {
 #[test]
 fn file_ring_during_renames_and_in_place_and_slow_rewrites() {
     assert_clean(
-        file_ring_race("fr-rename", Writer::Rename, Duration::from_millis(1500)),
+        file_ring_race(
+            "file-ring-rename",
+            Writer::Rename,
+            Duration::from_millis(1500),
+        ),
         true,
     );
     let writer = Writer::InPlace { pause: PAUSE };
     assert_clean(
-        file_ring_race("fr-in-place", writer, Duration::from_secs(2)),
+        file_ring_race("file-ring-in-place", writer, Duration::from_secs(2)),
         true,
     );
     let writer = Writer::Slow {
@@ -343,7 +350,7 @@ fn file_ring_during_renames_and_in_place_and_slow_rewrites() {
         pause: PAUSE,
     };
     assert_clean(
-        file_ring_race("fr-slow", writer, Duration::from_secs(2)),
+        file_ring_race("file-ring-slow", writer, Duration::from_secs(2)),
         true,
     );
 }

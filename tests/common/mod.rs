@@ -101,63 +101,59 @@ pub fn compile_c(sources: &[&Path], output_name: &str, extra: &[&str]) -> PathBu
 
 /// Runs a command to completion with a time limit, killing it when exceeded.
 pub fn run_with_timeout(cmd: &mut Command, limit: Duration) -> Output {
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let stdout = child.stdout.take().unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let out_reader = std::thread::spawn(move || read_all(stdout));
-    let err_reader = std::thread::spawn(move || read_all(stderr));
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{cmd:?} did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    Output {
-        status,
-        stdout: out_reader.join().unwrap(),
-        stderr: err_reader.join().unwrap(),
-    }
+    run_reaping(cmd, limit, |child| {
+        child.try_wait().expect("wait").map(|s| (s, 0))
+    })
+    .0
 }
 
 /// [`run_with_timeout`] that also returns the child's peak resident set
 /// size in KiB (`ru_maxrss` from `wait4`).
-#[allow(clippy::zombie_processes)] // reaped by wait4, which std does not see
 pub fn run_measuring_peak_rss(cmd: &mut Command, limit: Duration) -> (Output, u64) {
-    let mut child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let stdout = child.stdout.take().unwrap();
-    let stderr = child.stderr.take().unwrap();
-    let out_reader = std::thread::spawn(move || read_all(stdout));
-    let err_reader = std::thread::spawn(move || read_all(stderr));
-    let pid = child.id() as libc::pid_t;
-    let start = Instant::now();
-    let (status, peak_kib) = loop {
+    run_reaping(cmd, limit, |child| {
+        let pid = child.id() as libc::pid_t;
         let mut status = 0;
         // SAFETY: an all-zero rusage is valid; wait4 fills it in.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
         // SAFETY: pid is our own child, not yet reaped; valid out-pointers.
         let reaped = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
-        if reaped == pid {
-            break (status, usage.ru_maxrss as u64);
-        }
         assert!(
-            reaped == 0,
-            "wait4 failed for {cmd:?}: {}",
+            reaped == 0 || reaped == pid,
+            "wait4 failed: {}",
             std::io::Error::last_os_error()
         );
+        use std::os::unix::process::ExitStatusExt;
+        (reaped == pid).then(|| {
+            (
+                std::process::ExitStatus::from_raw(status),
+                usage.ru_maxrss as u64,
+            )
+        })
+    })
+}
+
+/// Spawns `cmd` with its output captured and polls `reap` until it returns
+/// the exit status (and a peak RSS); kills the child past `limit`.
+#[allow(clippy::zombie_processes)] // `reap` waits for the child
+fn run_reaping(
+    cmd: &mut Command,
+    limit: Duration,
+    mut reap: impl FnMut(&mut Child) -> Option<(std::process::ExitStatus, u64)>,
+) -> (Output, u64) {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let stdout = child.stdout.take().unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let out_reader = std::thread::spawn(move || read_all(stdout));
+    let err_reader = std::thread::spawn(move || read_all(stderr));
+    let start = Instant::now();
+    let (status, peak_kib) = loop {
+        if let Some(done) = reap(&mut child) {
+            break done;
+        }
         if start.elapsed() > limit {
             let _ = child.kill();
             let _ = child.wait();
@@ -165,9 +161,8 @@ pub fn run_measuring_peak_rss(cmd: &mut Command, limit: Duration) -> (Output, u6
         }
         std::thread::sleep(Duration::from_millis(5));
     };
-    use std::os::unix::process::ExitStatusExt;
     let output = Output {
-        status: std::process::ExitStatus::from_raw(status),
+        status,
         stdout: out_reader.join().unwrap(),
         stderr: err_reader.join().unwrap(),
     };
