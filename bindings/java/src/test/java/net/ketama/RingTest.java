@@ -117,6 +117,9 @@ public class RingTest {
 
     @Test
     public void errorsCarryTheLibraryMessage() throws IOException {
+        KetamaException device = assertThrows(KetamaException.class, () -> Ring.fromFile(Path.of("/dev/zero")));
+        assertEquals("KETAMA_ERR_IO", device.statusName());
+        assertTrue(device.getMessage(), device.getMessage().contains("is a character device, not a regular file"));
         KetamaException missing = assertThrows(KetamaException.class, () -> Ring.fromFile(dir.resolve("missing")));
         assertEquals("KETAMA_ERR_IO", missing.statusName());
         assertTrue(missing.getMessage(), missing.getMessage().contains(dir.resolve("missing").toString()));
