@@ -34,9 +34,13 @@ for tool in "${!tools[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || need "${tools[$tool]}"
 done
 
-# file -> Debian package providing it
+# file -> Debian package providing it. libmemcached.pc requires libsasl2.pc and
+# (privately) libcrypto.pc, which libmemcached-dev only recommends: without
+# them `pkg-config --exists libmemcached` fails.
 declare -A files=(
   [/usr/include/libmemcached/memcached.h]=libmemcached-dev
+  [/usr/include/sasl/sasl.h]=libsasl2-dev
+  [/usr/include/openssl/crypto.h]=libssl-dev
   [/usr/share/java/jna.jar]=libjna-java
   [/usr/share/java/spymemcached.jar]=libspymemcached-java
   [/usr/share/java/junit4.jar]=junit4

@@ -11,15 +11,7 @@ use common::{Memcached, assert_valgrind_clean, compile_c, repo_root, run_with_ti
 
 #[test]
 fn c_client_with_libmemcached_is_correct_and_valgrind_clean() {
-    common::require_tool("pkg-config", "pkg-config");
-    let probe = Command::new("pkg-config")
-        .args(["--exists", "libmemcached"])
-        .status()
-        .expect("pkg-config");
-    assert!(
-        probe.success(),
-        "libmemcached is not installed: Debian package libmemcached-dev"
-    );
+    common::require_libmemcached();
     let source = repo_root().join("tests/c/setcodec_libmemcached.c");
     let program = compile_c(&[&source], "setcodec_libmemcached", &["-lmemcached"]);
     let server = Memcached::start();

@@ -40,6 +40,23 @@ pub fn require_tool(tool: &str, package: &str) {
     );
 }
 
+/// Panics, with pkg-config's own words on what is missing, unless
+/// `pkg-config --exists libmemcached` succeeds (its `.pc` file requires
+/// `libsasl2.pc` and `libcrypto.pc` too, from libsasl2-dev and libssl-dev).
+pub fn require_libmemcached() {
+    require_tool("pkg-config", "pkg-config");
+    let probe = Command::new("pkg-config")
+        .args(["--exists", "--print-errors", "libmemcached"])
+        .output()
+        .expect("pkg-config");
+    assert!(
+        probe.status.success(),
+        "libmemcached is not usable through pkg-config: run `make deps` (Debian packages \
+         libmemcached-dev, libsasl2-dev, libssl-dev); pkg-config says:\n{}",
+        String::from_utf8_lossy(&probe.stderr)
+    );
+}
+
 /// Directory holding `libketama.so` and a `libketama.so.1` link to it, as
 /// built by this `cargo test` run.
 pub fn shared_library_dir() -> &'static Path {

@@ -17,15 +17,7 @@ use crate::peers::{ServerList, write_keys};
 pub fn libmemcached_program() -> &'static Path {
     static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
     PROGRAM.get_or_init(|| {
-        common::require_tool("pkg-config", "pkg-config");
-        let found = Command::new("pkg-config")
-            .args(["--exists", "libmemcached"])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(
-            found,
-            "libmemcached is not installed: run `make deps` (Debian package libmemcached-dev)"
-        );
+        common::require_libmemcached();
         let source = common::repo_root().join("tests/peers/libmemcached_peer.c");
         common::compile_c(&[&source], "libmemcached_peer", &["-lmemcached"])
     })
