@@ -22,6 +22,30 @@ for n in 10 100 1000 10000; do
   awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "10.%d.%d.%d:11211\t100\n", int(i / 65536), int(i / 256) % 256, i % 256 }' > "$work/servers$n"
 done
 
+# The original libketama creates a semaphore and a shared memory segment per
+# server file it rolls, keyed ftok(FILE, 'R'), and never removes them. Record
+# what exists under the keys of this benchmark's files now, and on exit (also
+# after a crash or an interrupt) remove exactly the objects that appeared.
+original_keys() {
+  python3 -c 'import os, sys
+for f in sys.argv[1:]:
+    st = os.stat(f)
+    print("0x%08x" % ((ord("R") << 24) | ((st.st_dev & 0xff) << 16) | (st.st_ino & 0xffff)))' "$@"
+}
+sysv_objects() {  # KEY... -> "s ID" and "m ID" lines, sorted
+  { ipcs -s; ipcs -m; } 2>/dev/null | awk -v keys="$*" '
+    BEGIN { n = split(keys, k, " "); for (i = 1; i <= n; i++) want[k[i]] = 1 }
+    /Semaphore Arrays/ { kind = "s" } /Shared Memory Segments/ { kind = "m" }
+    ($1 in want) { print kind, $2 }' | sort
+}
+bench_keys=$(original_keys "$work"/servers10 "$work"/servers100 "$work"/servers1000 "$work"/servers10000)
+sysv_before=$(sysv_objects $bench_keys)
+remove_original_sysv_objects() {
+  comm -13 <(printf '%s\n' "$sysv_before") <(sysv_objects $bench_keys) |
+    while read -r kind id; do [ -n "$id" ] && ipcrm -"$kind" "$id"; done
+}
+trap remove_original_sysv_objects EXIT
+
 # 65,536 random keys, the same as benches/c/lookup_peers.c generates, for the PHP and Java benches.
 python3 -c '
 state = 12345
@@ -70,9 +94,6 @@ for n in 10 100 1000 10000; do
     net.ketama.bench.LookupBench "$work/servers$n" "$n" "$work/keys" >> "$out/peers.tsv" ||
     printf 'java bench\t%s\tfailed (exit %s)\n' "$n" "$?" >> "$out/peers.tsv"
 done
-
-# The original keeps SysV segments after a crash; remove the ones it made.
-ipcs -m 2>/dev/null | awk '$6 == 0 && $5 == 524288 { print $2 }' | xargs -r -n1 ipcrm -m 2>/dev/null || true
 
 echo "bench: criterion (lookup, batch, MD5 floor, roll)"
 cargo bench --quiet --bench ring -- --warm-up-time 1 --measurement-time 4 > "$work/criterion.log" 2>&1

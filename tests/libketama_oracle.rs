@@ -11,7 +11,7 @@ mod common;
 
 use std::ffi::{CString, c_char};
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 use std::time::Duration;
 
 use ketama::ffi::compat::{continuum, ketama_get_server, ketama_smoke, mcs};
@@ -38,14 +38,26 @@ struct OracleRoll {
     keys: Vec<(usize, u32)>,
 }
 
-fn ask_oracle(servers: &Path, keys: Option<&Path>) -> OracleRoll {
+/// Runs the oracle script with `mode` on the server files `files` (then
+/// `extra` arguments). The SysV objects the original creates for those
+/// files are removed afterwards, also when the original crashes or the
+/// test fails.
+fn run_original(mode: &str, files: &[&Path], extra: &[&Path], limit: Duration) -> Output {
+    let _guard = common::sysv::SysvGuard::new(files);
     let script = common::repo_root().join("tests/oracle/libketama_oracle.py");
-    let mut cmd = Command::new(oracle_python());
-    cmd.arg(script).arg("roll").arg(servers);
-    if let Some(keys) = keys {
-        cmd.arg(keys);
-    }
-    let output = common::run_with_timeout(&mut cmd, Duration::from_secs(120));
+    common::run_with_timeout(
+        Command::new(oracle_python())
+            .arg(script)
+            .arg(mode)
+            .args(files)
+            .args(extra),
+        limit,
+    )
+}
+
+fn ask_oracle(servers: &Path, keys: Option<&Path>) -> OracleRoll {
+    let extra: Vec<&Path> = keys.into_iter().collect();
+    let output = run_original("roll", &[servers], &extra, Duration::from_secs(120));
     assert!(
         output.status.success(),
         "oracle failed: {}",
@@ -405,14 +417,8 @@ fn point_counts_match_the_original_for_random_weights() {
         );
         paths.push(path);
     }
-    let script = common::repo_root().join("tests/oracle/libketama_oracle.py");
-    let output = common::run_with_timeout(
-        Command::new(oracle_python())
-            .arg(script)
-            .arg("counts")
-            .args(&paths),
-        Duration::from_secs(300),
-    );
+    let files: Vec<&Path> = paths.iter().map(PathBuf::as_path).collect();
+    let output = run_original("counts", &files, &[], Duration::from_secs(300));
     assert!(
         output.status.success(),
         "{}",
@@ -454,14 +460,7 @@ fn a_c_program_written_for_libketama_prints_what_the_original_prints() {
         text.split_at(text.find("Numpoints in continuum:").expect("print section"));
 
     // The print section is byte-identical to the original's.
-    let script = common::repo_root().join("tests/oracle/libketama_oracle.py");
-    let printed = common::run_with_timeout(
-        Command::new(oracle_python())
-            .arg(&script)
-            .arg("print")
-            .arg(&path),
-        Duration::from_secs(60),
-    );
+    let printed = run_original("print", &[&path], &[], Duration::from_secs(60));
     // The original prints a 22-byte address followed by whatever bytes come
     // after it in memory; compare the first 22 address bytes and the point.
     let parse = |text: &[u8]| -> Vec<(Vec<u8>, Vec<u8>)> {

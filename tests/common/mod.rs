@@ -5,6 +5,8 @@
 
 #![allow(dead_code)]
 
+pub mod sysv;
+
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
