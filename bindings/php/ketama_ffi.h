@@ -103,6 +103,11 @@ typedef enum {
    * pecl memcache consistent strategy (1024-bucket lookup).
    */
   KETAMA_FLAVOUR_PECL_MEMCACHE = 7,
+  /**
+   * libketama's own Java port (`java_ketama/SockIOPool.java`): int weight
+   * arithmetic, later server wins equal points.
+   */
+  KETAMA_FLAVOUR_LIBKETAMA_JAVA = 8,
 } ketama_flavour;
 
 /**
@@ -204,6 +209,11 @@ typedef enum {
    * or comma-separated, `[IPV6]:PORT`, `#` comments (twemproxy's name column).
    */
   KETAMA_PARSE_PEERS = 2,
+  /**
+   * `SERVER<TAB>WEIGHT` lines as libketama's Java port (SockIOPool) reads
+   * them: the weight read by Java's `Integer.parseInt`, 1 when it fails.
+   */
+  KETAMA_PARSE_SOCKIOPOOL = 3,
 } ketama_parse_mode;
 
 /**

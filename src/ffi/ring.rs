@@ -43,6 +43,9 @@ pub enum ketama_flavour {
     KETAMA_FLAVOUR_TWEMPROXY = 6,
     /// pecl memcache consistent strategy (1024-bucket lookup).
     KETAMA_FLAVOUR_PECL_MEMCACHE = 7,
+    /// libketama's own Java port (`java_ketama/SockIOPool.java`): int weight
+    /// arithmetic, later server wins equal points.
+    KETAMA_FLAVOUR_LIBKETAMA_JAVA = 8,
 }
 
 /// Key hashes (pass as `uint32_t`); `KETAMA_HASH_DEFAULT` uses the flavour's own.
@@ -100,6 +103,9 @@ pub enum ketama_parse_mode {
     /// A peer-style list: `HOST:PORT[:WEIGHT] [NAME]` entries, one per line
     /// or comma-separated, `[IPV6]:PORT`, `#` comments (twemproxy's name column).
     KETAMA_PARSE_PEERS = 2,
+    /// `SERVER<TAB>WEIGHT` lines as libketama's Java port (SockIOPool) reads
+    /// them: the weight read by Java's `Integer.parseInt`, 1 when it fails.
+    KETAMA_PARSE_SOCKIOPOOL = 3,
 }
 
 /// One server of an in-memory list.
@@ -172,6 +178,7 @@ fn parse_mode_from_u32(id: u32) -> Result<ParseMode, Error> {
         0 => Ok(ParseMode::Strict),
         1 => Ok(ParseMode::Libketama),
         2 => Ok(ParseMode::Peers),
+        3 => Ok(ParseMode::SockIoPool),
         _ => Err(Error::InvalidArgument(format!("unknown parse mode {id}"))),
     }
 }

@@ -7,6 +7,7 @@
 //! they share are in [`points`].
 
 pub mod libketama;
+pub mod libketama_java;
 pub mod libmemcached;
 pub mod pecl_memcache;
 pub mod points;
@@ -40,6 +41,8 @@ pub enum Flavour {
     Twemproxy,
     /// pecl memcache `hash_strategy=consistent`.
     PeclMemcache,
+    /// libketama's own Java port (`java_ketama/SockIOPool.java`).
+    LibketamaJava,
 }
 
 /// How a key hash becomes the position searched on the continuum.
@@ -136,6 +139,7 @@ impl Flavour {
         Flavour::LibmemcachedSpy,
         Flavour::Twemproxy,
         Flavour::PeclMemcache,
+        Flavour::LibketamaJava,
     ];
 
     /// The canonical name (as accepted by `--flavor`).
@@ -149,6 +153,7 @@ impl Flavour {
             Flavour::LibmemcachedSpy => "libmemcached-spy",
             Flavour::Twemproxy => "twemproxy",
             Flavour::PeclMemcache => "pecl-memcache",
+            Flavour::LibketamaJava => "libketama-java",
         }
     }
 
@@ -164,6 +169,7 @@ impl Flavour {
             "libmemcached-ketama-spy" => Flavour::LibmemcachedSpy,
             "nutcracker" => Flavour::Twemproxy,
             "pecl" | "php-memcache" | "memcache" => Flavour::PeclMemcache,
+            "sockiopool" | "java-ketama" | "ketama-java" => Flavour::LibketamaJava,
             other => *Flavour::ALL.iter().find(|f| f.name() == other)?,
         };
         Some(found)
@@ -177,7 +183,7 @@ impl Flavour {
     /// The key hashes the flavour's peer offers, its default first.
     pub fn hashes(self) -> &'static [HashAlgorithm] {
         match self {
-            Flavour::Libketama => &[H::Md5],
+            Flavour::Libketama | Flavour::LibketamaJava => &[H::Md5],
             Flavour::Spymemcached | Flavour::SpymemcachedLibmemcached => SPY_HASHES,
             Flavour::Libmemcached => &LIBMEMCACHED_HASHES_MD5_FIRST,
             Flavour::LibmemcachedConsistent | Flavour::LibmemcachedSpy => LIBMEMCACHED_HASHES,
@@ -244,6 +250,7 @@ impl Flavour {
             Flavour::LibmemcachedSpy => libmemcached::generate(servers, hash, Distribution::Spy),
             Flavour::Twemproxy => twemproxy::generate(servers),
             Flavour::PeclMemcache => pecl_memcache::generate(servers, hash),
+            Flavour::LibketamaJava => libketama_java::generate(servers),
         }
     }
 }
@@ -277,6 +284,10 @@ mod tests {
             Some(Flavour::Libmemcached)
         );
         assert_eq!(Flavour::from_name("Java"), Some(Flavour::Spymemcached));
+        assert_eq!(
+            Flavour::from_name("SockIOPool"),
+            Some(Flavour::LibketamaJava)
+        );
         assert_eq!(Flavour::from_name("nope"), None);
     }
 

@@ -7,9 +7,12 @@
 //!   the line and the reason.
 //! * [`peers`]: server lists as the peers' users write them (`host:port:weight`,
 //!   bracketed IPv6, twemproxy's name column), for the other flavours.
+//! * [`sockiopool`]: `SERVER<TAB>WEIGHT` lines as libketama's Java port reads
+//!   them (a bad weight is 1), for the `libketama-java` flavour.
 
 pub mod libketama;
 pub mod peers;
+pub mod sockiopool;
 pub mod strict;
 
 use crate::{Error, ServerSpec};
@@ -24,6 +27,8 @@ pub enum ParseMode {
     Libketama,
     /// A peer-style list ([`peers`]): `HOST:PORT[:WEIGHT] [NAME]` entries.
     Peers,
+    /// `SERVER<TAB>WEIGHT` lines read as libketama's Java port reads them ([`sockiopool`]).
+    SockIoPool,
 }
 
 /// Parses a server file's bytes with the chosen reading. `file`
@@ -37,6 +42,7 @@ pub fn parse_server_file(
         ParseMode::Strict => strict::parse(content, file),
         ParseMode::Libketama => libketama::parse(content, file),
         ParseMode::Peers => peers::parse(content, file),
+        ParseMode::SockIoPool => sockiopool::parse(content, file),
     }
 }
 

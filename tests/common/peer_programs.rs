@@ -103,43 +103,57 @@ fn fresh_dir(name: &str) -> PathBuf {
 
 const SPY_JAR: &str = "/usr/share/java/spymemcached.jar";
 
-/// Runs tests/peers/SpyPeer.java (compiled once) with `args`.
-pub fn spy_java(args: &[&Path]) {
-    static CLASSPATH: OnceLock<String> = OnceLock::new();
-    let classpath = CLASSPATH.get_or_init(|| {
-        common::require_tool("javac", "openjdk-17-jdk-headless");
-        common::require_tool("java", "openjdk-17-jdk-headless");
-        assert!(
-            Path::new(SPY_JAR).exists(),
-            "{SPY_JAR} is missing: run `make deps` (Debian package libspymemcached-java)"
-        );
-        let classes = common::scratch_dir("spy-classes");
-        let source = common::repo_root().join("tests/peers/SpyPeer.java");
-        let output = common::run_with_timeout(
-            Command::new("javac")
-                .args(["-cp", SPY_JAR, "-d"])
-                .arg(&classes)
-                .arg(&source),
-            Duration::from_secs(180),
-        );
-        assert!(
-            output.status.success(),
-            "javac failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        format!("{}:{SPY_JAR}", classes.display())
-    });
+/// Compiles tests/peers/`source` with javac into a scratch directory named
+/// `classes` (with `classpath` on the class path) and returns the directory.
+pub fn compile_java(source: &str, classes: &str, classpath: &str) -> PathBuf {
+    common::require_tool("javac", "openjdk-17-jdk-headless");
+    common::require_tool("java", "openjdk-17-jdk-headless");
+    let out = common::scratch_dir(classes);
+    let source = common::repo_root().join("tests/peers").join(source);
+    let mut javac = Command::new("javac");
+    if !classpath.is_empty() {
+        javac.args(["-cp", classpath]);
+    }
+    let output = common::run_with_timeout(
+        javac.arg("-d").arg(&out).arg(&source),
+        Duration::from_secs(180),
+    );
+    assert!(
+        output.status.success(),
+        "javac {} failed: {}",
+        source.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    out
+}
+
+/// Runs `class` from `classpath` with `args` in a UTF-8 JVM; fails on a non-zero exit.
+pub fn run_java(classpath: &str, class: &str, args: &[&Path]) {
     let output = common::run_with_timeout(
         Command::new("java")
-            .args(["-cp", classpath, "SpyPeer"])
+            .args(["-Dfile.encoding=UTF-8", "-cp", classpath, class])
             .args(args),
         Duration::from_secs(300),
     );
     assert!(
         output.status.success(),
-        "SpyPeer failed: {}",
+        "{class} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// Runs tests/peers/SpyPeer.java (compiled once) with `args`.
+pub fn spy_java(args: &[&Path]) {
+    static CLASSPATH: OnceLock<String> = OnceLock::new();
+    let classpath = CLASSPATH.get_or_init(|| {
+        assert!(
+            Path::new(SPY_JAR).exists(),
+            "{SPY_JAR} is missing: run `make deps` (Debian package libspymemcached-java)"
+        );
+        let classes = compile_java("SpyPeer.java", "spy-classes", SPY_JAR);
+        format!("{}:{SPY_JAR}", classes.display())
+    });
+    run_java(classpath, "SpyPeer", args);
 }
 
 /// A server as spymemcached gets it: `java_name` "-" for a bare IP literal,
@@ -169,7 +183,7 @@ pub struct SpyCase<'a> {
     pub keys: &'a [Vec<u8>],
 }
 
-/// spymemcached's answer for one locator.
+/// A Java peer's answer for one ring (spymemcached's locator, SockIOPool).
 pub struct SpyAnswer {
     /// The node index of each key (`getPrimary`).
     pub nodes: Vec<usize>,
@@ -207,23 +221,61 @@ pub fn spymemcached_answers(cases: &[SpyCase]) -> Vec<SpyAnswer> {
     let mut args: Vec<&Path> = vec![Path::new("ring")];
     args.extend(files.iter().map(PathBuf::as_path));
     spy_java(&args);
-    dirs.iter()
-        .map(|dir| SpyAnswer {
-            nodes: std::fs::read_to_string(dir.join("out"))
-                .unwrap()
-                .lines()
-                .map(|l| l.parse().unwrap())
-                .collect(),
-            continuum: std::fs::read_to_string(dir.join("dump"))
-                .unwrap()
-                .lines()
-                .map(|l| {
-                    let (p, s) = l.split_once(' ').unwrap();
-                    (p.parse().unwrap(), s.parse().unwrap())
-                })
-                .collect(),
+    dirs.iter().map(|dir| read_java_answer(dir)).collect()
+}
+
+/// Reads a Java peer's `out` (a node index per key) and `dump` (`point
+/// index` per continuum entry) files in `dir`.
+fn read_java_answer(dir: &Path) -> SpyAnswer {
+    SpyAnswer {
+        nodes: std::fs::read_to_string(dir.join("out"))
+            .unwrap()
+            .lines()
+            .map(|l| l.parse().unwrap())
+            .collect(),
+        continuum: std::fs::read_to_string(dir.join("dump"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let (p, s) = l.split_once(' ').unwrap();
+                (p.parse().unwrap(), s.parse().unwrap())
+            })
+            .collect(),
+    }
+}
+
+/// SockIOPool's arithmetic (tests/peers/SockIoPoolPeer.java, written from
+/// reading libketama's `java_ketama/SockIOPool.java`) run in the JVM: for
+/// each case (the server lines as handed to `setServersAndWeights`, and
+/// UTF-8 keys) the whole `TreeMap` continuum and each key's server index.
+pub fn sockiopool_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<SpyAnswer> {
+    static CLASSPATH: OnceLock<String> = OnceLock::new();
+    let classpath = CLASSPATH.get_or_init(|| {
+        compile_java("SockIoPoolPeer.java", "sockiopool-classes", "")
+            .display()
+            .to_string()
+    });
+    let root = fresh_dir("sockiopool-cases");
+    let dirs: Vec<PathBuf> = cases
+        .iter()
+        .enumerate()
+        .map(|(n, (lines, keys))| {
+            let dir = root.join(format!("case{n}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            write_keys(&dir.join("keys"), keys);
+            std::fs::write(dir.join("servers"), lines).unwrap();
+            let text: String = ["servers", "keys", "out", "dump"]
+                .iter()
+                .map(|what| format!("{what} {}\n", dir.join(what).display()))
+                .collect();
+            std::fs::write(dir.join("case"), text).unwrap();
+            dir
         })
-        .collect()
+        .collect();
+    let files: Vec<PathBuf> = dirs.iter().map(|d| d.join("case")).collect();
+    let args: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    run_java(classpath, "SockIoPoolPeer", &args);
+    dirs.iter().map(|dir| read_java_answer(dir)).collect()
 }
 
 /// The original libketama (PyPI `ketama==0.1.1`, built by `make deps`)

@@ -20,7 +20,9 @@ public enum Flavour {
     /** twemproxy (nutcracker) ketama; the server name column is honoured: {@code KETAMA_FLAVOUR_TWEMPROXY}. */
     TWEMPROXY(6),
     /** pecl memcache consistent strategy (1024-bucket lookup): {@code KETAMA_FLAVOUR_PECL_MEMCACHE}. */
-    PECL_MEMCACHE(7);
+    PECL_MEMCACHE(7),
+    /** libketama's own Java port ({@code java_ketama/SockIOPool.java}): {@code KETAMA_FLAVOUR_LIBKETAMA_JAVA}. */
+    LIBKETAMA_JAVA(8);
 
     private final int id;
 
