@@ -137,6 +137,10 @@ typedef enum {
    * arithmetic, later server wins equal points.
    */
   KETAMA_FLAVOUR_LIBKETAMA_JAVA = 8,
+  /**
+   * Ruby dalli's `Dalli::Ring`: SHA-1 points, CRC-32 keys, last point ≤ the hash.
+   */
+  KETAMA_FLAVOUR_DALLI = 9,
 } ketama_flavour;
 
 /**

@@ -68,6 +68,17 @@ for module in "${!php_packages[@]}"; do
   grep -qix "$module" <<<"$loaded" || need "${php_packages[$module]}"
 done
 
+# --- Continuum flavours' peers (libketama-java, dalli, nginx, node-memcached,
+# memcached-fast). Each probe stands on its own: without ruby or perl the
+# library they load is missing too.
+command -v ruby >/dev/null 2>&1 || need ruby
+ruby -e "require 'dalli'" >/dev/null 2>&1 || need ruby-dalli
+[ -x /usr/sbin/nginx ] || need nginx-light
+perl -MCache::Memcached::Fast -e 1 >/dev/null 2>&1 || need libcache-memcached-fast-perl
+command -v node >/dev/null 2>&1 || need nodejs
+command -v npm >/dev/null 2>&1 || need npm
+# --- end of the continuum flavours' block
+
 # unique, sorted
 mapfile -t missing_packages < <(printf '%s\n' "${missing_packages[@]}" | sort -u | sed '/^$/d')
 }

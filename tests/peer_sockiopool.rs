@@ -86,7 +86,7 @@ fn compare(cases: &[(String, String)]) -> usize {
             answer.continuum,
             "{name}: the continuum differs from the JVM's TreeMap"
         );
-        let peer: Vec<usize> = answer.nodes.iter().map(|&n| n as usize).collect();
+        let peer = answer.nodes;
         compared += assert_same(name, keys, &our_indices(&ring, keys), &peer);
     }
     compared

@@ -99,6 +99,7 @@ mod tests {
             (F::KETAMA_FLAVOUR_TWEMPROXY, Flavour::Twemproxy),
             (F::KETAMA_FLAVOUR_PECL_MEMCACHE, Flavour::PeclMemcache),
             (F::KETAMA_FLAVOUR_LIBKETAMA_JAVA, Flavour::LibketamaJava),
+            (F::KETAMA_FLAVOUR_DALLI, Flavour::Dalli),
         ];
         assert_eq!(flavours.len(), Flavour::ALL.len());
         for (id, flavour) in flavours {

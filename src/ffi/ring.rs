@@ -46,6 +46,8 @@ pub enum ketama_flavour {
     /// libketama's own Java port (`java_ketama/SockIOPool.java`): int weight
     /// arithmetic, later server wins equal points.
     KETAMA_FLAVOUR_LIBKETAMA_JAVA = 8,
+    /// Ruby dalli's `Dalli::Ring`: SHA-1 points, CRC-32 keys, last point ≤ the hash.
+    KETAMA_FLAVOUR_DALLI = 9,
 }
 
 /// Key hashes (pass as `uint32_t`); `KETAMA_HASH_DEFAULT` uses the flavour's own.

@@ -6,6 +6,7 @@
 //! The ring and the lookup are shared. One file per peer; the building blocks
 //! they share are in [`points`].
 
+pub mod dalli;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
@@ -43,6 +44,8 @@ pub enum Flavour {
     PeclMemcache,
     /// libketama's own Java port (`java_ketama/SockIOPool.java`).
     LibketamaJava,
+    /// Ruby dalli's `Dalli::Ring`.
+    Dalli,
 }
 
 /// How a key hash becomes the position searched on the continuum.
@@ -54,6 +57,9 @@ pub enum KeyLookup {
     /// `hash % 1024` holds the server of the first point ≥
     /// `bucket × (0xffffffff / 1024)`.
     PeclBuckets,
+    /// dalli: keys are prepared first ([`dalli::prepare_key`]); the *last*
+    /// point ≤ the hash, wrapping to the last point.
+    Dalli,
 }
 
 impl KeyLookup {
@@ -64,6 +70,7 @@ impl KeyLookup {
         match self {
             KeyLookup::Direct => std::borrow::Cow::Borrowed(key),
             KeyLookup::PeclBuckets => pecl_memcache::prepare_key(key),
+            KeyLookup::Dalli => dalli::prepare_key(key),
         }
     }
 
@@ -71,8 +78,19 @@ impl KeyLookup {
     #[inline]
     pub fn position(self, hash: u32) -> u32 {
         match self {
-            KeyLookup::Direct => hash,
+            KeyLookup::Direct | KeyLookup::Dalli => hash,
             KeyLookup::PeclBuckets => (hash % 1024) * (u32::MAX / 1024),
+        }
+    }
+
+    /// The index of the point a key hash lands on: the first point at or
+    /// after its [`position`](Self::position) (wrapping to the first), or
+    /// for dalli the last point at or before it (wrapping to the last).
+    #[inline]
+    pub fn locate(self, continuum: &crate::continuum::Continuum, hash: u32) -> Option<usize> {
+        match self {
+            KeyLookup::Dalli => continuum.locate_at_or_before(hash),
+            lookup => continuum.locate(lookup.position(hash)),
         }
     }
 }
@@ -140,6 +158,7 @@ impl Flavour {
         Flavour::Twemproxy,
         Flavour::PeclMemcache,
         Flavour::LibketamaJava,
+        Flavour::Dalli,
     ];
 
     /// The canonical name (as accepted by `--flavor`).
@@ -154,6 +173,7 @@ impl Flavour {
             Flavour::Twemproxy => "twemproxy",
             Flavour::PeclMemcache => "pecl-memcache",
             Flavour::LibketamaJava => "libketama-java",
+            Flavour::Dalli => "dalli",
         }
     }
 
@@ -170,6 +190,7 @@ impl Flavour {
             "nutcracker" => Flavour::Twemproxy,
             "pecl" | "php-memcache" | "memcache" => Flavour::PeclMemcache,
             "sockiopool" | "java-ketama" | "ketama-java" => Flavour::LibketamaJava,
+            "ruby" | "rails" | "dalli-ring" => Flavour::Dalli,
             other => *Flavour::ALL.iter().find(|f| f.name() == other)?,
         };
         Some(found)
@@ -189,6 +210,7 @@ impl Flavour {
             Flavour::LibmemcachedConsistent | Flavour::LibmemcachedSpy => LIBMEMCACHED_HASHES,
             Flavour::Twemproxy => TWEMPROXY_HASHES,
             Flavour::PeclMemcache => PECL_HASHES,
+            Flavour::Dalli => &[H::Crc32],
         }
     }
 
@@ -251,6 +273,7 @@ impl Flavour {
             Flavour::Twemproxy => twemproxy::generate(servers),
             Flavour::PeclMemcache => pecl_memcache::generate(servers, hash),
             Flavour::LibketamaJava => libketama_java::generate(servers),
+            Flavour::Dalli => dalli::generate(servers),
         }
     }
 }

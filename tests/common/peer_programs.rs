@@ -183,8 +183,8 @@ pub struct SpyCase<'a> {
     pub keys: &'a [Vec<u8>],
 }
 
-/// A Java peer's answer for one ring (spymemcached's locator, SockIOPool).
-pub struct SpyAnswer {
+/// A peer's answer for one ring (spymemcached, SockIOPool, dalli ...).
+pub struct PeerAnswer {
     /// The node index of each key (`getPrimary`).
     pub nodes: Vec<usize>,
     /// The whole continuum as (point, node index), in order.
@@ -192,7 +192,7 @@ pub struct SpyAnswer {
 }
 
 /// Asks spymemcached about every case in one JVM.
-pub fn spymemcached_answers(cases: &[SpyCase]) -> Vec<SpyAnswer> {
+pub fn spymemcached_answers(cases: &[SpyCase]) -> Vec<PeerAnswer> {
     let root = fresh_dir("spy-cases");
     let dirs: Vec<PathBuf> = cases
         .iter()
@@ -221,13 +221,13 @@ pub fn spymemcached_answers(cases: &[SpyCase]) -> Vec<SpyAnswer> {
     let mut args: Vec<&Path> = vec![Path::new("ring")];
     args.extend(files.iter().map(PathBuf::as_path));
     spy_java(&args);
-    dirs.iter().map(|dir| read_java_answer(dir)).collect()
+    dirs.iter().map(|dir| read_peer_answer(dir)).collect()
 }
 
-/// Reads a Java peer's `out` (a node index per key) and `dump` (`point
+/// Reads a peer's `out` (a node index per key) and `dump` (`point
 /// index` per continuum entry) files in `dir`.
-fn read_java_answer(dir: &Path) -> SpyAnswer {
-    SpyAnswer {
+fn read_peer_answer(dir: &Path) -> PeerAnswer {
+    PeerAnswer {
         nodes: std::fs::read_to_string(dir.join("out"))
             .unwrap()
             .lines()
@@ -244,18 +244,15 @@ fn read_java_answer(dir: &Path) -> SpyAnswer {
     }
 }
 
-/// SockIOPool's arithmetic (tests/peers/SockIoPoolPeer.java, written from
-/// reading libketama's `java_ketama/SockIOPool.java`) run in the JVM: for
-/// each case (the server lines as handed to `setServersAndWeights`, and
-/// UTF-8 keys) the whole `TreeMap` continuum and each key's server index.
-pub fn sockiopool_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<SpyAnswer> {
-    static CLASSPATH: OnceLock<String> = OnceLock::new();
-    let classpath = CLASSPATH.get_or_init(|| {
-        compile_java("SockIoPoolPeer.java", "sockiopool-classes", "")
-            .display()
-            .to_string()
-    });
-    let root = fresh_dir("sockiopool-cases");
+/// Writes each case (server lines, keys) into its own directory as
+/// `servers` and `keys`, runs the peer once over all the directories, and
+/// reads back each one's `out` and `dump`.
+pub fn ask_peer(
+    name: &str,
+    cases: &[(String, &[Vec<u8>])],
+    run: impl FnOnce(&[&Path]),
+) -> Vec<PeerAnswer> {
+    let root = fresh_dir(name);
     let dirs: Vec<PathBuf> = cases
         .iter()
         .enumerate()
@@ -264,18 +261,56 @@ pub fn sockiopool_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<SpyAnswer> {
             std::fs::create_dir_all(&dir).unwrap();
             write_keys(&dir.join("keys"), keys);
             std::fs::write(dir.join("servers"), lines).unwrap();
-            let text: String = ["servers", "keys", "out", "dump"]
-                .iter()
-                .map(|what| format!("{what} {}\n", dir.join(what).display()))
-                .collect();
-            std::fs::write(dir.join("case"), text).unwrap();
             dir
         })
         .collect();
-    let files: Vec<PathBuf> = dirs.iter().map(|d| d.join("case")).collect();
-    let args: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    run_java(classpath, "SockIoPoolPeer", &args);
-    dirs.iter().map(|dir| read_java_answer(dir)).collect()
+    let args: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+    run(&args);
+    dirs.iter().map(|dir| read_peer_answer(dir)).collect()
+}
+
+/// SockIOPool's arithmetic (tests/peers/SockIoPoolPeer.java, written from
+/// reading libketama's `java_ketama/SockIOPool.java`) run in the JVM: for
+/// each case (the server lines as handed to `setServersAndWeights`, and
+/// UTF-8 keys) the whole `TreeMap` continuum and each key's server index.
+pub fn sockiopool_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<PeerAnswer> {
+    static CLASSPATH: OnceLock<String> = OnceLock::new();
+    let classpath = CLASSPATH.get_or_init(|| {
+        compile_java("SockIoPoolPeer.java", "sockiopool-classes", "")
+            .display()
+            .to_string()
+    });
+    ask_peer("sockiopool-cases", cases, |dirs| {
+        run_java(classpath, "SockIoPoolPeer", dirs)
+    })
+}
+
+/// Ruby dalli (Debian `ruby-dalli`) through tests/peers/dalli_peer.rb: for
+/// each case (server strings one per line, as given to `Dalli::Client.new`,
+/// and keys read as UTF-8 strings) the `Dalli::Ring` continuum and each
+/// key's server index.
+pub fn dalli_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<PeerAnswer> {
+    common::require_tool("ruby", "ruby");
+    let probe = Command::new("ruby")
+        .args(["-e", "require 'dalli'"])
+        .output()
+        .expect("run ruby");
+    assert!(
+        probe.status.success(),
+        "Ruby cannot load dalli: run `make deps` (Debian package ruby-dalli)"
+    );
+    let script = common::repo_root().join("tests/peers/dalli_peer.rb");
+    ask_peer("dalli-cases", cases, |dirs| {
+        let output = common::run_with_timeout(
+            Command::new("ruby").arg(&script).args(dirs),
+            Duration::from_secs(300),
+        );
+        assert!(
+            output.status.success(),
+            "dalli_peer.rb failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    })
 }
 
 /// The original libketama (PyPI `ketama==0.1.1`, built by `make deps`)

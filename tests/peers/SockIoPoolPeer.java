@@ -3,11 +3,11 @@
 // initialize, md5HashingAlg, findPointFor), run in a real JVM so that Java's
 // own int overflow, Math.floor, String.getBytes and TreeMap decide.
 //
-// Usage: java -Dfile.encoding=UTF-8 SockIoPoolPeer CASE...
-// A CASE file has the lines `servers PATH` (the server lines, one per line, as
-// the String[] handed to setServersAndWeights), `keys PATH` (UTF-8 keys, one
-// per line), `out PATH` (each key's server index is written there) and
-// `dump PATH` (the whole continuum, "point index" in TreeMap order).
+// Usage: java -Dfile.encoding=UTF-8 SockIoPoolPeer CASE_DIR...
+// A CASE_DIR has `servers` (the server lines, one per line, as the String[]
+// handed to setServersAndWeights) and `keys` (UTF-8 keys, one per line); the
+// program writes `out` (each key's server index) and `dump` (the whole
+// continuum, "point index" in TreeMap order).
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -15,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -27,13 +26,8 @@ public final class SockIoPoolPeer {
         }
     }
 
-    private static void runCase(Path caseFile) throws Exception {
-        Map<String, String> c = new HashMap<>();
-        for (String line : Files.readAllLines(caseFile, StandardCharsets.UTF_8)) {
-            int space = line.indexOf(' ');
-            c.put(line.substring(0, space), line.substring(space + 1));
-        }
-        List<String> lines = Files.readAllLines(Path.of(c.get("servers")), StandardCharsets.UTF_8);
+    private static void runCase(Path dir) throws Exception {
+        List<String> lines = Files.readAllLines(dir.resolve("servers"), StandardCharsets.UTF_8);
         String[] servers = new String[lines.size()];
         Integer[] weights = new Integer[lines.size()];
         // setServersAndWeights: an int running total; a weight Integer.parseInt
@@ -70,13 +64,13 @@ public final class SockIoPoolPeer {
                 }
             }
         }
-        try (PrintWriter dump = new PrintWriter(Files.newBufferedWriter(Path.of(c.get("dump"))))) {
+        try (PrintWriter dump = new PrintWriter(Files.newBufferedWriter(dir.resolve("dump")))) {
             for (Map.Entry<Long, Integer> e : ring.entrySet()) {
                 dump.println(e.getKey() + " " + e.getValue());
             }
         }
-        try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(Path.of(c.get("out"))))) {
-            for (String key : Files.readAllLines(Path.of(c.get("keys")), StandardCharsets.UTF_8)) {
+        try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(dir.resolve("out")))) {
+            for (String key : Files.readAllLines(dir.resolve("keys"), StandardCharsets.UTF_8)) {
                 md5.reset();
                 long hash = word(md5.digest(key.getBytes()), 0);
                 Long at = ring.ceilingKey(hash);

@@ -22,7 +22,9 @@ public enum Flavour {
     /** pecl memcache consistent strategy (1024-bucket lookup): {@code KETAMA_FLAVOUR_PECL_MEMCACHE}. */
     PECL_MEMCACHE(7),
     /** libketama's own Java port ({@code java_ketama/SockIOPool.java}): {@code KETAMA_FLAVOUR_LIBKETAMA_JAVA}. */
-    LIBKETAMA_JAVA(8);
+    LIBKETAMA_JAVA(8),
+    /** Ruby dalli's {@code Dalli::Ring}: {@code KETAMA_FLAVOUR_DALLI}. */
+    DALLI(9);
 
     private final int id;
 
