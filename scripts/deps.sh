@@ -118,4 +118,17 @@ if ! "$oracle/bin/python" -c 'import ketama' >/dev/null 2>&1; then
   python3 -m venv "$oracle"
   "$oracle/bin/pip" install --quiet --disable-pip-version-check ketama==0.1.1
 fi
+# The npm memcached client (and its hashring) for the node-memcached flavour's
+# peer test, pinned, in target/node-peer (needs node and npm from above).
+node_peer=target/node-peer
+if [ ! -f "$node_peer/node_modules/memcached/package.json" ] \
+  || ! grep -q '"version": "2.2.2"' "$node_peer/node_modules/memcached/package.json"; then
+  if [ "$check_only" = 1 ]; then
+    echo "missing: npm memcached@2.2.2 in $node_peer: run scripts/deps.sh" >&2
+    exit 1
+  fi
+  echo "deps: installing npm memcached@2.2.2 into $node_peer"
+  mkdir -p "$node_peer"
+  (cd "$node_peer" && npm install --no-audit --no-fund --silent --no-save memcached@2.2.2 hashring@3.2.0)
+fi
 echo "deps: all test dependencies are present"

@@ -112,6 +112,14 @@ typedef enum {
    * Ruby dalli's `Dalli::Ring`: SHA-1 points, CRC-32 keys, last point ≤ the hash.
    */
   KETAMA_FLAVOUR_DALLI = 9,
+  /**
+   * nginx `hash $key consistent`: CRC-32 points, 160 per unit of weight.
+   */
+  KETAMA_FLAVOUR_NGINX = 10,
+  /**
+   * The npm `memcached` client (hashring, ketama compatibility).
+   */
+  KETAMA_FLAVOUR_NODE_MEMCACHED = 11,
 } ketama_flavour;
 
 /**

@@ -48,6 +48,10 @@ pub enum ketama_flavour {
     KETAMA_FLAVOUR_LIBKETAMA_JAVA = 8,
     /// Ruby dalli's `Dalli::Ring`: SHA-1 points, CRC-32 keys, last point ≤ the hash.
     KETAMA_FLAVOUR_DALLI = 9,
+    /// nginx `hash $key consistent`: CRC-32 points, 160 per unit of weight.
+    KETAMA_FLAVOUR_NGINX = 10,
+    /// The npm `memcached` client (hashring, ketama compatibility).
+    KETAMA_FLAVOUR_NODE_MEMCACHED = 11,
 }
 
 /// Key hashes (pass as `uint32_t`); `KETAMA_HASH_DEFAULT` uses the flavour's own.

@@ -10,6 +10,8 @@ pub mod dalli;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
+pub mod nginx;
+pub mod node_memcached;
 pub mod pecl_memcache;
 pub mod points;
 pub mod spymemcached;
@@ -46,6 +48,10 @@ pub enum Flavour {
     LibketamaJava,
     /// Ruby dalli's `Dalli::Ring`.
     Dalli,
+    /// nginx `hash $key consistent` (ngx_http_upstream_hash_module).
+    Nginx,
+    /// The npm `memcached` client (its `hashring`, ketama compatibility).
+    NodeMemcached,
 }
 
 /// How a key hash becomes the position searched on the continuum.
@@ -159,6 +165,8 @@ impl Flavour {
         Flavour::PeclMemcache,
         Flavour::LibketamaJava,
         Flavour::Dalli,
+        Flavour::Nginx,
+        Flavour::NodeMemcached,
     ];
 
     /// The canonical name (as accepted by `--flavor`).
@@ -174,6 +182,8 @@ impl Flavour {
             Flavour::PeclMemcache => "pecl-memcache",
             Flavour::LibketamaJava => "libketama-java",
             Flavour::Dalli => "dalli",
+            Flavour::Nginx => "nginx",
+            Flavour::NodeMemcached => "node-memcached",
         }
     }
 
@@ -191,6 +201,8 @@ impl Flavour {
             "pecl" | "php-memcache" | "memcache" => Flavour::PeclMemcache,
             "sockiopool" | "java-ketama" | "ketama-java" => Flavour::LibketamaJava,
             "ruby" | "rails" | "dalli-ring" => Flavour::Dalli,
+            "nginx-consistent" | "ngx-http-upstream-hash" => Flavour::Nginx,
+            "node" | "nodejs" | "hashring" | "npm-memcached" => Flavour::NodeMemcached,
             other => *Flavour::ALL.iter().find(|f| f.name() == other)?,
         };
         Some(found)
@@ -210,7 +222,8 @@ impl Flavour {
             Flavour::LibmemcachedConsistent | Flavour::LibmemcachedSpy => LIBMEMCACHED_HASHES,
             Flavour::Twemproxy => TWEMPROXY_HASHES,
             Flavour::PeclMemcache => PECL_HASHES,
-            Flavour::Dalli => &[H::Crc32],
+            Flavour::Dalli | Flavour::Nginx => &[H::Crc32],
+            Flavour::NodeMemcached => &[H::Md5],
         }
     }
 
@@ -274,6 +287,8 @@ impl Flavour {
             Flavour::PeclMemcache => pecl_memcache::generate(servers, hash),
             Flavour::LibketamaJava => libketama_java::generate(servers),
             Flavour::Dalli => dalli::generate(servers),
+            Flavour::Nginx => nginx::generate(servers),
+            Flavour::NodeMemcached => node_memcached::generate(servers),
         }
     }
 }

@@ -9,8 +9,11 @@
 //!   bracketed IPv6, twemproxy's name column), for the other flavours.
 //! * [`sockiopool`]: `SERVER<TAB>WEIGHT` lines as libketama's Java port reads
 //!   them (a bad weight is 1), for the `libketama-java` flavour.
+//! * [`nginx`]: the `server` directives of an nginx `upstream` block, for
+//!   the `nginx` flavour.
 
 pub mod libketama;
+pub mod nginx;
 pub mod peers;
 pub mod sockiopool;
 pub mod strict;

@@ -313,6 +313,34 @@ pub fn dalli_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<PeerAnswer> {
     })
 }
 
+/// The npm `memcached` client 2.2.2 (installed into target/node-peer by
+/// `make deps`) through tests/peers/node_memcached_peer.js: for each case
+/// (lines `ADDRESS`, or `ADDRESS<TAB>WEIGHT` for its weighted object form,
+/// and UTF-8 keys) the client's `HashRing` continuum and each key's server.
+pub fn node_memcached_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<PeerAnswer> {
+    common::require_tool("node", "nodejs");
+    let modules = common::repo_root().join("target/node-peer/node_modules");
+    assert!(
+        modules.join("memcached/package.json").exists(),
+        "the npm memcached client is not installed in {modules:?}: run `make deps`"
+    );
+    let script = common::repo_root().join("tests/peers/node_memcached_peer.js");
+    ask_peer("node-memcached-cases", cases, |dirs| {
+        let output = common::run_with_timeout(
+            Command::new("node")
+                .env("NODE_PATH", &modules)
+                .arg(&script)
+                .args(dirs),
+            Duration::from_secs(300),
+        );
+        assert!(
+            output.status.success(),
+            "node_memcached_peer.js failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    })
+}
+
 /// The original libketama (PyPI `ketama==0.1.1`, built by `make deps`)
 /// through tests/oracle/libketama_oracle.py: the server index of each key.
 /// Servers are written as a libketama file (`address<TAB>weight`, weight 1

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use ketama::parser::{ParseMode, peers, sockiopool};
+use ketama::parser::{ParseMode, nginx, peers, sockiopool};
 use ketama::{Flavour, Ring, RingConfig, ServerSpec};
 
 use crate::Failure;
@@ -125,10 +125,10 @@ impl RingArgs {
             Some(path) => {
                 let content = ketama::ring::read_server_file(path)?;
                 let shown = path.display().to_string();
-                if sockiopool {
-                    sockiopool::parse(&content, &shown)?
-                } else {
-                    peers::parse(&content, &shown)?
+                match self.config.flavour {
+                    Flavour::LibketamaJava => sockiopool::parse(&content, &shown)?,
+                    Flavour::Nginx => nginx::parse(&content, &shown)?,
+                    _ => peers::parse(&content, &shown)?,
                 }
             }
             None => server_list(self.servers.as_deref().unwrap_or_default())?,

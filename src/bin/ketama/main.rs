@@ -39,7 +39,9 @@ ring options:
                        spymemcached-libmemcached, libmemcached (php-memcached),
                        libmemcached-consistent, libmemcached-spy, twemproxy, pecl-memcache,
                        libketama-java (sockiopool: files are SERVER<TAB>WEIGHT lines read
-                       as SockIOPool reads them, a bad weight read as 1)
+                       as SockIOPool reads them, a bad weight read as 1), dalli (ruby),
+                       nginx (--servers-file: an upstream block's server directives),
+                       node-memcached (node)
   --hash NAME          key hash in the peer's own spelling (default: the flavour's own)
   --servers LIST       comma-separated HOST:PORT[:WEIGHT] entries ([IPV6]:PORT) instead of a file
   --servers-file FILE  a list of HOST:PORT[:WEIGHT] [NAME] lines (NAME: twemproxy's name column)

@@ -24,7 +24,11 @@ public enum Flavour {
     /** libketama's own Java port ({@code java_ketama/SockIOPool.java}): {@code KETAMA_FLAVOUR_LIBKETAMA_JAVA}. */
     LIBKETAMA_JAVA(8),
     /** Ruby dalli's {@code Dalli::Ring}: {@code KETAMA_FLAVOUR_DALLI}. */
-    DALLI(9);
+    DALLI(9),
+    /** nginx {@code hash $key consistent}: {@code KETAMA_FLAVOUR_NGINX}. */
+    NGINX(10),
+    /** The npm {@code memcached} client (hashring): {@code KETAMA_FLAVOUR_NODE_MEMCACHED}. */
+    NODE_MEMCACHED(11);
 
     private final int id;
 
