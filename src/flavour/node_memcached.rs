@@ -50,7 +50,7 @@ pub fn label_prefix(address: &[u8]) -> &[u8] {
     let mut fields = address.split(|&b| b == b':');
     let host = fields.next().unwrap_or_default();
     match fields.next().and_then(js_number) {
-        Some(port) if port == 11211.0 => host,
+        Some(11211.0) => host,
         _ => address,
     }
 }
