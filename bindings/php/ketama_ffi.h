@@ -120,6 +120,10 @@ typedef enum {
    * The npm `memcached` client (hashring, ketama compatibility).
    */
   KETAMA_FLAVOUR_NODE_MEMCACHED = 11,
+  /**
+   * Perl Cache::Memcached::Fast with `ketama_points => 150`.
+   */
+  KETAMA_FLAVOUR_MEMCACHED_FAST = 12,
 } ketama_flavour;
 
 /**

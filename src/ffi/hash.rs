@@ -102,6 +102,7 @@ mod tests {
             (F::KETAMA_FLAVOUR_DALLI, Flavour::Dalli),
             (F::KETAMA_FLAVOUR_NGINX, Flavour::Nginx),
             (F::KETAMA_FLAVOUR_NODE_MEMCACHED, Flavour::NodeMemcached),
+            (F::KETAMA_FLAVOUR_MEMCACHED_FAST, Flavour::MemcachedFast),
         ];
         assert_eq!(flavours.len(), Flavour::ALL.len());
         for (id, flavour) in flavours {

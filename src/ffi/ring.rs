@@ -52,6 +52,8 @@ pub enum ketama_flavour {
     KETAMA_FLAVOUR_NGINX = 10,
     /// The npm `memcached` client (hashring, ketama compatibility).
     KETAMA_FLAVOUR_NODE_MEMCACHED = 11,
+    /// Perl Cache::Memcached::Fast with `ketama_points => 150`.
+    KETAMA_FLAVOUR_MEMCACHED_FAST = 12,
 }
 
 /// Key hashes (pass as `uint32_t`); `KETAMA_HASH_DEFAULT` uses the flavour's own.

@@ -10,6 +10,7 @@ pub mod dalli;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
+pub mod memcached_fast;
 pub mod nginx;
 pub mod node_memcached;
 pub mod pecl_memcache;
@@ -52,6 +53,8 @@ pub enum Flavour {
     Nginx,
     /// The npm `memcached` client (its `hashring`, ketama compatibility).
     NodeMemcached,
+    /// Perl Cache::Memcached::Fast with `ketama_points => 150`.
+    MemcachedFast,
 }
 
 /// How a key hash becomes the position searched on the continuum.
@@ -167,6 +170,7 @@ impl Flavour {
         Flavour::Dalli,
         Flavour::Nginx,
         Flavour::NodeMemcached,
+        Flavour::MemcachedFast,
     ];
 
     /// The canonical name (as accepted by `--flavor`).
@@ -184,6 +188,7 @@ impl Flavour {
             Flavour::Dalli => "dalli",
             Flavour::Nginx => "nginx",
             Flavour::NodeMemcached => "node-memcached",
+            Flavour::MemcachedFast => "memcached-fast",
         }
     }
 
@@ -203,6 +208,7 @@ impl Flavour {
             "ruby" | "rails" | "dalli-ring" => Flavour::Dalli,
             "nginx-consistent" | "ngx-http-upstream-hash" => Flavour::Nginx,
             "node" | "nodejs" | "hashring" | "npm-memcached" => Flavour::NodeMemcached,
+            "cache-memcached-fast" | "perl-fast" => Flavour::MemcachedFast,
             other => *Flavour::ALL.iter().find(|f| f.name() == other)?,
         };
         Some(found)
@@ -222,7 +228,7 @@ impl Flavour {
             Flavour::LibmemcachedConsistent | Flavour::LibmemcachedSpy => LIBMEMCACHED_HASHES,
             Flavour::Twemproxy => TWEMPROXY_HASHES,
             Flavour::PeclMemcache => PECL_HASHES,
-            Flavour::Dalli | Flavour::Nginx => &[H::Crc32],
+            Flavour::Dalli | Flavour::Nginx | Flavour::MemcachedFast => &[H::Crc32],
             Flavour::NodeMemcached => &[H::Md5],
         }
     }
@@ -289,6 +295,7 @@ impl Flavour {
             Flavour::Dalli => dalli::generate(servers),
             Flavour::Nginx => nginx::generate(servers),
             Flavour::NodeMemcached => node_memcached::generate(servers),
+            Flavour::MemcachedFast => memcached_fast::generate(servers),
         }
     }
 }

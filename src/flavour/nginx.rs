@@ -39,6 +39,29 @@ pub fn host_and_port(server: &[u8]) -> (&[u8], &[u8]) {
     (server, b"")
 }
 
+/// Appends `count` points of the CRC-32 chain nginx shares with
+/// Cache::Memcached::Fast: point `j` is `crc32(host \0 port LE(point j-1))`,
+/// with 0 before the first.
+pub fn push_crc32_chain(
+    host: &[u8],
+    port: &[u8],
+    count: u64,
+    server: u32,
+    points: &mut Vec<(u32, u32)>,
+) {
+    let mut base = crc32fast::Hasher::new();
+    base.update(host);
+    base.update(&[0]);
+    base.update(port);
+    let mut previous = 0u32;
+    for _ in 0..count {
+        let mut hasher = base.clone();
+        hasher.update(&previous.to_le_bytes());
+        previous = hasher.finalize();
+        points.push((previous, server));
+    }
+}
+
 /// Generates nginx's consistent-hash points.
 pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
@@ -51,17 +74,13 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let mut points = Vec::with_capacity(all as usize);
     for (index, (server, &weight)) in servers.iter().zip(&weights).enumerate() {
         let (host, port) = host_and_port(&server.address);
-        let mut base = crc32fast::Hasher::new();
-        base.update(host);
-        base.update(&[0]);
-        base.update(port);
-        let mut previous = 0u32;
-        for _ in 0..weight * POINTS_PER_WEIGHT {
-            let mut hasher = base.clone();
-            hasher.update(&previous.to_le_bytes());
-            previous = hasher.finalize();
-            points.push((previous, index as u32));
-        }
+        push_crc32_chain(
+            host,
+            port,
+            weight * POINTS_PER_WEIGHT,
+            index as u32,
+            &mut points,
+        );
     }
     Ok(GeneratedPoints {
         points,

@@ -28,7 +28,9 @@ public enum Flavour {
     /** nginx {@code hash $key consistent}: {@code KETAMA_FLAVOUR_NGINX}. */
     NGINX(10),
     /** The npm {@code memcached} client (hashring): {@code KETAMA_FLAVOUR_NODE_MEMCACHED}. */
-    NODE_MEMCACHED(11);
+    NODE_MEMCACHED(11),
+    /** Perl Cache::Memcached::Fast with {@code ketama_points => 150}: {@code KETAMA_FLAVOUR_MEMCACHED_FAST}. */
+    MEMCACHED_FAST(12);
 
     private final int id;
 
