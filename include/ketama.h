@@ -137,6 +137,27 @@ typedef enum {
    * pecl memcache consistent strategy (1024-bucket lookup).
    */
   KETAMA_FLAVOUR_PECL_MEMCACHE = 7,
+  /**
+   * libketama's own Java port (`java_ketama/SockIOPool.java`): int weight
+   * arithmetic, later server wins equal points.
+   */
+  KETAMA_FLAVOUR_LIBKETAMA_JAVA = 8,
+  /**
+   * Ruby dalli's `Dalli::Ring`: SHA-1 points, CRC-32 keys, last point ≤ the hash.
+   */
+  KETAMA_FLAVOUR_DALLI = 9,
+  /**
+   * nginx `hash $key consistent`: CRC-32 points, 160 per unit of weight.
+   */
+  KETAMA_FLAVOUR_NGINX = 10,
+  /**
+   * The npm `memcached` client (hashring, ketama compatibility).
+   */
+  KETAMA_FLAVOUR_NODE_MEMCACHED = 11,
+  /**
+   * Perl Cache::Memcached::Fast with `ketama_points => 150`.
+   */
+  KETAMA_FLAVOUR_MEMCACHED_FAST = 12,
 } ketama_flavour;
 
 /**
@@ -238,6 +259,11 @@ typedef enum {
    * or comma-separated, `[IPV6]:PORT`, `#` comments (twemproxy's name column).
    */
   KETAMA_PARSE_PEERS = 2,
+  /**
+   * `SERVER<TAB>WEIGHT` lines as libketama's Java port (SockIOPool) reads
+   * them: the weight read by Java's `Integer.parseInt`, 1 when it fails.
+   */
+  KETAMA_PARSE_SOCKIOPOOL = 3,
 } ketama_parse_mode;
 
 /**

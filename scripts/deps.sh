@@ -72,6 +72,17 @@ for module in "${!php_packages[@]}"; do
   grep -qix "$module" <<<"$loaded" || need "${php_packages[$module]}"
 done
 
+# --- Continuum flavours' peers (libketama-java, dalli, nginx, node-memcached,
+# memcached-fast). Each probe stands on its own: without ruby or perl the
+# library they load is missing too.
+command -v ruby >/dev/null 2>&1 || need ruby
+ruby -e "require 'dalli'" >/dev/null 2>&1 || need ruby-dalli
+[ -x /usr/sbin/nginx ] || need nginx-light
+perl -MCache::Memcached::Fast -e 1 >/dev/null 2>&1 || need libcache-memcached-fast-perl
+command -v node >/dev/null 2>&1 || need nodejs
+command -v npm >/dev/null 2>&1 || need npm
+# --- end of the continuum flavours' block
+
 # unique, sorted
 mapfile -t missing_packages < <(printf '%s\n' "${missing_packages[@]}" | sort -u | sed '/^$/d')
 }
@@ -110,5 +121,18 @@ if ! "$oracle/bin/python" -c 'import ketama' >/dev/null 2>&1; then
   echo "deps: building the libketama oracle (PyPI ketama==0.1.1) in $oracle"
   python3 -m venv "$oracle"
   "$oracle/bin/pip" install --quiet --disable-pip-version-check ketama==0.1.1
+fi
+# The npm memcached client (and its hashring) for the node-memcached flavour's
+# peer test, pinned, in target/node-peer (needs node and npm from above).
+node_peer=target/node-peer
+if [ ! -f "$node_peer/node_modules/memcached/package.json" ] \
+  || ! grep -q '"version": "2.2.2"' "$node_peer/node_modules/memcached/package.json"; then
+  if [ "$check_only" = 1 ]; then
+    echo "missing: npm memcached@2.2.2 in $node_peer: run scripts/deps.sh" >&2
+    exit 1
+  fi
+  echo "deps: installing npm memcached@2.2.2 into $node_peer"
+  mkdir -p "$node_peer"
+  (cd "$node_peer" && npm install --no-audit --no-fund --silent --no-save memcached@2.2.2 hashring@3.2.0)
 fi
 echo "deps: all test dependencies are present"

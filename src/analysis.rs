@@ -40,9 +40,18 @@ fn for_each_arc(rings: &[&Ring], mut visit: impl FnMut(u64, &[usize])) {
         }
         return;
     }
+    // An arc (previous cut, cut] must have one owner in every ring: a ring
+    // that looks up the first point ≥ the hash changes owner after each
+    // point; dalli's (the last point ≤ the hash) just before each point.
     let mut cuts: Vec<u32> = rings
         .iter()
-        .flat_map(|r| r.continuum().points().iter().copied())
+        .flat_map(|r| {
+            let before = u32::from(r.key_lookup() == KeyLookup::Dalli);
+            r.continuum()
+                .points()
+                .iter()
+                .map(move |p| p.wrapping_sub(before))
+        })
         .collect();
     cuts.sort_unstable();
     cuts.dedup();
@@ -193,6 +202,27 @@ mod tests {
                 (share - count as f64 / 1024.0).abs() < 1e-12,
                 "{shares:?} vs {counts:?}"
             );
+        }
+    }
+
+    #[test]
+    fn dalli_shares_credit_each_point_with_the_arc_after_it() {
+        let specs = (1..=3)
+            .map(|i| ServerSpec::new(format!("10.0.0.{i}:11211"), i))
+            .collect();
+        let r = Ring::new(specs, RingConfig::flavour(crate::Flavour::Dalli)).unwrap();
+        // dalli: [p_i, p_{i+1}) belongs to p_i's server, and the wrap arc
+        // [p_last, 2^32) + [0, p_0) to the last point's.
+        let (points, owners) = (r.continuum().points(), r.continuum().owners());
+        let mut expected = [0u64; 3];
+        for i in 0..points.len() {
+            let end = points.get(i + 1).map_or(1u64 << 32, |&p| u64::from(p));
+            expected[owners[i] as usize] += end - u64::from(points[i]);
+        }
+        expected[*owners.last().unwrap() as usize] += u64::from(points[0]);
+        let shares = keyspace_shares(&r);
+        for (share, arc) in shares.iter().zip(expected) {
+            assert_eq!(*share, arc as f64 / CIRCLE, "{shares:?} vs {expected:?}");
         }
     }
 

@@ -107,6 +107,21 @@ impl Continuum {
         Some(if found == self.points.len() { 0 } else { found })
     }
 
+    /// Index of the last point ≤ `hash`, wrapping to the last point before
+    /// the first one (dalli's search; among equal points, the last).
+    #[inline]
+    pub fn locate_at_or_before(&self, hash: u32) -> Option<usize> {
+        let last = self.points.len().checked_sub(1)?;
+        if hash == u32::MAX {
+            return Some(last);
+        }
+        // The first point > hash, wrapping to 0, and one step back.
+        Some(match self.locate(hash + 1)? {
+            0 => last,
+            next => next - 1,
+        })
+    }
+
     /// The same answer as [`Self::locate`] by plain binary search over the
     /// whole array; kept as the reference the index is tested against.
     pub fn locate_by_binary_search(&self, hash: u32) -> Option<usize> {

@@ -182,7 +182,7 @@ impl Ring {
     /// `None` when no server owns any point.
     #[inline]
     pub fn locate_hash(&self, hash: u32) -> Option<Location> {
-        let point_index = self.continuum.locate(self.lookup.position(hash))?;
+        let point_index = self.lookup.locate(&self.continuum, hash)?;
         Some(self.location(point_index))
     }
 
@@ -202,9 +202,7 @@ impl Ring {
     /// server is not down, walking the continuum (without rebuilding it).
     /// `None` when every server that owns points is down.
     pub fn locate_live(&self, key: &[u8], is_down: impl Fn(usize) -> bool) -> Option<Location> {
-        let start = self
-            .continuum
-            .locate(self.lookup.position(self.hash_key(key)))?;
+        let start = self.lookup.locate(&self.continuum, self.hash_key(key))?;
         let owners = self.continuum.owners();
         (0..owners.len())
             .map(|step| (start + step) % owners.len())

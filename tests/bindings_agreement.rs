@@ -1,6 +1,8 @@
 //! Cross-language agreement and the C example: the CLI, C (ring API and,
 //! for libketama, the original API), PHP and Java give the same server for
-//! the same 10,000 keys and server lists; the libmemcached example runs
+//! the same 10,000 keys and server lists (libketama, spymemcached and the
+//! continuum flavours libketama-java, dalli, nginx, node-memcached and
+//! memcached-fast); the libmemcached example runs
 //! against real memcached under valgrind.
 
 mod common;
@@ -210,10 +212,30 @@ fn php_java_c_and_cli_agree_on_10000_keys() {
         &classpath,
         &c_program,
     );
+    // The continuum flavours of today's clients, by their C ids and names.
+    let mixed: String = (0..10)
+        .map(|i| format!("10.3.0.{i}:{}\t{}\n", 11211 + i % 2, 1 + i % 3))
+        .collect();
+    for (cli_name, c_id) in [
+        ("libketama-java", 8),
+        ("dalli", 9),
+        ("nginx", 10),
+        ("node-memcached", 11),
+        ("memcached-fast", 12),
+    ] {
+        compared += agree(
+            &dir,
+            cli_name,
+            &mixed,
+            (cli_name, c_id, cli_name),
+            &classpath,
+            &c_program,
+        );
+    }
     eprintln!(
-        "cross-language: 3 server lists x {KEYS} keys: CLI, C, PHP and Java agree on all {compared} lookups each"
+        "cross-language: 8 server lists x {KEYS} keys: CLI, C, PHP and Java agree on all {compared} lookups each"
     );
-    assert_eq!(compared, 3 * KEYS);
+    assert_eq!(compared, 8 * KEYS);
 }
 
 #[test]

@@ -180,3 +180,112 @@ fn bad_flavour_input_is_named() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
+
+/// The continuum flavours by name and alias, with the server lists as their
+/// users write them: SockIOPool's TAB lines (a bad weight read as 1) for
+/// `libketama-java`, an nginx `upstream` block for `nginx`, `host:port:weight`
+/// for the others.
+#[test]
+fn continuum_flavours_read_their_users_server_lists() {
+    let dir = common::scratch_dir("cli-continuum-flavours");
+    let sockiopool = dir.join("sockiopool.servers");
+    std::fs::write(
+        &sockiopool,
+        "10.0.0.1:11211\t2\n10.0.0.2:11211\tbad\n10.0.0.3:11211\n",
+    )
+    .unwrap();
+    let upstream = dir.join("upstream.conf");
+    std::fs::write(
+        &upstream,
+        "upstream cache {\n  hash $request_uri consistent;\n  server 10.0.0.1:8080 weight=2;\n  server 10.0.0.2:8080;\n}\n",
+    )
+    .unwrap();
+    let cases: Vec<(Vec<&str>, Flavour, Vec<ServerSpec>)> = vec![
+        (
+            vec!["--flavor", "sockiopool", sockiopool.to_str().unwrap()],
+            Flavour::LibketamaJava,
+            vec![
+                ServerSpec::new("10.0.0.1:11211", 2),
+                ServerSpec::new("10.0.0.2:11211", 1),
+                ServerSpec::new("10.0.0.3:11211", 1),
+            ],
+        ),
+        (
+            vec![
+                "--flavor",
+                "nginx",
+                "--servers-file",
+                upstream.to_str().unwrap(),
+            ],
+            Flavour::Nginx,
+            vec![
+                ServerSpec::new("10.0.0.1:8080", 2),
+                ServerSpec::unweighted("10.0.0.2:8080"),
+            ],
+        ),
+        (
+            vec!["--flavor", "ruby", "--servers", "10.0.0.1:11211:2,cache-b"],
+            Flavour::Dalli,
+            vec![
+                ServerSpec::new("10.0.0.1:11211", 2),
+                ServerSpec::unweighted("cache-b"),
+            ],
+        ),
+        (
+            vec![
+                "--flavor",
+                "node",
+                "--servers",
+                "10.0.0.1:11211:2,10.0.0.2:11300",
+            ],
+            Flavour::NodeMemcached,
+            vec![
+                ServerSpec::new("10.0.0.1:11211", 2),
+                ServerSpec::unweighted("10.0.0.2:11300"),
+            ],
+        ),
+        (
+            vec![
+                "--flavor",
+                "memcached-fast",
+                "--servers",
+                "10.0.0.1:11211:2,10.0.0.2:11300",
+            ],
+            Flavour::MemcachedFast,
+            vec![
+                ServerSpec::new("10.0.0.1:11211", 2),
+                ServerSpec::unweighted("10.0.0.2:11300"),
+            ],
+        ),
+    ];
+    for (options, flavour, specs) in cases {
+        let mut args = vec!["find"];
+        args.extend(&options);
+        args.extend(KEYS);
+        let out = answers(&ketama(&args));
+        assert_eq!(out.len(), KEYS.len(), "{options:?}");
+        let ring = Ring::new(specs, RingConfig::flavour(flavour)).unwrap();
+        for (key, server) in out {
+            assert_eq!(
+                server.as_bytes(),
+                ring.find_server(key.as_bytes()).unwrap().address(),
+                "{options:?} {key}"
+            );
+        }
+    }
+    // A weight SockIOPool reads as 0 or less is refused with its line.
+    std::fs::write(&sockiopool, "10.0.0.1:11211\t1\n10.0.0.2:11211\t-3\n").unwrap();
+    let out = ketama(&[
+        "find",
+        "--flavor",
+        "libketama-java",
+        sockiopool.to_str().unwrap(),
+        "a",
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("weight -3 is not positive") && err.contains("line 2"),
+        "{err}"
+    );
+}

@@ -98,6 +98,11 @@ mod tests {
             (F::KETAMA_FLAVOUR_LIBMEMCACHED_SPY, Flavour::LibmemcachedSpy),
             (F::KETAMA_FLAVOUR_TWEMPROXY, Flavour::Twemproxy),
             (F::KETAMA_FLAVOUR_PECL_MEMCACHE, Flavour::PeclMemcache),
+            (F::KETAMA_FLAVOUR_LIBKETAMA_JAVA, Flavour::LibketamaJava),
+            (F::KETAMA_FLAVOUR_DALLI, Flavour::Dalli),
+            (F::KETAMA_FLAVOUR_NGINX, Flavour::Nginx),
+            (F::KETAMA_FLAVOUR_NODE_MEMCACHED, Flavour::NodeMemcached),
+            (F::KETAMA_FLAVOUR_MEMCACHED_FAST, Flavour::MemcachedFast),
         ];
         assert_eq!(flavours.len(), Flavour::ALL.len());
         for (id, flavour) in flavours {

@@ -6,8 +6,13 @@
 //! The ring and the lookup are shared. One file per peer; the building blocks
 //! they share are in [`points`].
 
+pub mod dalli;
 pub mod libketama;
+pub mod libketama_java;
 pub mod libmemcached;
+pub mod memcached_fast;
+pub mod nginx;
+pub mod node_memcached;
 pub mod pecl_memcache;
 pub mod points;
 pub mod spymemcached;
@@ -40,6 +45,16 @@ pub enum Flavour {
     Twemproxy,
     /// pecl memcache `hash_strategy=consistent`.
     PeclMemcache,
+    /// libketama's own Java port (`java_ketama/SockIOPool.java`).
+    LibketamaJava,
+    /// Ruby dalli's `Dalli::Ring`.
+    Dalli,
+    /// nginx `hash $key consistent` (ngx_http_upstream_hash_module).
+    Nginx,
+    /// The npm `memcached` client (its `hashring`, ketama compatibility).
+    NodeMemcached,
+    /// Perl Cache::Memcached::Fast with `ketama_points => 150`.
+    MemcachedFast,
 }
 
 /// How a key hash becomes the position searched on the continuum.
@@ -51,6 +66,9 @@ pub enum KeyLookup {
     /// `hash % 1024` holds the server of the first point ≥
     /// `bucket × (0xffffffff / 1024)`.
     PeclBuckets,
+    /// dalli: keys are prepared first ([`dalli::prepare_key`]); the *last*
+    /// point ≤ the hash, wrapping to the last point.
+    Dalli,
 }
 
 impl KeyLookup {
@@ -61,6 +79,7 @@ impl KeyLookup {
         match self {
             KeyLookup::Direct => std::borrow::Cow::Borrowed(key),
             KeyLookup::PeclBuckets => pecl_memcache::prepare_key(key),
+            KeyLookup::Dalli => dalli::prepare_key(key),
         }
     }
 
@@ -68,8 +87,19 @@ impl KeyLookup {
     #[inline]
     pub fn position(self, hash: u32) -> u32 {
         match self {
-            KeyLookup::Direct => hash,
+            KeyLookup::Direct | KeyLookup::Dalli => hash,
             KeyLookup::PeclBuckets => (hash % 1024) * (u32::MAX / 1024),
+        }
+    }
+
+    /// The index of the point a key hash lands on: the first point at or
+    /// after its [`position`](Self::position) (wrapping to the first), or
+    /// for dalli the last point at or before it (wrapping to the last).
+    #[inline]
+    pub fn locate(self, continuum: &crate::continuum::Continuum, hash: u32) -> Option<usize> {
+        match self {
+            KeyLookup::Dalli => continuum.locate_at_or_before(hash),
+            lookup => continuum.locate(lookup.position(hash)),
         }
     }
 }
@@ -136,6 +166,11 @@ impl Flavour {
         Flavour::LibmemcachedSpy,
         Flavour::Twemproxy,
         Flavour::PeclMemcache,
+        Flavour::LibketamaJava,
+        Flavour::Dalli,
+        Flavour::Nginx,
+        Flavour::NodeMemcached,
+        Flavour::MemcachedFast,
     ];
 
     /// The canonical name (as accepted by `--flavor`).
@@ -149,6 +184,11 @@ impl Flavour {
             Flavour::LibmemcachedSpy => "libmemcached-spy",
             Flavour::Twemproxy => "twemproxy",
             Flavour::PeclMemcache => "pecl-memcache",
+            Flavour::LibketamaJava => "libketama-java",
+            Flavour::Dalli => "dalli",
+            Flavour::Nginx => "nginx",
+            Flavour::NodeMemcached => "node-memcached",
+            Flavour::MemcachedFast => "memcached-fast",
         }
     }
 
@@ -164,6 +204,11 @@ impl Flavour {
             "libmemcached-ketama-spy" => Flavour::LibmemcachedSpy,
             "nutcracker" => Flavour::Twemproxy,
             "pecl" | "php-memcache" | "memcache" => Flavour::PeclMemcache,
+            "sockiopool" | "java-ketama" | "ketama-java" => Flavour::LibketamaJava,
+            "ruby" | "rails" | "dalli-ring" => Flavour::Dalli,
+            "nginx-consistent" | "ngx-http-upstream-hash" => Flavour::Nginx,
+            "node" | "nodejs" | "hashring" | "npm-memcached" => Flavour::NodeMemcached,
+            "cache-memcached-fast" | "perl-fast" => Flavour::MemcachedFast,
             other => *Flavour::ALL.iter().find(|f| f.name() == other)?,
         };
         Some(found)
@@ -177,12 +222,14 @@ impl Flavour {
     /// The key hashes the flavour's peer offers, its default first.
     pub fn hashes(self) -> &'static [HashAlgorithm] {
         match self {
-            Flavour::Libketama => &[H::Md5],
+            Flavour::Libketama | Flavour::LibketamaJava => &[H::Md5],
             Flavour::Spymemcached | Flavour::SpymemcachedLibmemcached => SPY_HASHES,
             Flavour::Libmemcached => &LIBMEMCACHED_HASHES_MD5_FIRST,
             Flavour::LibmemcachedConsistent | Flavour::LibmemcachedSpy => LIBMEMCACHED_HASHES,
             Flavour::Twemproxy => TWEMPROXY_HASHES,
             Flavour::PeclMemcache => PECL_HASHES,
+            Flavour::Dalli | Flavour::Nginx | Flavour::MemcachedFast => &[H::Crc32],
+            Flavour::NodeMemcached => &[H::Md5],
         }
     }
 
@@ -244,6 +291,11 @@ impl Flavour {
             Flavour::LibmemcachedSpy => libmemcached::generate(servers, hash, Distribution::Spy),
             Flavour::Twemproxy => twemproxy::generate(servers),
             Flavour::PeclMemcache => pecl_memcache::generate(servers, hash),
+            Flavour::LibketamaJava => libketama_java::generate(servers),
+            Flavour::Dalli => dalli::generate(servers),
+            Flavour::Nginx => nginx::generate(servers),
+            Flavour::NodeMemcached => node_memcached::generate(servers),
+            Flavour::MemcachedFast => memcached_fast::generate(servers),
         }
     }
 }
@@ -277,6 +329,10 @@ mod tests {
             Some(Flavour::Libmemcached)
         );
         assert_eq!(Flavour::from_name("Java"), Some(Flavour::Spymemcached));
+        assert_eq!(
+            Flavour::from_name("SockIOPool"),
+            Some(Flavour::LibketamaJava)
+        );
         assert_eq!(Flavour::from_name("nope"), None);
     }
 

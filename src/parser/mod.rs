@@ -7,13 +7,21 @@
 //!   the line and the reason.
 //! * [`peers`]: server lists as the peers' users write them (`host:port:weight`,
 //!   bracketed IPv6, twemproxy's name column), for the other flavours.
+//! * [`sockiopool`]: `SERVER<TAB>WEIGHT` lines as libketama's Java port reads
+//!   them (a bad weight is 1), for the `libketama-java` flavour.
+//! * [`nginx`]: the `server` directives of an nginx `upstream` block, for
+//!   the `nginx` flavour (statements may span lines: parsed from the whole
+//!   text, which the callers read with the bounds of [`crate::server_file`]).
 //!
-//! Every reading is line by line, so a [`ServerListParser`] can be fed a file
-//! as it is read and stop at the first bad line without holding the file:
-//! at most one line ([`ParseMode::line_limit`]) is buffered.
+//! The line-based readings (all but nginx) go line by line, so a
+//! [`ServerListParser`] can be fed a file as it is read and stop at the first
+//! bad line without holding the file: at most one line
+//! ([`ParseMode::line_limit`]) is buffered.
 
 pub mod libketama;
+pub mod nginx;
 pub mod peers;
+pub mod sockiopool;
 pub mod strict;
 
 use crate::{Error, ServerSpec};
@@ -28,17 +36,19 @@ pub enum ParseMode {
     Libketama,
     /// A peer-style list ([`peers`]): `HOST:PORT[:WEIGHT] [NAME]` entries.
     Peers,
+    /// `SERVER<TAB>WEIGHT` lines read as libketama's Java port reads them ([`sockiopool`]).
+    SockIoPool,
 }
 
 impl ParseMode {
     /// The most bytes of one line this reading buffers. libketama reads
     /// 126-byte chunks (`fgets`), the strict reading rejects longer lines,
     /// and a peer-style line (which may hold a comma-separated list) is
-    /// rejected past 4 MiB.
+    /// rejected past 4 MiB (so is a SockIOPool line).
     pub fn line_limit(self) -> usize {
         match self {
             ParseMode::Strict | ParseMode::Libketama => libketama::CHUNK_BYTES,
-            ParseMode::Peers => peers::MAX_LINE_BYTES,
+            ParseMode::Peers | ParseMode::SockIoPool => peers::MAX_LINE_BYTES,
         }
     }
 }
@@ -109,6 +119,7 @@ fn read_piece(
         ParseMode::Strict => strict::read_line(list, line, piece),
         ParseMode::Libketama => libketama::read_chunk(list, line, piece),
         ParseMode::Peers => peers::read_line(list, line, piece),
+        ParseMode::SockIoPool => sockiopool::read_line(list, line, piece),
     }
 }
 

@@ -95,43 +95,57 @@ fn fresh_dir(name: &str) -> PathBuf {
 
 const SPY_JAR: &str = "/usr/share/java/spymemcached.jar";
 
-/// Runs tests/peers/SpyPeer.java (compiled once) with `args`.
-pub fn spy_java(args: &[&Path]) {
-    static CLASSPATH: OnceLock<String> = OnceLock::new();
-    let classpath = CLASSPATH.get_or_init(|| {
-        common::require_tool("javac", "openjdk-17-jdk-headless");
-        common::require_tool("java", "openjdk-17-jdk-headless");
-        assert!(
-            Path::new(SPY_JAR).exists(),
-            "{SPY_JAR} is missing: run `make deps` (Debian package libspymemcached-java)"
-        );
-        let classes = common::scratch_dir("spy-classes");
-        let source = common::repo_root().join("tests/peers/SpyPeer.java");
-        let output = common::run_with_timeout(
-            Command::new("javac")
-                .args(["-cp", SPY_JAR, "-d"])
-                .arg(&classes)
-                .arg(&source),
-            Duration::from_secs(180),
-        );
-        assert!(
-            output.status.success(),
-            "javac failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        format!("{}:{SPY_JAR}", classes.display())
-    });
+/// Compiles tests/peers/`source` with javac into a scratch directory named
+/// `classes` (with `classpath` on the class path) and returns the directory.
+pub fn compile_java(source: &str, classes: &str, classpath: &str) -> PathBuf {
+    common::require_tool("javac", "openjdk-17-jdk-headless");
+    common::require_tool("java", "openjdk-17-jdk-headless");
+    let out = common::scratch_dir(classes);
+    let source = common::repo_root().join("tests/peers").join(source);
+    let mut javac = Command::new("javac");
+    if !classpath.is_empty() {
+        javac.args(["-cp", classpath]);
+    }
+    let output = common::run_with_timeout(
+        javac.arg("-d").arg(&out).arg(&source),
+        Duration::from_secs(180),
+    );
+    assert!(
+        output.status.success(),
+        "javac {} failed: {}",
+        source.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    out
+}
+
+/// Runs `class` from `classpath` with `args` in a UTF-8 JVM; fails on a non-zero exit.
+pub fn run_java(classpath: &str, class: &str, args: &[&Path]) {
     let output = common::run_with_timeout(
         Command::new("java")
-            .args(["-cp", classpath, "SpyPeer"])
+            .args(["-Dfile.encoding=UTF-8", "-cp", classpath, class])
             .args(args),
         Duration::from_secs(300),
     );
     assert!(
         output.status.success(),
-        "SpyPeer failed: {}",
+        "{class} failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
+}
+
+/// Runs tests/peers/SpyPeer.java (compiled once) with `args`.
+pub fn spy_java(args: &[&Path]) {
+    static CLASSPATH: OnceLock<String> = OnceLock::new();
+    let classpath = CLASSPATH.get_or_init(|| {
+        assert!(
+            Path::new(SPY_JAR).exists(),
+            "{SPY_JAR} is missing: run `make deps` (Debian package libspymemcached-java)"
+        );
+        let classes = compile_java("SpyPeer.java", "spy-classes", SPY_JAR);
+        format!("{}:{SPY_JAR}", classes.display())
+    });
+    run_java(classpath, "SpyPeer", args);
 }
 
 /// A server as spymemcached gets it: `java_name` "-" for a bare IP literal,
@@ -161,8 +175,8 @@ pub struct SpyCase<'a> {
     pub keys: &'a [Vec<u8>],
 }
 
-/// spymemcached's answer for one locator.
-pub struct SpyAnswer {
+/// A peer's answer for one ring (spymemcached, SockIOPool, dalli ...).
+pub struct PeerAnswer {
     /// The node index of each key (`getPrimary`).
     pub nodes: Vec<usize>,
     /// The whole continuum as (point, node index), in order.
@@ -170,7 +184,7 @@ pub struct SpyAnswer {
 }
 
 /// Asks spymemcached about every case in one JVM.
-pub fn spymemcached_answers(cases: &[SpyCase]) -> Vec<SpyAnswer> {
+pub fn spymemcached_answers(cases: &[SpyCase]) -> Vec<PeerAnswer> {
     let root = fresh_dir("spy-cases");
     let dirs: Vec<PathBuf> = cases
         .iter()
@@ -199,23 +213,124 @@ pub fn spymemcached_answers(cases: &[SpyCase]) -> Vec<SpyAnswer> {
     let mut args: Vec<&Path> = vec![Path::new("ring")];
     args.extend(files.iter().map(PathBuf::as_path));
     spy_java(&args);
-    dirs.iter()
-        .map(|dir| SpyAnswer {
-            nodes: std::fs::read_to_string(dir.join("out"))
-                .unwrap()
-                .lines()
-                .map(|l| l.parse().unwrap())
-                .collect(),
-            continuum: std::fs::read_to_string(dir.join("dump"))
-                .unwrap()
-                .lines()
-                .map(|l| {
-                    let (p, s) = l.split_once(' ').unwrap();
-                    (p.parse().unwrap(), s.parse().unwrap())
-                })
-                .collect(),
+    dirs.iter().map(|dir| read_peer_answer(dir)).collect()
+}
+
+/// Reads a peer's `out` (a node index per key) and `dump` (`point
+/// index` per continuum entry) files in `dir`.
+fn read_peer_answer(dir: &Path) -> PeerAnswer {
+    PeerAnswer {
+        nodes: std::fs::read_to_string(dir.join("out"))
+            .unwrap()
+            .lines()
+            .map(|l| l.parse().unwrap())
+            .collect(),
+        continuum: std::fs::read_to_string(dir.join("dump"))
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let (p, s) = l.split_once(' ').unwrap();
+                (p.parse().unwrap(), s.parse().unwrap())
+            })
+            .collect(),
+    }
+}
+
+/// Writes each case (server lines, keys) into its own directory as
+/// `servers` and `keys`, runs the peer once over all the directories, and
+/// reads back each one's `out` and `dump`.
+pub fn ask_peer(
+    name: &str,
+    cases: &[(String, &[Vec<u8>])],
+    run: impl FnOnce(&[&Path]),
+) -> Vec<PeerAnswer> {
+    let root = fresh_dir(name);
+    let dirs: Vec<PathBuf> = cases
+        .iter()
+        .enumerate()
+        .map(|(n, (lines, keys))| {
+            let dir = root.join(format!("case{n}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            write_keys(&dir.join("keys"), keys);
+            std::fs::write(dir.join("servers"), lines).unwrap();
+            dir
         })
-        .collect()
+        .collect();
+    let args: Vec<&Path> = dirs.iter().map(PathBuf::as_path).collect();
+    run(&args);
+    dirs.iter().map(|dir| read_peer_answer(dir)).collect()
+}
+
+/// SockIOPool's arithmetic (tests/peers/SockIoPoolPeer.java, written from
+/// reading libketama's `java_ketama/SockIOPool.java`) run in the JVM: for
+/// each case (the server lines as handed to `setServersAndWeights`, and
+/// UTF-8 keys) the whole `TreeMap` continuum and each key's server index.
+pub fn sockiopool_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<PeerAnswer> {
+    static CLASSPATH: OnceLock<String> = OnceLock::new();
+    let classpath = CLASSPATH.get_or_init(|| {
+        compile_java("SockIoPoolPeer.java", "sockiopool-classes", "")
+            .display()
+            .to_string()
+    });
+    ask_peer("sockiopool-cases", cases, |dirs| {
+        run_java(classpath, "SockIoPoolPeer", dirs)
+    })
+}
+
+/// Ruby dalli (Debian `ruby-dalli`) through tests/peers/dalli_peer.rb: for
+/// each case (server strings one per line, as given to `Dalli::Client.new`,
+/// and keys read as UTF-8 strings) the `Dalli::Ring` continuum and each
+/// key's server index.
+pub fn dalli_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<PeerAnswer> {
+    common::require_tool("ruby", "ruby");
+    let probe = Command::new("ruby")
+        .args(["-e", "require 'dalli'"])
+        .output()
+        .expect("run ruby");
+    assert!(
+        probe.status.success(),
+        "Ruby cannot load dalli: run `make deps` (Debian package ruby-dalli)"
+    );
+    let script = common::repo_root().join("tests/peers/dalli_peer.rb");
+    ask_peer("dalli-cases", cases, |dirs| {
+        let output = common::run_with_timeout(
+            Command::new("ruby").arg(&script).args(dirs),
+            Duration::from_secs(300),
+        );
+        assert!(
+            output.status.success(),
+            "dalli_peer.rb failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    })
+}
+
+/// The npm `memcached` client 2.2.2 (installed into target/node-peer by
+/// `make deps`) through tests/peers/node_memcached_peer.js: for each case
+/// (lines `ADDRESS`, or `ADDRESS<TAB>WEIGHT` for its weighted object form,
+/// and UTF-8 keys) the client's `HashRing` continuum and each key's server.
+pub fn node_memcached_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<PeerAnswer> {
+    common::require_tool("node", "nodejs");
+    let modules = common::repo_root().join("target/node-peer/node_modules");
+    assert!(
+        modules.join("memcached/package.json").exists(),
+        "the npm memcached client is not installed in {modules:?}: run `make deps`"
+    );
+    let script = common::repo_root().join("tests/peers/node_memcached_peer.js");
+    ask_peer("node-memcached-cases", cases, |dirs| {
+        let output = common::run_with_timeout(
+            Command::new("node")
+                .env("NODE_PATH", &modules)
+                .arg(&script)
+                .args(dirs),
+            Duration::from_secs(300),
+        );
+        assert!(
+            output.status.success(),
+            "node_memcached_peer.js failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    })
 }
 
 /// The original libketama (PyPI `ketama==0.1.1`, built by `make deps`)

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use ketama::parser::{ParseMode, peers};
+use ketama::parser::{ParseMode, nginx, peers, sockiopool};
 use ketama::{Flavour, Ring, RingConfig, ServerSpec};
 
 use crate::Failure;
@@ -112,13 +112,24 @@ impl RingArgs {
 
     /// Builds the ring.
     pub fn ring(&self) -> Result<Ring, Failure> {
+        // libketama's Java port reads its own `SERVER<TAB>WEIGHT` lines.
+        let sockiopool = self.config.flavour == Flavour::LibketamaJava;
         if let Some(file) = &self.file {
-            return Ok(Ring::from_file(file, self.config, self.parse_mode)?);
+            let mode = match self.parse_mode {
+                ParseMode::Strict if sockiopool => ParseMode::SockIoPool,
+                mode => mode,
+            };
+            return Ok(Ring::from_file(file, self.config, mode)?);
         }
         let servers = match &self.servers_file {
             Some(path) => {
                 let content = ketama::ring::read_server_file(path)?;
-                peers::parse(&content, &path.display().to_string())?
+                let shown = path.display().to_string();
+                match self.config.flavour {
+                    Flavour::LibketamaJava => sockiopool::parse(&content, &shown)?,
+                    Flavour::Nginx => nginx::parse(&content, &shown)?,
+                    _ => peers::parse(&content, &shown)?,
+                }
             }
             None => server_list(self.servers.as_deref().unwrap_or_default())?,
         };

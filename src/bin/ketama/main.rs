@@ -37,7 +37,11 @@ commands:
 ring options:
   --flavor NAME        placement flavour (default: libketama): libketama, spymemcached (java),
                        spymemcached-libmemcached, libmemcached (php-memcached),
-                       libmemcached-consistent, libmemcached-spy, twemproxy, pecl-memcache
+                       libmemcached-consistent, libmemcached-spy, twemproxy, pecl-memcache,
+                       libketama-java (sockiopool: files are SERVER<TAB>WEIGHT lines read
+                       as SockIOPool reads them, a bad weight read as 1), dalli (ruby),
+                       nginx (--servers-file: an upstream block's server directives),
+                       node-memcached (node), memcached-fast (Perl, ketama_points 150)
   --hash NAME          key hash in the peer's own spelling (default: the flavour's own)
   --servers LIST       comma-separated HOST:PORT[:WEIGHT] entries ([IPV6]:PORT) instead of a file
   --servers-file FILE  a list of HOST:PORT[:WEIGHT] [NAME] lines (NAME: twemproxy's name column)

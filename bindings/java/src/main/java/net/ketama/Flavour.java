@@ -20,7 +20,17 @@ public enum Flavour {
     /** twemproxy (nutcracker) ketama; the server name column is honoured: {@code KETAMA_FLAVOUR_TWEMPROXY}. */
     TWEMPROXY(6),
     /** pecl memcache consistent strategy (1024-bucket lookup): {@code KETAMA_FLAVOUR_PECL_MEMCACHE}. */
-    PECL_MEMCACHE(7);
+    PECL_MEMCACHE(7),
+    /** libketama's own Java port ({@code java_ketama/SockIOPool.java}): {@code KETAMA_FLAVOUR_LIBKETAMA_JAVA}. */
+    LIBKETAMA_JAVA(8),
+    /** Ruby dalli's {@code Dalli::Ring}: {@code KETAMA_FLAVOUR_DALLI}. */
+    DALLI(9),
+    /** nginx {@code hash $key consistent}: {@code KETAMA_FLAVOUR_NGINX}. */
+    NGINX(10),
+    /** The npm {@code memcached} client (hashring): {@code KETAMA_FLAVOUR_NODE_MEMCACHED}. */
+    NODE_MEMCACHED(11),
+    /** Perl Cache::Memcached::Fast with {@code ketama_points => 150}: {@code KETAMA_FLAVOUR_MEMCACHED_FAST}. */
+    MEMCACHED_FAST(12);
 
     private final int id;
 

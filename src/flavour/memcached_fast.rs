@@ -1,0 +1,96 @@
+//! Perl Cache::Memcached::Fast 0.28 with `ketama_points => 150` (the value
+//! its documentation gives), as read from `src/dispatch_key.c` and
+//! `Fast.xs`:
+//!
+//! * the address is split at its last `:` into host and port (no `:`: the
+//!   whole address is the host, the port empty);
+//! * `(int)(150 × weight + 0.5)` points per server, the CRC-32 chain nginx
+//!   also uses ([`super::nginx::push_crc32_chain`]);
+//! * a point equal to an earlier one goes after it, and the lookup takes the
+//!   first point ≥ the key's CRC-32, wrapping to the first: the first wins.
+//!
+//! With `ketama_points => 160` the placement is the `nginx` flavour's (for
+//! addresses whose port is numeric). A `namespace` is hashed in front of the
+//! key: give the library the namespaced key.
+
+use super::nginx::push_crc32_chain;
+use super::points::weights;
+use super::{GeneratedPoints, KeyLookup};
+use crate::continuum::TiePolicy;
+use crate::{Error, ServerSpec};
+
+/// `ketama_points` per unit of weight.
+pub const KETAMA_POINTS: u64 = 150;
+
+/// Most points a ring of this flavour may have (2^24).
+const MAX_POINTS: u64 = 1 << 24;
+
+/// Host and port as `Fast.xs` splits an address (`strrchr(host, ':')`).
+pub fn host_and_port(address: &[u8]) -> (&[u8], &[u8]) {
+    match address.iter().rposition(|&b| b == b':') {
+        Some(colon) => (&address[..colon], &address[colon + 1..]),
+        None => (address, b""),
+    }
+}
+
+/// Generates Cache::Memcached::Fast's ketama continuum.
+pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
+    let (weights, total) = weights(servers)?;
+    let all = total.saturating_mul(KETAMA_POINTS);
+    if all > MAX_POINTS {
+        return Err(Error::InvalidArgument(format!(
+            "memcached-fast: weights sum to {total}, {all} points (150 per unit), more than {MAX_POINTS}"
+        )));
+    }
+    let mut points = Vec::with_capacity(all as usize);
+    for (index, (server, &weight)) in servers.iter().zip(&weights).enumerate() {
+        let (host, port) = host_and_port(&server.address);
+        push_crc32_chain(
+            host,
+            port,
+            weight * KETAMA_POINTS,
+            index as u32,
+            &mut points,
+        );
+    }
+    Ok(GeneratedPoints {
+        points,
+        ties: TiePolicy::FirstWins,
+        lookup: KeyLookup::Direct,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_at_the_last_colon() {
+        assert_eq!(
+            host_and_port(b"10.0.0.1:11211"),
+            (&b"10.0.0.1"[..], &b"11211"[..])
+        );
+        assert_eq!(
+            host_and_port(b"[::1]:11211"),
+            (&b"[::1]"[..], &b"11211"[..])
+        );
+        assert_eq!(
+            host_and_port(b"/run/memcached.sock"),
+            (&b"/run/memcached.sock"[..], &b""[..])
+        );
+    }
+
+    #[test]
+    fn with_160_points_it_is_nginx() {
+        let servers: Vec<ServerSpec> = (1..=4)
+            .map(|i| ServerSpec::new(format!("10.0.0.{i}:11211"), i))
+            .collect();
+        let fast = generate(&servers).unwrap();
+        assert_eq!(fast.points.len(), 150 * 10);
+        let nginx = super::super::nginx::generate(&servers).unwrap();
+        // The chain is the same; nginx just runs it 160 times per unit.
+        let first_of_fast: Vec<u32> = fast.points.iter().take(150).map(|p| p.0).collect();
+        let first_of_nginx: Vec<u32> = nginx.points.iter().take(150).map(|p| p.0).collect();
+        assert_eq!(first_of_fast, first_of_nginx);
+    }
+}

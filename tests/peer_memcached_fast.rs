@@ -1,0 +1,157 @@
+//! The `memcached-fast` flavour against Perl Cache::Memcached::Fast 0.28
+//! (Debian `libcache-memcached-fast-perl`), whose placement lives in its XS
+//! code: 100 real memcached servers on 127.0.0.1 (started and stopped by
+//! this test, by PID) receive every key through the Perl client with
+//! `ketama_points => 150` (tests/peers/memcached_fast_peer.pl), and
+//! `lru_crawler metadump all` on each server then shows where each key went.
+//! That must be the library's server for it, on 3, 10 and 100 servers,
+//! unweighted, equal and unequal weights, ASCII and non-ASCII keys. Each
+//! configuration's keys carry their own prefix (`cN:`), so all of them share
+//! the servers.
+
+mod common;
+#[path = "common/peers.rs"]
+mod peers;
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::process::Command;
+use std::time::Duration;
+
+use common::Memcached;
+use ketama::{Flavour, Ring, RingConfig, ServerSpec};
+use peers::{Weights, assert_same, keys, non_ascii_keys, our_indices};
+
+/// Every key a server holds, from `lru_crawler metadump all` (URI-decoded).
+fn keys_held(server: &Memcached) -> Vec<Vec<u8>> {
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    stream.write_all(b"lru_crawler metadump all\r\n").unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut keys = Vec::new();
+    loop {
+        let mut line = Vec::new();
+        reader.read_until(b'\n', &mut line).unwrap();
+        assert!(!line.is_empty(), "memcached closed the metadump");
+        if line.starts_with(b"END") {
+            return keys;
+        }
+        let field = line
+            .split(|&b| b == b' ')
+            .next()
+            .and_then(|f| f.strip_prefix(b"key="))
+            .unwrap_or_else(|| panic!("metadump line {:?}", String::from_utf8_lossy(&line)));
+        keys.push(uri_decode(field));
+    }
+}
+
+fn uri_decode(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    let mut i = 0;
+    while i < text.len() {
+        if text[i] == b'%' {
+            let hex = std::str::from_utf8(&text[i + 1..i + 3]).unwrap();
+            out.push(u8::from_str_radix(hex, 16).unwrap());
+            i += 3;
+        } else {
+            out.push(text[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn cache_memcached_fast_stores_each_key_where_the_library_places_it() {
+    let probe = Command::new("perl")
+        .args(["-MCache::Memcached::Fast", "-e", "1"])
+        .output()
+        .expect("run perl");
+    assert!(
+        probe.status.success(),
+        "Perl cannot load Cache::Memcached::Fast: run `make deps` (Debian package libcache-memcached-fast-perl)"
+    );
+    let servers: Vec<Memcached> = (0..100).map(|_| Memcached::start_with(16, &[])).collect();
+    let dir = common::scratch_dir("memcached-fast-cases");
+    let mut cases = Vec::new();
+    for n in [3, 10, 100] {
+        for w in [Weights::None, Weights::Equal, Weights::Unequal] {
+            let list = peers::servers(n, w);
+            let case = cases.len();
+            let specs: Vec<ServerSpec> = servers[..n]
+                .iter()
+                .zip(&list.servers)
+                .map(|(m, s)| ServerSpec {
+                    address: m.address().into_bytes(),
+                    weight: s.weight,
+                    name: None,
+                })
+                .collect();
+            let mut case_keys = keys();
+            case_keys.extend(non_ascii_keys());
+            let case_keys: Vec<Vec<u8>> = case_keys
+                .into_iter()
+                .map(|k| [format!("c{case}:").into_bytes(), k].concat())
+                .collect();
+            let case_dir = dir.join(format!("case{case}"));
+            std::fs::create_dir_all(&case_dir).unwrap();
+            let lines: String = specs
+                .iter()
+                .map(|s| {
+                    let address = String::from_utf8_lossy(&s.address);
+                    match s.weight {
+                        Some(w) => format!("{address}\t{w}\n"),
+                        None => format!("{address}\n"),
+                    }
+                })
+                .collect();
+            std::fs::write(case_dir.join("servers"), lines).unwrap();
+            peers::write_keys(&case_dir.join("keys"), &case_keys);
+            cases.push((list.name, case_dir, specs, case_keys));
+        }
+    }
+    let script = common::repo_root().join("tests/peers/memcached_fast_peer.pl");
+    let output = common::run_with_timeout(
+        Command::new("perl")
+            .arg(&script)
+            .args(cases.iter().map(|c| &c.1)),
+        Duration::from_secs(600),
+    );
+    assert!(
+        output.status.success(),
+        "memcached_fast_peer.pl failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // Where each key is stored.
+    let mut held: HashMap<Vec<u8>, usize> = HashMap::new();
+    for (index, server) in servers.iter().enumerate() {
+        for key in keys_held(server) {
+            assert!(
+                held.insert(key.clone(), index).is_none(),
+                "key {:?} is on two servers",
+                String::from_utf8_lossy(&key)
+            );
+        }
+    }
+    let mut compared = 0;
+    for (name, _, specs, case_keys) in &cases {
+        let ring = Ring::new(specs.clone(), RingConfig::flavour(Flavour::MemcachedFast)).unwrap();
+        let peer: Vec<usize> = case_keys
+            .iter()
+            .map(|k| {
+                *held.get(k).unwrap_or_else(|| {
+                    panic!(
+                        "{name}: key {:?} is on no server",
+                        String::from_utf8_lossy(k)
+                    )
+                })
+            })
+            .collect();
+        compared += assert_same(name, case_keys, &our_indices(&ring, case_keys), &peer);
+    }
+    assert!(compared >= 9 * 10_000);
+    println!("9 configurations, {compared} keys, 0 differences");
+}
