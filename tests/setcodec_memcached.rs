@@ -246,8 +246,10 @@ fn compaction_preserves_the_ttl() {
     );
     let (value, _, after) = client.fetch(b"ttl").unwrap();
     assert_eq!(value, b"+b ");
+    // memcached counts TTLs on its own one-second clock: the remaining TTL
+    // written back may read one second more than the one read.
     assert!(
-        after != -1 && after <= before && after >= before - 5,
+        after != -1 && after <= before + 1 && after >= before - 5,
         "ttl after compaction: {after} (before {before})"
     );
     // A TTL over 30 days survives too (memcached reads such exptimes as Unix times).
@@ -273,7 +275,7 @@ fn compaction_preserves_the_ttl() {
         .expect("the set survived its compaction");
     assert_eq!(value, b"+b ");
     assert!(
-        after <= before && after >= before - 5,
+        after <= before + 1 && after >= before - 5,
         "ttl after compaction: {after} (before {before})"
     );
     // A set without expiry stays without expiry.
