@@ -2,7 +2,7 @@
 
 use std::ffi::c_char;
 
-use super::boundary::{arg_chars, arg_slice, guard_status};
+use super::boundary::{arg_chars, arg_slice, arg_slice_mut, guard_status};
 use super::ring::{ketama_ring, ring_ref};
 use super::status::ketama_status;
 use crate::Error;
@@ -27,7 +27,7 @@ pub unsafe extern "C" fn ketama_find_servers(
         let ring = unsafe { ring_ref(ring) }?;
         let pointers = unsafe { arg_slice(keys, count, "keys") }?;
         let lens = unsafe { arg_slice(key_lens, count, "key_lens") }?;
-        let out = unsafe { out_slice(server_indices, count) }?;
+        let out = unsafe { arg_slice_mut(server_indices, count, "server_indices") }?;
         let keys = pointers
             .iter()
             .zip(lens)
@@ -60,7 +60,7 @@ pub unsafe extern "C" fn ketama_find_servers_packed(
         let ring = unsafe { ring_ref(ring) }?;
         let data = unsafe { arg_chars(packed, packed_len, "packed") }?;
         let lengths = unsafe { arg_slice(lengths, count, "lengths") }?;
-        let out = unsafe { out_slice(server_indices, count) }?;
+        let out = unsafe { arg_slice_mut(server_indices, count, "server_indices") }?;
         let mut keys = Vec::with_capacity(count);
         let mut offset = 0usize;
         for (i, &len) in lengths.iter().enumerate() {
@@ -76,20 +76,4 @@ pub unsafe extern "C" fn ketama_find_servers_packed(
         }
         ring.find_server_indices(&keys, out)
     })
-}
-
-/// Borrows an output array of `count` u32 (NULL only when `count` is 0).
-///
-/// # Safety
-/// `ptr` is NULL or valid for `count` writes.
-unsafe fn out_slice<'a>(ptr: *mut u32, count: usize) -> Result<&'a mut [u32], Error> {
-    if ptr.is_null() {
-        return if count == 0 {
-            Ok(&mut [])
-        } else {
-            Err(Error::NullArgument("server_indices"))
-        };
-    }
-    // SAFETY: non-NULL and valid for count writes per the contract.
-    Ok(unsafe { std::slice::from_raw_parts_mut(ptr, count) })
 }

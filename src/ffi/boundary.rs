@@ -127,8 +127,34 @@ pub unsafe fn arg_slice<'a, T>(
             Err(Error::NullArgument(name))
         };
     }
+    // No buffer is larger than isize::MAX bytes: such a length is a caller's
+    // mistake (an unsigned -1, say), refused before it reaches the slice.
+    if len > isize::MAX as usize / size_of::<T>().max(1) {
+        return Err(Error::InvalidArgument(format!(
+            "`{name}`: length {len} is larger than any buffer"
+        )));
+    }
     // SAFETY: non-NULL, and the caller guarantees `len` readable elements.
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// Borrows `len` writable elements at `ptr`; NULL is accepted only when
+/// `len` is 0.
+///
+/// # Safety
+/// `ptr` is NULL or valid for `len` elements of writes for `'a`.
+pub unsafe fn arg_slice_mut<'a, T>(
+    ptr: *mut T,
+    len: usize,
+    name: &'static str,
+) -> Result<&'a mut [T], Error> {
+    // SAFETY: the same contract, read-only view; the checks are shared.
+    let checked = unsafe { arg_slice(ptr.cast_const(), len, name) }?;
+    if checked.is_empty() {
+        return Ok(&mut []);
+    }
+    // SAFETY: non-NULL, length checked, and valid for `len` writes per the caller.
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
 }
 
 /// Borrows a NUL-terminated string, or fails naming the NULL argument.
