@@ -986,6 +986,43 @@ ketama_status ketama_ring_server(const ketama_ring *ring, size_t index, ketama_s
 ketama_status ketama_ring_point(const ketama_ring *ring, size_t index, uint32_t *point, uint32_t *server_index);
 
 /**
+ * Looks a flavour up by its name or an alias (`"libketama"`,
+ * `"php-memcached"`, `"twemproxy"`, ...; case and `_`/`-` do not matter)
+ * and stores its `ketama_flavour` id in `*out`. An unknown name is
+ * `KETAMA_ERR_INVALID_ARGUMENT`, with the known names in the message.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `out` is writable.
+ */
+ketama_status ketama_flavour_from_name(const char *name, uint32_t *out);
+
+/**
+ * The canonical name of flavour id `flavour` (a static NUL-terminated
+ * string, e.g. `"libmemcached"`), or NULL for an unknown id.
+ */
+const char *ketama_flavour_name(uint32_t flavour);
+
+/**
+ * Looks a key hash up by the spelling of flavour `flavour`'s peer
+ * (twemproxy's `crc32` is the 15-bit crc, pecl's the full CRC-32, ...),
+ * falling back to the canonical names, and stores its `ketama_hash` id in
+ * `*out`. `"default"` gives `KETAMA_HASH_DEFAULT` (0). A name the peer does
+ * not offer, or an unknown flavour id, is `KETAMA_ERR_INVALID_ARGUMENT`
+ * naming the hashes the flavour offers.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `out` is writable.
+ */
+ketama_status ketama_hash_from_name(uint32_t flavour, const char *name, uint32_t *out);
+
+/**
+ * The canonical name of hash id `hash` (a static NUL-terminated string,
+ * e.g. `"md5"`; `"default"` for `KETAMA_HASH_DEFAULT`), or NULL for an
+ * unknown id.
+ */
+const char *ketama_hash_name(uint32_t hash);
+
+/**
  * The library version, e.g. `"1.0.0"` (static string).
  */
 const char *ketama_version(void);

@@ -2,8 +2,8 @@
 # Side-by-side benchmark, one command: this library against MD5 alone (the
 # floor), the original libketama C code (PyPI ketama==0.1.1 sources, compiled
 # here at bench time and never committed) and libmemcached, for 10, 100,
-# 1,000 and 10,000 servers, and the PHP and Java bindings (single key and
-# batch) next to spymemcached's KetamaNodeLocator in the same JVM. Writes bench-results/results.md (table with
+# 1,000 and 10,000 servers, and the PHP, Java and Python bindings (single key
+# and batch) next to spymemcached's KetamaNodeLocator in the same JVM. Writes bench-results/results.md (table with
 # ratios) and bench-results/lookup.svg (chart); `--publish` copies both to
 # docs/ for the README.
 set -euo pipefail
@@ -80,19 +80,27 @@ for n in 10 100 1000 10000; do
   done
 done
 
+echo "bench: installing the Python binding into $work/python-venv"
+rm -rf "$work/python-venv"
+/usr/bin/python3 -m venv --system-site-packages "$work/python-venv"   # Debian setuptools + wheel build it offline
+rm -rf "$work/python-src" && cp -r bindings/python "$work/python-src"   # built from a copy: no build/ in the tree
+"$work/python-venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-index --no-build-isolation "$work/python-src"
+
 echo "bench: compiling the Java binding and its bench"
 jars=/usr/share/java/jna.jar:/usr/share/java/spymemcached.jar
 rm -rf "$work/java-classes"
 javac -d "$work/java-classes" -cp "$jars" $(find bindings/java/src/main bindings/java/bench -name '*.java')
 library="$PWD/target/release/libketama.so"
 for n in 10 100 1000 10000; do
-  echo "bench: PHP and Java bindings, $n servers"
+  echo "bench: PHP, Java and Python bindings, $n servers"
   KETAMA_LIBRARY="$library" php bindings/php/bench.php "$work/servers$n" "$n" "$work/keys" >> "$out/peers.tsv" ||
     printf 'php bench\t%s\tfailed (exit %s)\n' "$n" "$?" >> "$out/peers.tsv"
   java -cp "$work/java-classes:$jars" -Dketama.library="$library" \
     -Dnet.spy.log.LoggerImpl=net.spy.memcached.compat.log.SunLogger \
     net.ketama.bench.LookupBench "$work/servers$n" "$n" "$work/keys" >> "$out/peers.tsv" ||
     printf 'java bench\t%s\tfailed (exit %s)\n' "$n" "$?" >> "$out/peers.tsv"
+  KETAMA_LIBRARY="$library" "$work/python-venv/bin/python" bindings/python/bench.py "$work/servers$n" "$n" "$work/keys" >> "$out/peers.tsv" ||
+    printf 'python bench\t%s\tfailed (exit %s)\n' "$n" "$?" >> "$out/peers.tsv"
 done
 
 echo "bench: criterion (lookup, batch, MD5 floor, roll)"

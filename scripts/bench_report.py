@@ -2,7 +2,8 @@
 
 usage: bench_report.py OUT_DIR CRITERION_DIR
 reads  OUT_DIR/peers.tsv (NAME<TAB>SERVERS<TAB>NS_PER_KEY from the C harness and
-       the PHP and Java binding benches, whose names start with "php " / "java ")
+       the PHP, Java and Python binding benches, whose names start with "php " /
+       "java " / "python ")
        CRITERION_DIR/<group>/<bench>[/<size>]/new/estimates.json (criterion medians)
 writes OUT_DIR/results.md and OUT_DIR/lookup.svg
 """
@@ -29,7 +30,9 @@ JAVA_SINGLE = "java Ring.serverIndex(key.getBytes(UTF_8)) (JNA, single)"
 JAVA_BATCH = "java Ring.serverIndices(List<String>) (JNA, batch)"
 SPY_LOCATOR = "java spymemcached KetamaNodeLocator.getPrimary"
 OUR_LOCATOR = "java net.ketama.KetamaNodeLocator.getPrimary (JNA, spymemcached flavour)"
-BINDING_GOAL = 1.5  # issue 6: batch per key from PHP and Java within 1.5x the native single-key cost
+PY_SINGLE = "python Ring.server_index (ctypes, single)"
+PY_BATCH = "python Ring.server_indices (ctypes, batch)"
+BINDING_GOAL = 1.5  # issues 6, 11: batch per key from PHP, Java and Python within 1.5x the native single-key cost
 
 
 def ratio(rows, numerator, denominator, size):
@@ -41,17 +44,19 @@ def ratio(rows, numerator, denominator, size):
 
 
 def binding_ratios(rows):
-    """Markdown lines: the PHP and Java bindings against the native single-key
+    """Markdown lines: the PHP, Java and Python bindings against the native single-key
     cost, and spymemcached's KetamaNodeLocator against this library's."""
     table = [
         ("PHP batch ÷ native single", PHP_BATCH, NATIVE_SINGLE),
         ("Java batch ÷ native single", JAVA_BATCH, NATIVE_SINGLE),
+        ("Python batch ÷ native single", PY_BATCH, NATIVE_SINGLE),
         ("PHP single ÷ native single", PHP_SINGLE, NATIVE_SINGLE),
         ("Java single ÷ native single", JAVA_SINGLE, NATIVE_SINGLE),
+        ("Python single ÷ native single", PY_SINGLE, NATIVE_SINGLE),
         ("spymemcached KetamaNodeLocator ÷ net.ketama.KetamaNodeLocator (JNA)", SPY_LOCATOR, OUR_LOCATOR),
         ("spymemcached KetamaNodeLocator ÷ Java batch", SPY_LOCATOR, JAVA_BATCH),
     ]
-    lines = ["", "From PHP and Java (same keys as the C harness; native single = `ketama_find_server` from C), "
+    lines = ["", "From PHP, Java and Python (same keys as the C harness; native single = `ketama_find_server` from C), "
              f"ratios; goal: batch ÷ native single ≤ {BINDING_GOAL}:", "",
              "| ratio | " + " | ".join(SIZES) + " |", "|---|" + "---|" * len(SIZES)]
     for label, numerator, denominator in table:
@@ -69,7 +74,7 @@ def main():
     with open(os.path.join(out, "peers.tsv")) as f:
         for line in f:
             name, size, value = line.rstrip("\n").split("\t")
-            binding = name.startswith(("php ", "java "))
+            binding = name.startswith(("php ", "java ", "python "))
             rows.setdefault(name if binding else name + " (C harness)", {})[size] = value
     per_key = lambda v: None if v is None else v / KEYS_PER_ITERATION
     md5 = per_key(criterion_median(crit, "lookup", "md5_floor"))
@@ -131,6 +136,7 @@ def main():
         ("this library, batch", rows.get("this library ketama_find_servers (batch) (C harness)", {}), "#2ca02c"),
         ("PHP binding, batch", rows.get(PHP_BATCH, {}), "#9467bd"),
         ("Java binding, batch", rows.get(JAVA_BATCH, {}), "#8c564b"),
+        ("Python binding, batch", rows.get(PY_BATCH, {}), "#e377c2"),
     ]
 
     def num(v):

@@ -60,6 +60,22 @@ else
   need python3-dev
 fi
 
+# Python binding (bindings/python, tests/bindings_python.rs): Debian's own
+# /usr/bin/python3 (not a python3 elsewhere on PATH, e.g. pyenv) creates the
+# test venv with --system-site-packages, builds the package offline with its
+# setuptools + wheel (pip --no-build-isolation), and loads pylibmc and
+# pymemcache from the Debian packages. Without /usr/bin/python3 every module
+# below is missing too.
+declare -A debian_python_modules=(
+  [venv]=python3-venv [ensurepip]=python3-venv
+  [setuptools]=python3-setuptools [wheel]=python3-wheel
+  [pylibmc]=python3-pylibmc [pymemcache]=python3-pymemcache
+)
+[ -x /usr/bin/python3 ] || need python3
+for module in "${!debian_python_modules[@]}"; do
+  /usr/bin/python3 -c "import $module" >/dev/null 2>&1 || need "${debian_python_modules[$module]}"
+done
+
 # PHP extension -> Debian package. Without a php binary none can load, so all
 # of them are missing (installing php8.2-cli alone does not bring them).
 declare -A php_packages=([memcached]=php8.2-memcached [memcache]=php8.2-memcache [ffi]=php8.2-cli)

@@ -1,11 +1,13 @@
 //! Reading server files: bounded, parsed while they are read, and accepted
 //! only when the file did not change during the read.
 //!
-//! * Only regular files are read. A directory, character device (such as
-//!   `/dev/zero`), FIFO or socket is refused at once with an error naming
-//!   what it is, before a byte is read (a FIFO is opened without blocking).
-//! * At most [`MAX_FILE_BYTES`] are read; a larger file is refused before it
-//!   is read, and one that grows past the limit stops there.
+//! * Regular files are read, at most [`MAX_FILE_BYTES`]: a larger file is
+//!   refused before it is read, and one that grows past the limit stops
+//!   there. A character device is read like an empty or short file, at most
+//!   [`MAX_DEVICE_BYTES`] (so `/dev/null` reads as the original reads it, as
+//!   an empty list, and `/dev/zero` stops at once), without blocking. A
+//!   directory, FIFO, socket or block device is refused at once with an
+//!   error naming what it is, before a byte is read.
 //! * The bytes go straight into the parser, which keeps at most one line
 //!   ([`ParseMode::line_limit`]) and stops at the first bad line: a 200 MB
 //!   file whose first line is bad costs one read of 64 KiB.
@@ -36,6 +38,8 @@ use crate::{Error, ServerSpec};
 
 /// The largest server file read: 64 MiB.
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
+/// The most bytes read from a character device: 64 KiB.
+pub const MAX_DEVICE_BYTES: u64 = 64 << 10;
 /// How long a file must have been left alone before it is read.
 pub const SETTLE_TIME: Duration = Duration::from_millis(100);
 /// How many times a read that saw the file change is tried.
@@ -132,7 +136,7 @@ fn read_stable<T>(
             .open(path)
             .map_err(|e| io_error(e.to_string()))?;
         let before = file.metadata().map_err(|e| io_error(e.to_string()))?;
-        check_readable(&before).map_err(io_error)?;
+        let limit = check_readable(&before).map_err(io_error)?;
         let identity = ((before.dev(), before.ino()), before.created().ok());
         let replaced = seen.is_some_and(|seen| seen != identity);
         seen = Some(identity);
@@ -152,7 +156,7 @@ fn read_stable<T>(
                 continue;
             }
         }
-        let mut reader = BoundedReader::new(&file, path);
+        let mut reader = BoundedReader::new(&file, path, limit);
         let result = consume(&mut reader);
         let after = file.metadata().map_err(|e| io_error(e.to_string()))?;
         if unchanged(&before, &after) {
@@ -172,13 +176,15 @@ fn read_stable<T>(
     )))
 }
 
-/// Refuses what is not a regular file of at most [`MAX_FILE_BYTES`].
-fn check_readable(metadata: &Metadata) -> Result<(), String> {
+/// The most bytes to read from what `metadata` describes, or why it is not
+/// read at all: a regular file of at most [`MAX_FILE_BYTES`], or a
+/// character device.
+fn check_readable(metadata: &Metadata) -> Result<u64, String> {
     let kind = metadata.file_type();
     let refused = if kind.is_dir() {
         return Err("is a directory, not a server file".into());
     } else if kind.is_char_device() {
-        "a character device"
+        return Ok(MAX_DEVICE_BYTES);
     } else if kind.is_block_device() {
         "a block device"
     } else if kind.is_fifo() {
@@ -194,10 +200,10 @@ fn check_readable(metadata: &Metadata) -> Result<(), String> {
             MAX_FILE_BYTES >> 20
         ));
     } else {
-        return Ok(());
+        return Ok(MAX_FILE_BYTES);
     };
     Err(format!(
-        "is {refused}, not a regular file (server lists are read from regular files only)"
+        "is {refused}, not a regular file (server lists are read from regular files)"
     ))
 }
 
@@ -221,21 +227,23 @@ fn unchanged(before: &Metadata, after: &Metadata) -> bool {
         && (before.ctime(), before.ctime_nsec()) == (after.ctime(), after.ctime_nsec())
 }
 
-/// Hands out a file's bytes in chunks, hashing them and stopping at
-/// [`MAX_FILE_BYTES`].
+/// Hands out a file's bytes in chunks, hashing them and stopping past
+/// `limit` bytes.
 struct BoundedReader<'f> {
     file: &'f File,
     path: &'f Path,
+    limit: u64,
     buffer: Vec<u8>,
     read: u64,
     md5: Md5,
 }
 
 impl<'f> BoundedReader<'f> {
-    fn new(file: &'f File, path: &'f Path) -> Self {
+    fn new(file: &'f File, path: &'f Path, limit: u64) -> Self {
         BoundedReader {
             file,
             path,
+            limit,
             buffer: vec![0; READ_CHUNK_BYTES],
             read: 0,
             md5: Md5::new(),
@@ -260,13 +268,21 @@ impl<'f> BoundedReader<'f> {
             return Ok(None);
         }
         self.read += n as u64;
-        if self.read > MAX_FILE_BYTES {
-            return Err(Error::Io {
-                path: self.path.display().to_string(),
-                message: format!(
+        if self.read > self.limit {
+            let message = if self.limit == MAX_FILE_BYTES {
+                format!(
                     "grew past the {} MiB limit for server files while being read",
                     MAX_FILE_BYTES >> 20
-                ),
+                )
+            } else {
+                format!(
+                    "gave more than {} KiB, the most read from a character device",
+                    self.limit >> 10
+                )
+            };
+            return Err(Error::Io {
+                path: self.path.display().to_string(),
+                message,
             });
         }
         self.md5.update(&self.buffer[..n]);

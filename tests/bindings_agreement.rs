@@ -1,8 +1,8 @@
 //! Cross-language agreement and the C example: the CLI, C (ring API and,
-//! for libketama, the original API), PHP and Java give the same server for
-//! the same 10,000 keys and server lists (libketama, spymemcached and the
-//! continuum flavours libketama-java, dalli, nginx, node-memcached and
-//! memcached-fast); the libmemcached example runs
+//! for libketama, the original API), PHP, Java and Python give the same
+//! server for the same 10,000 keys and server lists (libketama, spymemcached
+//! and the continuum flavours libketama-java, dalli, nginx, node-memcached
+//! and memcached-fast); the libmemcached example runs
 //! against real memcached under valgrind.
 
 mod common;
@@ -136,7 +136,18 @@ fn agree(
         &input,
         "Java",
     );
-    for (language, answers) in [("C", &c), ("PHP", &php), ("Java", &java)] {
+    let python = run_with_input(
+        common::python_command(&repo_root().join("bindings/python/tests/find_keys.py"))
+            .args([file_arg, cli_name]),
+        &input,
+        "Python",
+    );
+    for (language, answers) in [
+        ("C", &c),
+        ("PHP", &php),
+        ("Java", &java),
+        ("Python", &python),
+    ] {
         let differing: Vec<(&str, &str)> = cli
             .lines()
             .zip(answers.lines())
@@ -168,7 +179,7 @@ fn agree(
 }
 
 #[test]
-fn php_java_c_and_cli_agree_on_10000_keys() {
+fn php_java_python_c_and_cli_agree_on_10000_keys() {
     let dir = scratch_dir("agreement");
     std::fs::write(dir.join("keys.txt"), keys()).unwrap();
     let c_program = compile_c(
@@ -233,7 +244,7 @@ fn php_java_c_and_cli_agree_on_10000_keys() {
         );
     }
     eprintln!(
-        "cross-language: 8 server lists x {KEYS} keys: CLI, C, PHP and Java agree on all {compared} lookups each"
+        "cross-language: 8 server lists x {KEYS} keys: CLI, C, PHP, Java and Python agree on all {compared} lookups each"
     );
     assert_eq!(compared, 8 * KEYS);
 }
@@ -293,5 +304,81 @@ fn c_libmemcached_example_against_real_memcached() {
     assert!(
         stdout.contains(&format!("placed 300 keys:{expected}\n")),
         "{stdout}\nexpected {expected}"
+    );
+}
+
+#[test]
+fn python_pymemcache_hasher_reads_pylibmc_keys_and_places_keys_where_php_and_java_do() {
+    let servers = [Memcached::start(), Memcached::start(), Memcached::start()];
+    let addresses: Vec<String> = servers.iter().map(Memcached::address).collect();
+    let out = run_with_timeout(
+        common::python_command(&repo_root().join("bindings/python/tests/pymemcache_placement.py"))
+            .args(&addresses),
+        Duration::from_secs(600),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "pymemcache_placement.py failed (Debian python3-pylibmc, python3-pymemcache):\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.lines().any(|l| l == "libmemcached\t10000\t10000\t0"),
+        "pylibmc keys not all read back through pymemcache + KetamaHasher(libmemcached):\n{}",
+        stdout.lines().next().unwrap_or_default()
+    );
+    let placed: Vec<(&str, &str)> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("P\t"))
+        .map(|l| l.split_once('\t').unwrap())
+        .collect();
+    assert_eq!(placed.len(), 1000, "{stdout}");
+
+    // The same servers as a libketama file (equal weights): where do PHP and Java put the keys?
+    let dir = scratch_dir("pymemcache");
+    let file = dir.join("pymemcache.servers");
+    let list: String = addresses.iter().map(|a| format!("{a}\t1\n")).collect();
+    std::fs::write(&file, list).unwrap();
+    let keys = dir.join("keys.txt");
+    let key_lines: String = placed.iter().map(|(k, _)| format!("{k}\n")).collect();
+    std::fs::write(&keys, key_lines).unwrap();
+    let expected: String = placed.iter().map(|(k, s)| format!("{k}\t{s}\n")).collect();
+    let file_arg = file.to_str().unwrap();
+    let php = run_with_input(
+        Command::new("php")
+            .arg(repo_root().join("bindings/php/tests/find_keys.php"))
+            .args([file_arg, "libketama"])
+            .env("KETAMA_LIBRARY", shared_library_dir().join("libketama.so")),
+        &keys,
+        "PHP",
+    );
+    let classpath = java_classpath(&dir);
+    let java = run_with_input(
+        Command::new("java")
+            .args(["-cp", &classpath])
+            .arg(format!(
+                "-Dketama.library={}",
+                shared_library_dir().join("libketama.so").display()
+            ))
+            .args(["net.ketama.FindKeys", file_arg, "libketama"]),
+        &keys,
+        "Java",
+    );
+    for (language, answers) in [("PHP", &php), ("Java", &java)] {
+        let differing: Vec<(&str, &str)> = expected
+            .lines()
+            .zip(answers.lines())
+            .filter(|(a, b)| a != b)
+            .take(3)
+            .collect();
+        assert!(
+            differing.is_empty() && answers.lines().count() == 1000,
+            "keys written through KetamaHasher(libketama) are not where {language} says, e.g. {differing:?}"
+        );
+    }
+    let used: std::collections::HashSet<&str> = placed.iter().map(|(_, s)| *s).collect();
+    assert_eq!(used.len(), 3, "keys landed on {used:?}");
+    eprintln!(
+        "pymemcache: 10000 pylibmc keys read back with 0 misses; 1000 keys placed as PHP and Java say"
     );
 }

@@ -1,5 +1,6 @@
 //! Server files are read with bounds in every entry point (compat roll,
-//! modern ring, CLI): non-regular files are refused at once, size is capped,
+//! modern ring, CLI): FIFOs and directories are refused at once, a
+//! character device is read up to 64 KiB, size is capped,
 //! the parser stops at the first bad line without holding the file, and the
 //! roll cache stays bounded under churn. Memory is measured as the peak RSS
 //! of a child process (`wait4`).
@@ -70,15 +71,15 @@ fn sparse_file(name: &str, head: &[u8], size: u64) -> std::path::PathBuf {
 }
 
 #[test]
-fn dev_zero_is_refused_at_once_by_the_compat_roll() {
+fn dev_zero_stops_at_once_in_the_compat_roll() {
     let good = good_file("rss-good");
     let (baseline, base_rss) = roll_files(&[&good]);
     assert_eq!(baseline[0], "OK 316");
     let (lines, rss) = roll_files(&[Path::new("/dev/zero")]);
     assert_eq!(
         lines[0],
-        "FAIL Invalid filename specified: /dev/zero (is a character device, not a regular file \
-         (server lists are read from regular files only))"
+        "FAIL Invalid filename specified: /dev/zero (gave more than 64 KiB, the most read from a \
+         character device)"
     );
     assert!(
         rss < base_rss + EXTRA_RSS_CEILING_KIB,
@@ -87,7 +88,7 @@ fn dev_zero_is_refused_at_once_by_the_compat_roll() {
 }
 
 #[test]
-fn the_cli_refuses_dev_zero_and_a_fifo_with_a_clear_error() {
+fn the_cli_stops_at_once_on_dev_zero_and_refuses_a_fifo() {
     let good = good_file("cli-rss-good");
     let (base, base_rss) = common::run_measuring_peak_rss(
         Command::new(env!("CARGO_BIN_EXE_ketama")).args(["check", good.to_str().unwrap()]),
@@ -101,11 +102,12 @@ fn the_cli_refuses_dev_zero_and_a_fifo_with_a_clear_error() {
     for (args, what) in [
         (
             vec!["check", "/dev/zero"],
-            "/dev/zero: is a character device",
+            "/dev/zero: gave more than 64 KiB, the most read from a character device",
         ),
         (
             vec!["find", "/dev/zero", "k"],
-            "/dev/zero: is a character device",
+            "Line longer than 126 bytes (libketama would split it into two lines) (line 1 in \
+             /dev/zero)",
         ),
         (
             vec!["check", fifo.to_str().unwrap()],
@@ -168,7 +170,7 @@ fn files_over_the_size_limit_are_refused_before_reading() {
 }
 
 #[test]
-fn every_reading_refuses_directories_and_devices_with_the_same_words() {
+fn every_reading_refuses_directories_and_reads_dev_null_as_empty() {
     let dir = common::scratch_dir("not-a-file");
     for mode in [ParseMode::Strict, ParseMode::Libketama, ParseMode::Peers] {
         let error = server_file::load(&dir, mode).unwrap_err().to_string();
@@ -179,11 +181,7 @@ fn every_reading_refuses_directories_and_devices_with_the_same_words() {
         let error = server_file::load(Path::new("/dev/null"), mode)
             .unwrap_err()
             .to_string();
-        assert_eq!(
-            error,
-            "/dev/null: is a character device, not a regular file (server lists are read from \
-             regular files only)"
-        );
+        assert_eq!(error, "No valid server definitions in file /dev/null");
     }
 }
 

@@ -56,6 +56,79 @@ mod tests {
     }
 
     #[test]
+    fn flavour_and_hash_names_round_trip_through_the_c_functions() {
+        use crate::ffi::compat::ketama_error;
+        use crate::ffi::ring::{
+            ketama_flavour_from_name, ketama_flavour_name, ketama_hash_from_name, ketama_hash_name,
+        };
+        use crate::flavour::Flavour;
+        use std::ffi::{CStr, CString};
+        let name_of = |p: *const std::ffi::c_char| unsafe { CStr::from_ptr(p) }.to_str().unwrap();
+        for (id, flavour) in Flavour::ALL.iter().enumerate() {
+            let name = ketama_flavour_name(id as u32);
+            assert_eq!(name_of(name), flavour.name());
+            let mut out = u32::MAX;
+            assert_eq!(
+                unsafe { ketama_flavour_from_name(name, &mut out) },
+                ketama_status::KETAMA_OK
+            );
+            assert_eq!(out, id as u32);
+            for (hash_id, hash) in HashAlgorithm::ALL.iter().enumerate() {
+                let hash_name = ketama_hash_name(hash_id as u32 + 1);
+                assert_eq!(name_of(hash_name), hash.name());
+                let status = unsafe { ketama_hash_from_name(id as u32, hash_name, &mut out) };
+                // The peer's own spelling wins (twemproxy's "crc32" is the 15-bit crc).
+                if let Some(peer_hash) = flavour.hash_from_name(hash.name()) {
+                    assert_eq!(status, ketama_status::KETAMA_OK);
+                    assert_eq!(HashAlgorithm::ALL[out as usize - 1], peer_hash);
+                } else {
+                    assert_eq!(status, ketama_status::KETAMA_ERR_INVALID_ARGUMENT);
+                    let message = name_of(ketama_error());
+                    assert!(message.contains("it offers"), "{message}");
+                }
+            }
+        }
+        assert!(ketama_flavour_name(Flavour::ALL.len() as u32).is_null());
+        assert!(ketama_hash_name(HashAlgorithm::ALL.len() as u32 + 1).is_null());
+        assert_eq!(name_of(ketama_hash_name(0)), "default");
+        let mut out = 0u32;
+        let alias = CString::new("PHP_Memcached").unwrap();
+        assert_eq!(
+            unsafe { ketama_flavour_from_name(alias.as_ptr(), &mut out) },
+            ketama_status::KETAMA_OK
+        );
+        assert_eq!(Flavour::ALL[out as usize], Flavour::Libmemcached);
+        let twemproxy_crc32 = CString::new("crc32").unwrap();
+        assert_eq!(
+            unsafe { ketama_hash_from_name(6, twemproxy_crc32.as_ptr(), &mut out) },
+            ketama_status::KETAMA_OK
+        );
+        assert_eq!(HashAlgorithm::ALL[out as usize - 1], HashAlgorithm::Crc);
+        let bogus = CString::new("no-such-flavour").unwrap();
+        assert_eq!(
+            unsafe { ketama_flavour_from_name(bogus.as_ptr(), &mut out) },
+            ketama_status::KETAMA_ERR_INVALID_ARGUMENT
+        );
+        let message = name_of(ketama_error());
+        assert!(
+            message.contains("no-such-flavour") && message.contains("libketama"),
+            "{message}"
+        );
+        assert_eq!(
+            unsafe { ketama_flavour_from_name(std::ptr::null(), &mut out) },
+            ketama_status::KETAMA_ERR_NULL_ARGUMENT
+        );
+        assert_eq!(
+            unsafe { ketama_hash_from_name(0, bogus.as_ptr(), std::ptr::null_mut()) },
+            ketama_status::KETAMA_ERR_NULL_ARGUMENT
+        );
+        assert_eq!(
+            unsafe { ketama_hash_from_name(u32::MAX, twemproxy_crc32.as_ptr(), &mut out) },
+            ketama_status::KETAMA_ERR_INVALID_ARGUMENT
+        );
+    }
+
+    #[test]
     fn c_enums_name_the_same_hashes_and_flavours_as_the_rust_lists() {
         use crate::ffi::ring::{ketama_flavour as F, ketama_hash as K};
         use crate::flavour::Flavour;

@@ -494,6 +494,124 @@ fn out_of_range(what: &str, index: usize, len: usize) -> Error {
     ))
 }
 
+fn unknown_name(what: &str, name: &std::ffi::CStr, known: &[&str]) -> Error {
+    Error::InvalidArgument(format!(
+        "unknown {what} {:?} (known: {})",
+        String::from_utf8_lossy(name.to_bytes()),
+        known.join(", ")
+    ))
+}
+
+/// Looks a flavour up by its name or an alias (`"libketama"`,
+/// `"php-memcached"`, `"twemproxy"`, ...; case and `_`/`-` do not matter)
+/// and stores its `ketama_flavour` id in `*out`. An unknown name is
+/// `KETAMA_ERR_INVALID_ARGUMENT`, with the known names in the message.
+///
+/// # Safety
+/// `name` is a NUL-terminated string; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_flavour_from_name(
+    name: *const c_char,
+    out: *mut u32,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let name = unsafe { arg_cstr(name, "name") }?;
+        let out = unsafe { arg_out(out, "out") }?;
+        let known: Vec<&str> = Flavour::ALL.iter().map(|f| f.name()).collect();
+        let flavour = std::str::from_utf8(name.to_bytes())
+            .ok()
+            .and_then(Flavour::from_name)
+            .ok_or_else(|| unknown_name("flavour", name, &known))?;
+        let id = Flavour::ALL
+            .iter()
+            .position(|&f| f == flavour)
+            .expect("every flavour is in Flavour::ALL");
+        *out = id as u32;
+        Ok(())
+    })
+}
+
+/// The canonical name of flavour id `flavour` (a static NUL-terminated
+/// string, e.g. `"libmemcached"`), or NULL for an unknown id.
+#[unsafe(no_mangle)]
+pub extern "C" fn ketama_flavour_name(flavour: u32) -> *const c_char {
+    static NAMES: std::sync::OnceLock<Vec<std::ffi::CString>> = std::sync::OnceLock::new();
+    guard_value(std::ptr::null(), || {
+        let names = NAMES.get_or_init(|| {
+            Flavour::ALL
+                .iter()
+                .map(|f| std::ffi::CString::new(f.name()).expect("names have no NUL"))
+                .collect()
+        });
+        names
+            .get(flavour as usize)
+            .map_or(std::ptr::null(), |n| n.as_ptr())
+    })
+}
+
+/// Looks a key hash up by the spelling of flavour `flavour`'s peer
+/// (twemproxy's `crc32` is the 15-bit crc, pecl's the full CRC-32, ...),
+/// falling back to the canonical names, and stores its `ketama_hash` id in
+/// `*out`. `"default"` gives `KETAMA_HASH_DEFAULT` (0). A name the peer does
+/// not offer, or an unknown flavour id, is `KETAMA_ERR_INVALID_ARGUMENT`
+/// naming the hashes the flavour offers.
+///
+/// # Safety
+/// `name` is a NUL-terminated string; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_hash_from_name(
+    flavour: u32,
+    name: *const c_char,
+    out: *mut u32,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let name = unsafe { arg_cstr(name, "name") }?;
+        let out = unsafe { arg_out(out, "out") }?;
+        let flavour = flavour_from_u32(flavour)?;
+        let text = std::str::from_utf8(name.to_bytes()).unwrap_or("");
+        if text.eq_ignore_ascii_case("default") {
+            *out = 0;
+            return Ok(());
+        }
+        let offered: Vec<&str> = flavour.hashes().iter().map(|h| h.name()).collect();
+        let hash = flavour.hash_from_name(text).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "flavour {} has no key hash {:?} (it offers: {})",
+                flavour.name(),
+                String::from_utf8_lossy(name.to_bytes()),
+                offered.join(", ")
+            ))
+        })?;
+        let id = HashAlgorithm::ALL
+            .iter()
+            .position(|&h| h == hash)
+            .expect("every hash is in HashAlgorithm::ALL");
+        *out = id as u32 + 1;
+        Ok(())
+    })
+}
+
+/// The canonical name of hash id `hash` (a static NUL-terminated string,
+/// e.g. `"md5"`; `"default"` for `KETAMA_HASH_DEFAULT`), or NULL for an
+/// unknown id.
+#[unsafe(no_mangle)]
+pub extern "C" fn ketama_hash_name(hash: u32) -> *const c_char {
+    static NAMES: std::sync::OnceLock<Vec<std::ffi::CString>> = std::sync::OnceLock::new();
+    guard_value(std::ptr::null(), || {
+        let names = NAMES.get_or_init(|| {
+            std::iter::once("default")
+                .chain(HashAlgorithm::ALL.iter().map(|h| h.name()))
+                .map(|n| std::ffi::CString::new(n).expect("names have no NUL"))
+                .collect()
+        });
+        names
+            .get(hash as usize)
+            .map_or(std::ptr::null(), |n| n.as_ptr())
+    })
+}
+
 /// The library version, e.g. `"1.0.0"` (static string).
 #[unsafe(no_mangle)]
 pub extern "C" fn ketama_version() -> *const c_char {

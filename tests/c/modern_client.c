@@ -132,6 +132,25 @@ int main(int argc, char **argv)
 
     ketama_ring_free(ring);
     ketama_ring_free(from_file);
+    /* Flavour and hash names, resolved by the library (bindings keep no id tables). */
+    uint32_t id = 99, hash = 99;
+    CHECK(ketama_flavour_from_name("PHP_Memcached", &id) == KETAMA_OK);
+    CHECK(id == KETAMA_FLAVOUR_LIBMEMCACHED);
+    CHECK(strcmp(ketama_flavour_name(id), "libmemcached") == 0);
+    CHECK(ketama_flavour_name(4000000000u) == NULL);
+    CHECK(ketama_flavour_from_name("no-such-flavour", &id) == KETAMA_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ketama_error(), "no-such-flavour") != NULL);
+    CHECK(ketama_flavour_from_name(NULL, &id) == KETAMA_ERR_NULL_ARGUMENT);
+    CHECK(ketama_hash_from_name(KETAMA_FLAVOUR_TWEMPROXY, "crc32", &hash) == KETAMA_OK);
+    CHECK(hash == KETAMA_HASH_CRC);
+    CHECK(ketama_hash_from_name(KETAMA_FLAVOUR_PECL_MEMCACHE, "crc32", &hash) == KETAMA_OK);
+    CHECK(hash == KETAMA_HASH_CRC32);
+    CHECK(strcmp(ketama_hash_name(hash), "crc32") == 0);
+    CHECK(ketama_hash_from_name(KETAMA_FLAVOUR_PECL_MEMCACHE, "md5", &hash) == KETAMA_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ketama_error(), "it offers") != NULL);
+    CHECK(ketama_hash_from_name(KETAMA_FLAVOUR_LIBKETAMA, "default", &hash) == KETAMA_OK && hash == 0);
+    CHECK(ketama_hash_from_name(KETAMA_FLAVOUR_LIBKETAMA, "md5", NULL) == KETAMA_ERR_NULL_ARGUMENT);
+
     printf("OK %d\n", checks);
     return 0;
 }

@@ -13,14 +13,21 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <sys/time.h>
 
+/* The process's own peak resident set size (VmHWM). Not ru_maxrss: Linux
+ * keeps that across exec, so it may be the test process's peak instead. */
 static long peak_rss_kib(void)
 {
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-    return usage.ru_maxrss;
+    FILE *status = fopen("/proc/self/status", "r");
+    if (!status) { perror("/proc/self/status"); exit(2); }
+    char line[256];
+    long kib = -1;
+    while (fgets(line, sizeof line, status))
+        if (sscanf(line, "VmHWM: %ld kB", &kib) == 1) break;
+    fclose(status);
+    if (kib < 0) { fprintf(stderr, "no VmHWM in /proc/self/status\n"); exit(2); }
+    return kib;
 }
 
 static void write_servers(const char *path, int variant)

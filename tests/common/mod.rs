@@ -120,45 +120,6 @@ pub fn compile_c(sources: &[&Path], output_name: &str, extra: &[&str]) -> PathBu
 
 /// Runs a command to completion with a time limit, killing it when exceeded.
 pub fn run_with_timeout(cmd: &mut Command, limit: Duration) -> Output {
-    run_reaping(cmd, limit, |child| {
-        child.try_wait().expect("wait").map(|s| (s, 0))
-    })
-    .0
-}
-
-/// [`run_with_timeout`] that also returns the child's peak resident set
-/// size in KiB (`ru_maxrss` from `wait4`).
-pub fn run_measuring_peak_rss(cmd: &mut Command, limit: Duration) -> (Output, u64) {
-    run_reaping(cmd, limit, |child| {
-        let pid = child.id() as libc::pid_t;
-        let mut status = 0;
-        // SAFETY: an all-zero rusage is valid; wait4 fills it in.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: pid is our own child, not yet reaped; valid out-pointers.
-        let reaped = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
-        assert!(
-            reaped == 0 || reaped == pid,
-            "wait4 failed: {}",
-            std::io::Error::last_os_error()
-        );
-        use std::os::unix::process::ExitStatusExt;
-        (reaped == pid).then(|| {
-            (
-                std::process::ExitStatus::from_raw(status),
-                usage.ru_maxrss as u64,
-            )
-        })
-    })
-}
-
-/// Spawns `cmd` with its output captured and polls `reap` until it returns
-/// the exit status (and a peak RSS); kills the child past `limit`.
-#[allow(clippy::zombie_processes)] // `reap` waits for the child
-fn run_reaping(
-    cmd: &mut Command,
-    limit: Duration,
-    mut reap: impl FnMut(&mut Child) -> Option<(std::process::ExitStatus, u64)>,
-) -> (Output, u64) {
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -169,9 +130,9 @@ fn run_reaping(
     let out_reader = std::thread::spawn(move || read_all(stdout));
     let err_reader = std::thread::spawn(move || read_all(stderr));
     let start = Instant::now();
-    let (status, peak_kib) = loop {
-        if let Some(done) = reap(&mut child) {
-            break done;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
         }
         if start.elapsed() > limit {
             let _ = child.kill();
@@ -180,11 +141,43 @@ fn run_reaping(
         }
         std::thread::sleep(Duration::from_millis(5));
     };
-    let output = Output {
+    Output {
         status,
         stdout: out_reader.join().unwrap(),
         stderr: err_reader.join().unwrap(),
-    };
+    }
+}
+
+/// [`run_with_timeout`] that also returns the command's own peak resident
+/// set size in KiB. The command runs under `tests/c/peak_rss.c`, which forks
+/// it and reads `ru_maxrss` from `wait4`: spawned straight from the test
+/// process, the figure would start from the test process's own peak.
+pub fn run_measuring_peak_rss(cmd: &mut Command, limit: Duration) -> (Output, u64) {
+    static LAUNCHER: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    let launcher = LAUNCHER.get_or_init(|| {
+        let source = repo_root().join("tests/c/peak_rss.c");
+        compile_c(&[&source], "peak_rss", &[])
+    });
+    static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let figure = scratch_dir("peak-rss").join(format!("run-{run}"));
+    let mut wrapped = Command::new(launcher);
+    wrapped.arg(&figure).arg(cmd.get_program()).args(cmd.get_args());
+    for (name, value) in cmd.get_envs() {
+        match value {
+            Some(value) => wrapped.env(name, value),
+            None => wrapped.env_remove(name),
+        };
+    }
+    if let Some(dir) = cmd.get_current_dir() {
+        wrapped.current_dir(dir);
+    }
+    let output = run_with_timeout(&mut wrapped, limit);
+    let peak_kib = std::fs::read_to_string(&figure)
+        .unwrap_or_else(|e| panic!("{cmd:?}: no peak RSS figure ({e}); {output:?}"))
+        .trim()
+        .parse()
+        .expect("peak_rss writes a number");
     (output, peak_kib)
 }
 
@@ -380,4 +373,96 @@ pub fn assert_example_output(stdout: &str, addresses: &[String]) {
         stdout.contains(&format!("placed 300 keys: {expected}\n")),
         "{stdout}\nexpected {expected}"
     );
+}
+
+/// The interpreter of a fresh virtual environment of Debian's
+/// `/usr/bin/python3` (with its system site packages: python3-pylibmc,
+/// python3-pymemcache) into which `pip install ./bindings/python` installed
+/// the Python binding, offline (`--no-index --no-build-isolation`: the
+/// interpreter's own setuptools builds it). Created once per test process.
+pub fn python_binding() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        let system = Path::new("/usr/bin/python3");
+        assert!(
+            system.exists(),
+            "/usr/bin/python3 is missing: run `make deps` (Debian package python3)"
+        );
+        let probe = run_with_timeout(
+            Command::new(system).args(["-c", "import venv, ensurepip, setuptools"]),
+            Duration::from_secs(60),
+        );
+        assert!(
+            probe.status.success(),
+            "/usr/bin/python3 cannot create a venv or build the package: run `make deps` \
+             (Debian packages python3-venv, python3-setuptools): {}",
+            String::from_utf8_lossy(&probe.stderr)
+        );
+        let venv = scratch_dir("python-venv").join("venv");
+        let _ = std::fs::remove_dir_all(&venv);
+        let created = run_with_timeout(
+            Command::new(system)
+                .args(["-m", "venv", "--system-site-packages"])
+                .arg(&venv),
+            Duration::from_secs(300),
+        );
+        assert!(
+            created.status.success(),
+            "python3 -m venv: {}",
+            String::from_utf8_lossy(&created.stderr)
+        );
+        // Build from a copy: an in-tree build would leave build/ and
+        // *.egg-info in the repository.
+        let source = scratch_dir("python-venv").join("src");
+        let _ = std::fs::remove_dir_all(&source);
+        copy_tree(&repo_root().join("bindings/python"), &source);
+        let python = venv.join("bin/python");
+        let installed = run_with_timeout(
+            Command::new(&python)
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    "--no-index",
+                    "--no-build-isolation",
+                ])
+                .arg(&source),
+            Duration::from_secs(300),
+        );
+        assert!(
+            installed.status.success(),
+            "pip install ./bindings/python failed:\n{}{}",
+            String::from_utf8_lossy(&installed.stdout),
+            String::from_utf8_lossy(&installed.stderr)
+        );
+        python
+    })
+}
+
+/// Copies a directory tree (regular files and directories only).
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != "__pycache__" {
+                copy_tree(&entry.path(), &target);
+            }
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// Runs `python SCRIPT ARGS...` from the binding's venv with KETAMA_LIBRARY
+/// set to this build's library.
+pub fn python_command(script: &Path) -> Command {
+    let mut cmd = Command::new(python_binding());
+    cmd.arg(script)
+        .env("KETAMA_LIBRARY", shared_library_dir().join("libketama.so"))
+        .env("PYTHONDONTWRITEBYTECODE", "1");
+    cmd
 }

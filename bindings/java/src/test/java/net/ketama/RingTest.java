@@ -118,8 +118,8 @@ public class RingTest {
     @Test
     public void errorsCarryTheLibraryMessage() throws IOException {
         KetamaException device = assertThrows(KetamaException.class, () -> Ring.fromFile(Path.of("/dev/zero")));
-        assertEquals("KETAMA_ERR_IO", device.statusName());
-        assertTrue(device.getMessage(), device.getMessage().contains("is a character device, not a regular file"));
+        assertEquals("KETAMA_ERR_PARSE", device.statusName());
+        assertTrue(device.getMessage(), device.getMessage().contains("(line 1 in /dev/zero)"));
         KetamaException missing = assertThrows(KetamaException.class, () -> Ring.fromFile(dir.resolve("missing")));
         assertEquals("KETAMA_ERR_IO", missing.statusName());
         assertTrue(missing.getMessage(), missing.getMessage().contains(dir.resolve("missing").toString()));

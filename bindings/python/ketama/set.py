@@ -1,0 +1,207 @@
+"""The set codec: sets kept in memcached values (decode, encode, compaction, algebra, writes)."""
+
+import ctypes
+from collections import namedtuple
+
+from . import _lib
+from ._lib import KetamaError, check, lib, take_buffer, to_bytes
+from .ring import _Handle
+
+ENCODINGS = {
+    "auto": 0,
+    "t1": 1,
+    "b1": 2,
+    "membase-comma": 3,
+    "membase-tombstone": 4,
+    "membase-plusminus": 5,
+}
+_ENCODING_NAMES = {v: k for k, v in ENCODINGS.items()}
+OPS = {"add": 0, "remove": 1}
+REPLIES = {"stored": 0, "not_stored": 1, "exists": 2, "not_found": 3, "too_large": 4}
+ACTIONS = {
+    1: "append",
+    2: "add",
+    3: "probe",
+    4: "done_appended",
+    5: "done_created",
+    6: "done_nothing_to_remove",
+}
+
+Stats = namedtuple("Stats", "members records removals redundant value_len encoding")
+Stats.__doc__ = "Counters of a decoded set; redundant = records - members (what compaction deletes)."
+Compaction = namedtuple("Compaction", "value cas exptime exptime_known")
+Compaction.__doc__ = "A compaction write: store value under CAS cas with exptime (when exptime_known)."
+
+
+def _encoding(name):
+    if isinstance(name, int):
+        return name
+    try:
+        return ENCODINGS[name.lower()]
+    except (KeyError, AttributeError):
+        raise ValueError(f"encoding must be one of {', '.join(ENCODINGS)}, not {name!r}") from None
+
+
+def _policy(threshold=100, soft_limit=523776, ratio=False):
+    return _lib.SetPolicy(threshold, soft_limit, ratio)
+
+
+class Set(_Handle):
+    """A decoded, immutable set: members in bytewise order, ``in``, ``len``, stats."""
+
+    _free = "ketama_set_free"
+
+    @classmethod
+    def decode(cls, value, encoding="auto", max_member_len=0):
+        """Decodes a memcached value; a malformed one raises :class:`KetamaError`
+        (``kind``, ``offset``, ``record`` attributes say where)."""
+        data = to_bytes(value, "value")
+        out = ctypes.c_void_p()
+        error = _lib.SetError()
+        status = lib().ketama_set_decode(
+            data, len(data), _encoding(encoding), max_member_len, ctypes.byref(out), ctypes.byref(error)
+        )
+        try:
+            check(status)
+        except KetamaError as e:
+            e.offset, e.record = error.offset, error.record
+            raise
+        return cls(out.value)
+
+    @classmethod
+    def encode(cls, members, op="add", encoding="t1", max_member_len=0):
+        """One APPEND/ADD payload: an ``op`` record for each member."""
+        members = [to_bytes(m, "member") for m in members]
+        refs = (_lib.MemberRef * len(members))()
+        for ref, member in zip(refs, members):
+            ref.data, ref.len = member, len(member)
+        buffer = _lib.SetBuffer()
+        check(
+            lib().ketama_set_encode(
+                OPS[op], _encoding(encoding), refs, len(members), max_member_len, ctypes.byref(buffer)
+            )
+        )
+        return take_buffer(buffer)
+
+    @classmethod
+    def plan_read(cls, value, cas, remaining_ttl=None, encoding="auto", force=False, **policy):
+        """Decodes a value read with its CAS and says whether to compact it:
+        ``(Set, Compaction or None)``. ``remaining_ttl`` is what ``mg KEY t``
+        returned (-1: never expires; None: unknown)."""
+        data = to_bytes(value, "value")
+        out = ctypes.c_void_p()
+        plan = _lib.SetCompaction()
+        check(
+            lib().ketama_set_plan_read(
+                data, len(data), _encoding(encoding), cas,
+                -1 if remaining_ttl is None else remaining_ttl, remaining_ttl is not None,
+                ctypes.byref(_policy(**policy)), force, ctypes.byref(out), ctypes.byref(plan),
+            )
+        )
+        result = cls(out.value)
+        if not plan.needed:
+            return result, None
+        value = take_buffer(plan.value)
+        return result, Compaction(value, plan.cas, plan.exptime, plan.exptime_known)
+
+    def _combine(self, function, others):
+        sets = [self, *others]
+        array = (ctypes.c_void_p * len(sets))(*[None if s is None else s._live() for s in sets])
+        out = ctypes.c_void_p()
+        check(getattr(lib(), function)(array, len(sets), ctypes.byref(out)))
+        return Set(out.value)
+
+    def union(self, *others):
+        """SUNION: a new set (``None`` stands for a missing key)."""
+        return self._combine("ketama_set_union", others)
+
+    def intersection(self, *others):
+        """SINTER: a new set."""
+        return self._combine("ketama_set_inter", others)
+
+    def difference(self, *others):
+        """SDIFF: members of this set in none of the others."""
+        return self._combine("ketama_set_diff", others)
+
+    def intercard(self, *others, limit=0):
+        """SINTERCARD: size of the intersection (stopping at ``limit`` when > 0)."""
+        sets = [self, *others]
+        array = (ctypes.c_void_p * len(sets))(*[None if s is None else s._live() for s in sets])
+        out = ctypes.c_size_t()
+        check(lib().ketama_set_intercard(array, len(sets), limit, ctypes.byref(out)))
+        return out.value
+
+    def __len__(self):
+        return lib().ketama_set_card(self._live())
+
+    def members(self):
+        """The members as bytes, in bytewise order."""
+        ptr = self._live()
+        data, length = _lib.u8_p(), ctypes.c_size_t()
+        out = []
+        for i in range(lib().ketama_set_card(ptr)):
+            check(lib().ketama_set_member(ptr, i, ctypes.byref(data), ctypes.byref(length)))
+            out.append(ctypes.string_at(data, length.value))
+        return out
+
+    def __iter__(self):
+        return iter(self.members())
+
+    def __contains__(self, member):
+        data = to_bytes(member, "member")
+        out = ctypes.c_bool()
+        check(lib().ketama_set_contains(self._live(), data, len(data), ctypes.byref(out)))
+        return out.value
+
+    def stats(self):
+        """:class:`Stats` of the decoded value (encoding by name)."""
+        stats = _lib.SetStats()
+        check(lib().ketama_set_get_stats(self._live(), ctypes.byref(stats)))
+        return Stats(
+            stats.members, stats.records, stats.removals, stats.redundant, stats.value_len,
+            _ENCODING_NAMES.get(stats.encoding, str(stats.encoding)),
+        )
+
+    def should_compact(self, force=False, **policy):
+        """Whether the policy (threshold, soft_limit, ratio) asks for compaction."""
+        out = ctypes.c_bool()
+        check(lib().ketama_set_should_compact(self._live(), ctypes.byref(_policy(**policy)), force, ctypes.byref(out)))
+        return out.value
+
+    def compacted(self, encoding="t1"):
+        """The canonical value: one add record per member (also the value to store)."""
+        buffer = _lib.SetBuffer()
+        check(lib().ketama_set_compacted(self._live(), _encoding(encoding), ctypes.byref(buffer)))
+        return take_buffer(buffer)
+
+    def __repr__(self):
+        return "<ketama.Set closed>" if self.closed else f"<ketama.Set {len(self)} members>"
+
+
+class SetWriter(_Handle):
+    """The write recipe for an add/remove payload: ``action`` says what to send
+    (``"append"``, ``"add"``, ``"probe"``) until it is ``"done_..."``; feed each
+    server reply (``"stored"``, ``"not_stored"``, ``"exists"``, ``"not_found"``,
+    ``"too_large"``) to :meth:`step`."""
+
+    _free = "ketama_set_writer_free"
+
+    def __init__(self, op="add", max_retries=0):
+        out, action = ctypes.c_void_p(), ctypes.c_uint32()
+        check(lib().ketama_set_writer_new(OPS[op], max_retries, ctypes.byref(out), ctypes.byref(action)))
+        _Handle.__init__(self, out.value)
+        self.action = ACTIONS[action.value]
+
+    @property
+    def done(self):
+        """Whether the write is finished."""
+        return self.action.startswith("done")
+
+    def step(self, reply):
+        """Advances with the server's reply; returns (and stores) the next action."""
+        if reply not in REPLIES:
+            raise ValueError(f"reply must be one of {', '.join(REPLIES)}, not {reply!r}")
+        action = ctypes.c_uint32()
+        check(lib().ketama_set_writer_step(self._live(), REPLIES[reply], ctypes.byref(action)))
+        self.action = ACTIONS[action.value]
+        return self.action

@@ -1,0 +1,321 @@
+"""Tests of the Python binding (run by tests/bindings_python.rs with the
+installed package; KETAMA_CLI names the `ketama` CLI of the same build).
+
+    python -m unittest test_ketama
+"""
+
+import gc
+import os
+import subprocess
+import tempfile
+import threading
+import unittest
+
+import ketama
+from ketama.pymemcache import KetamaHasher
+
+CLI = os.environ.get("KETAMA_CLI", "ketama")
+KEYS = [f"key:{i}" for i in range(500)] + ["ключ-ü", "", "a b", "x" * 300]
+
+
+def write(directory, name, content):
+    path = os.path.join(directory, name)
+    with open(path, "wb") as f:
+        f.write(content if isinstance(content, bytes) else content.encode())
+    return path
+
+
+def cli(*args, keys=None):
+    """KEY<TAB>SERVER lines of `ketama find ...`, keys given on stdin."""
+    run = subprocess.run(
+        [CLI, "find", *args], input="".join(k + "\n" for k in keys).encode(),
+        capture_output=True, check=True, timeout=60,
+    )
+    return [line.split("\t")[-1] for line in run.stdout.decode().splitlines()]
+
+
+def all_flavours():
+    """Every flavour the library knows, by asking it (no table kept here)."""
+    names, i = [], 0
+    while True:
+        try:
+            names.append(ketama.flavour_name(i))
+        except ketama.KetamaError:
+            return names
+        i += 1
+
+
+class OriginalModuleTests(unittest.TestCase):
+    """python_ketama's own tests, ported to Python 3, and its error behaviour."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.file = write(self.dir, "ketama.servers", "127.0.0.1:11211\t600\n127.0.0.1:11212\t400\n")
+
+    def test_original_vectors(self):
+        cont = ketama.Continuum(self.file)
+        self.assertEqual(len(cont.get_points()), 320)
+        self.assertEqual(cont.get_server("test"), (3454255383, "127.0.0.1:11211"))
+        self.assertEqual(cont.get_server(b"test"), (3454255383, "127.0.0.1:11211"))
+        self.assertEqual(ketama.hashi("test"), 3446378249)
+        self.assertEqual(ketama.hashi(b""), 3649838548)
+
+    def test_points_are_in_continuum_order_and_lookups_land_on_them(self):
+        cont = ketama.Continuum(self.file)
+        points = cont.get_points()
+        self.assertEqual([p for p, _ in points], sorted(p for p, _ in points))
+        for key in KEYS:
+            point, ip = cont.get_server(key)
+            self.assertIn((point, ip), points)
+            above = [p for p, _ in points if p >= ketama.hashi(key)]
+            self.assertEqual(point, above[0] if above else points[0][0])
+
+    def test_repr_and_filename(self):
+        cont = ketama.Continuum(self.file)
+        self.assertEqual(repr(cont), f"<ketama.Continuum from '{self.file}'>")
+        self.assertEqual(cont.filename, self.file)
+
+    def test_errors(self):
+        with self.assertRaises(ketama.KetamaError) as caught:
+            ketama.Continuum("/dev/null")
+        self.assertIn("/dev/null", str(caught.exception))
+        bad = write(self.dir, "bad.servers", "127.0.0.1:11211\tabc\n")
+        with self.assertRaises(ketama.KetamaError) as caught:
+            ketama.Continuum(bad)
+        self.assertIn("line 1", str(caught.exception))
+        with self.assertRaises(ketama.KetamaError):
+            ketama.Continuum(os.path.join(self.dir, "missing"))
+        with self.assertRaises(ValueError):
+            ketama.Continuum("/tmp/" + "x" * 251)
+        with self.assertRaises(TypeError):
+            ketama.Continuum(self.file).get_server(42)
+
+    def test_filename_of_255_bytes_is_accepted(self):
+        name = "f" * (255 - len(self.dir) - 1)
+        path = write(self.dir, name, "127.0.0.1:11211\t1\n")
+        self.assertEqual(len(path.encode()), 255)
+        self.assertEqual(ketama.Continuum(path).get_server("k")[1], "127.0.0.1:11211")
+
+
+class RingTests(unittest.TestCase):
+    def setUp(self):
+        self.servers = [f"10.0.0.{i}:11211" for i in range(1, 8)]
+
+    def test_every_flavour_agrees_with_the_cli(self):
+        flavours = all_flavours()
+        self.assertIn("libketama", flavours)
+        self.assertIn("libmemcached", flavours)
+        for flavour in flavours:
+            with ketama.Ring(self.servers, flavour) as ring:
+                expected = cli("--flavor", flavour, "--servers", ",".join(self.servers), keys=KEYS)
+                self.assertEqual(ring.servers_for(KEYS), expected, flavour)
+                self.assertEqual([ring.server(k) for k in KEYS], expected, flavour)
+                self.assertEqual(ring.flavour, flavour)
+
+    def test_hash_names_follow_the_peer(self):
+        crc15 = ketama.Ring(self.servers, "twemproxy", "crc32")
+        crc32a = ketama.Ring(self.servers, "twemproxy", "crc32a")
+        for ring, name in [(crc15, "crc32"), (crc32a, "crc32a")]:
+            expected = cli("--flavor", "twemproxy", "--hash", name, "--servers", ",".join(self.servers), keys=KEYS)
+            self.assertEqual(ring.servers_for(KEYS), expected, name)
+        self.assertNotEqual(crc15.servers_for(KEYS), crc32a.servers_for(KEYS))
+        with self.assertRaises(ketama.KetamaError) as caught:
+            ketama.Ring(self.servers, "pecl-memcache", "md5")
+        self.assertEqual(caught.exception.status_name, "KETAMA_ERR_INVALID_ARGUMENT")
+        self.assertIn("it offers", str(caught.exception))
+
+    def test_weights_dict_and_tuples(self):
+        weights = {s: 100 + 50 * i for i, s in enumerate(self.servers)}
+        spec = ",".join(f"{s}:{w}" for s, w in weights.items())
+        expected = cli("--servers", spec, keys=KEYS)
+        self.assertEqual(ketama.Ring(weights).servers_for(KEYS), expected)
+        self.assertEqual(ketama.Ring(list(weights.items())).servers_for(KEYS), expected)
+
+    def test_lookups(self):
+        ring = ketama.Ring(self.servers, "php-memcached")
+        self.assertEqual(ring.flavour, "libmemcached")
+        self.assertEqual(len(ring), 7)
+        self.assertEqual(sum(ring.point_counts), ring.point_count())
+        at = ring.find("user:42")
+        self.assertEqual(at.address, ring.server("user:42"))
+        self.assertEqual(at.server_index, ring.server_index(b"user:42"))
+        self.assertEqual(ring.points()[at.point_index], (at.point, at.server_index))
+        other = ring.find_avoiding("user:42", [at.address])
+        self.assertNotEqual(other.server_index, at.server_index)
+        self.assertEqual(ring.servers_for({"a": "user:42"}), {"a": at.address})
+        singles = [ring.server_index(k) for k in KEYS]
+        # Batch forms: str (ASCII and not), bytes, mixed, a generator, all like single lookups.
+        ascii_keys = [k for k in KEYS if k.isascii()]
+        self.assertEqual(ring.server_indices(KEYS), singles)
+        self.assertEqual(ring.server_indices([k.encode() for k in KEYS]), singles)
+        self.assertEqual(ring.server_indices([k.encode() if i % 2 else k for i, k in enumerate(KEYS)]), singles)
+        self.assertEqual(ring.server_indices(k for k in ascii_keys), [ring.server_index(k) for k in ascii_keys])
+        self.assertEqual(ring.server_indices([]), [])
+        with self.assertRaises(TypeError):
+            ring.server_indices(["k", 5])
+        packed = b"".join(k.encode() for k in KEYS)
+        self.assertEqual(
+            ring.server_indices_packed(packed, [len(k.encode()) for k in KEYS]),
+            [ring.server_index(k) for k in KEYS],
+        )
+        with self.assertRaises(ketama.KetamaError) as caught:
+            ring.server_indices_packed(b"abc", [2, 2])
+        self.assertIn("runs past the end", str(caught.exception))
+        with self.assertRaises(ketama.KetamaError) as caught:
+            ring.find_avoiding("k", list(range(7)))
+        self.assertEqual(caught.exception.status_name, "KETAMA_ERR_NO_SERVER_AVAILABLE")
+
+    def test_from_file_modes_and_errors(self):
+        directory = tempfile.mkdtemp()
+        strict = write(directory, "s", "10.0.0.1:11211\t100\n10.0.0.2:11211\t12abc\n")
+        with self.assertRaises(ketama.KetamaError) as caught:
+            ketama.Ring.from_file(strict)
+        self.assertEqual(caught.exception.status_name, "KETAMA_ERR_PARSE")
+        self.assertIn("line 2", str(caught.exception))
+        self.assertEqual(len(ketama.Ring.from_file(strict, parse="libketama")), 2)
+        peers = write(directory, "p", "10.0.0.1:11211:2 alpha\n10.0.0.2:11211:1 beta\n")
+        ring = ketama.Ring.from_file(peers, "twemproxy", parse="peers")
+        self.assertEqual(ring.servers, ["10.0.0.1:11211", "10.0.0.2:11211"])
+        with self.assertRaises(ValueError):
+            ketama.Ring.from_file(peers, parse="loose")
+        with self.assertRaises(TypeError):
+            ketama.Ring("10.0.0.1:11211")
+        with self.assertRaises(ketama.KetamaError) as caught:
+            ketama.Ring([], "libketama")
+        self.assertTrue(str(caught.exception))
+        with self.assertRaises(ketama.KetamaError) as caught:
+            ketama.Ring(self.servers, "no-such-flavour")
+        self.assertIn("no-such-flavour", str(caught.exception))
+        self.assertIn("libketama", str(caught.exception))
+
+    def test_close_is_deterministic_and_safe(self):
+        ring = ketama.Ring(self.servers)
+        with ring as r:
+            self.assertIs(r, ring)
+            r.server("k")
+        self.assertTrue(ring.closed)
+        ring.close()  # a second close does nothing
+        for use in (lambda: ring.server("k"), lambda: ring.server_indices(["k"]), ring.points):
+            with self.assertRaises(ValueError):
+                use()
+        with self.assertRaises(ValueError):
+            with ring:
+                pass
+        self.assertIn("closed", repr(ring))
+        cont = ketama.Continuum
+        del cont
+        gc.collect()
+
+    def test_threads_share_a_ring(self):
+        ring = ketama.Ring(self.servers, "libmemcached")
+        expected = ring.servers_for(KEYS)
+        results = []
+
+        def work():
+            results.append([ring.server(k) for k in KEYS] == expected and ring.servers_for(KEYS) == expected)
+
+        threads = [threading.Thread(target=work) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(results, [True] * 8)
+
+
+class SetTests(unittest.TestCase):
+    def test_encode_decode_and_compaction(self):
+        value = ketama.Set.encode(["bob", "carol", "dave"]) + ketama.Set.encode(["carol"], "remove")
+        self.assertEqual(value, b"+bob +carol +dave -carol ")
+        with ketama.Set.decode(value) as s:
+            self.assertEqual(s.members(), [b"bob", b"dave"])
+            self.assertEqual(len(s), 2)
+            self.assertIn("bob", s)
+            self.assertNotIn(b"carol", s)
+            self.assertEqual(s.stats(), ketama.Stats(2, 4, 1, 2, len(value), "t1"))
+            self.assertEqual(s.compacted(), b"+bob +dave ")
+            self.assertFalse(s.should_compact())
+            self.assertTrue(s.should_compact(threshold=1))
+            binary = s.compacted("b1")
+        self.assertEqual(ketama.Set.decode(binary).members(), [b"bob", b"dave"])
+        self.assertTrue(s.closed)
+        with self.assertRaises(ValueError):
+            s.members()
+
+    def test_plan_read(self):
+        value = b"".join(ketama.Set.encode([f"m{i}"]) + ketama.Set.encode([f"m{i}"], "remove") for i in range(40))
+        value += ketama.Set.encode(["kept"])
+        s, plan = ketama.Set.plan_read(value, cas=77, remaining_ttl=-1)
+        self.assertEqual(s.members(), [b"kept"])
+        self.assertIsNone(plan)
+        s, plan = ketama.Set.plan_read(value, cas=77, remaining_ttl=300, threshold=10)
+        self.assertEqual(plan, ketama.Compaction(b"+kept ", 77, 300, True))
+        s, plan = ketama.Set.plan_read(value, cas=5, threshold=10)
+        self.assertFalse(plan.exptime_known)
+
+    def test_algebra(self):
+        a = ketama.Set.decode(ketama.Set.encode(["a", "b", "c"]))
+        b = ketama.Set.decode(ketama.Set.encode(["b", "c", "d"]))
+        self.assertEqual(a.union(b).members(), [b"a", b"b", b"c", b"d"])
+        self.assertEqual(a.intersection(b).members(), [b"b", b"c"])
+        self.assertEqual(a.difference(b).members(), [b"a"])
+        self.assertEqual(a.intercard(b), 2)
+        self.assertEqual(a.intercard(b, limit=1), 1)
+        self.assertEqual(a.union(None).members(), [b"a", b"b", b"c"])
+        self.assertEqual(a.intersection(None).members(), [])
+
+    def test_errors_carry_the_library_message(self):
+        with self.assertRaises(ketama.KetamaError) as caught:
+            ketama.Set.decode(b"+bob ?x ")
+        e = caught.exception
+        self.assertEqual(e.status_name, "KETAMA_ERR_SET_DECODE")
+        self.assertIn("BadOp at byte offset 5 (record 1)", str(e))
+        self.assertEqual((e.offset, e.record), (5, 1))
+        with self.assertRaises(ketama.KetamaError) as caught:
+            ketama.Set.encode(["ok", "has space"])
+        self.assertEqual(caught.exception.status_name, "KETAMA_ERR_SET_MEMBER")
+        self.assertIn("of member 1", str(caught.exception))
+        with self.assertRaises(ValueError):
+            ketama.Set.decode(b"", encoding="nope")
+
+    def test_writer_state_machine(self):
+        w = ketama.SetWriter("add")
+        self.assertEqual(w.action, "append")
+        self.assertEqual(w.step("not_stored"), "add")
+        self.assertEqual(w.step("stored"), "done_created")
+        self.assertTrue(w.done)
+        w.close()
+        w.close()
+        with self.assertRaises(ValueError):
+            w.step("stored")
+        r = ketama.SetWriter("remove")
+        self.assertEqual(r.step("not_stored"), "probe")
+        self.assertEqual(r.step("not_found"), "done_nothing_to_remove")
+        contended = ketama.SetWriter("add", max_retries=1)
+        steps = [contended.step("not_stored") for _ in range(4)]
+        self.assertEqual(steps, ["add", "append", "add", "probe"])
+        with self.assertRaises(ketama.KetamaError) as caught:
+            contended.step("not_stored")
+        self.assertEqual(caught.exception.status_name, "KETAMA_ERR_SET_CONTENDED")
+        self.assertIn("while the key came and went", str(caught.exception))
+        with self.assertRaises(ValueError):
+            ketama.SetWriter("add").step("maybe")
+
+
+class HasherTests(unittest.TestCase):
+    def test_hasher_places_like_the_ring(self):
+        nodes = ["127.0.0.1:11211", "127.0.0.1:11212", "127.0.0.1:11213"]
+        hasher = KetamaHasher.flavour("libmemcached")()
+        self.assertIsNone(hasher.get_node("k"))
+        for node in nodes:
+            hasher.add_node(node)
+        ring = ketama.Ring(nodes, "libmemcached")
+        self.assertEqual([hasher.get_node(k) for k in KEYS], ring.servers_for(KEYS))
+        hasher.remove_node(nodes[1])
+        smaller = ketama.Ring([nodes[0], nodes[2]], "libmemcached")
+        self.assertEqual([hasher.get_node(k) for k in KEYS], smaller.servers_for(KEYS))
+        with self.assertRaises(ketama.KetamaError):
+            KetamaHasher.flavour("no-such-flavour")
+
+
+if __name__ == "__main__":
+    unittest.main()
