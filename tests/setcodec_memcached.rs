@@ -498,8 +498,20 @@ fn shard_keys_are_placed_through_the_ring() {
         .iter()
         .map(|s| SetClient::connect(&s.address()))
         .collect();
-    let layout = ShardLayout::new(b"tag:red", 6).unwrap();
-    let placements = layout.placements(&ring).unwrap();
+    // The servers' ports differ from run to run, and so does the ring: take
+    // the first tag whose 6 shards land on both servers, so that each
+    // server is checked to hold its shards and only those.
+    let (layout, placements) = (0..64)
+        .map(|n| {
+            let layout = ShardLayout::new(format!("tag:red:{n}").as_bytes(), 6).unwrap();
+            let placements = layout.placements(&ring).unwrap();
+            (layout, placements)
+        })
+        .find(|(_, placements)| {
+            placements.iter().any(|p| p.server_index == 0)
+                && placements.iter().any(|p| p.server_index == 1)
+        })
+        .expect("64 tags of 6 shards each, none spread over both servers");
     let members: Vec<String> = (0..600).map(|i| format!("item-{i}")).collect();
     for (shard, payload) in layout.split(Op::Add, &members, Format::B1, 250).unwrap() {
         let server = placements[shard as usize].server_index;
@@ -525,9 +537,5 @@ fn shard_keys_are_placed_through_the_ring() {
     assert_eq!(
         layout.merge(&shards).unwrap(),
         MemberSet::from_members(&members)
-    );
-    assert!(
-        placements.iter().any(|p| p.server_index == 0)
-            && placements.iter().any(|p| p.server_index == 1)
     );
 }
