@@ -575,6 +575,21 @@ typedef struct {
 } ketama_server_info;
 
 /**
+ * An owned byte buffer handed out by the library; release it with
+ * `ketama_set_buffer_free`. `data` is NULL when `len` is 0.
+ */
+typedef struct {
+  /**
+   * The bytes.
+   */
+  uint8_t *data;
+  /**
+   * Number of bytes.
+   */
+  size_t len;
+} ketama_set_buffer;
+
+/**
  * Where a decode failed: `kind` is a `ketama_set_error_kind` id (0: no
  * error), `offset` the byte offset in the value, `record` the index of the
  * failing record (= records decoded before it).
@@ -593,21 +608,6 @@ typedef struct {
    */
   size_t record;
 } ketama_set_error;
-
-/**
- * An owned byte buffer handed out by the library; release it with
- * `ketama_set_buffer_free`. `data` is NULL when `len` is 0.
- */
-typedef struct {
-  /**
-   * The bytes.
-   */
-  uint8_t *data;
-  /**
-   * Number of bytes.
-   */
-  size_t len;
-} ketama_set_buffer;
 
 /**
  * Counters of a decoded set.
@@ -995,31 +995,6 @@ const char *ketama_hash_name(uint32_t hash);
 const char *ketama_version(void);
 
 /**
- * Decodes a stored value strictly into a new set.
- *
- * `encoding` is a `ketama_set_encoding` (AUTO detects T1/B1);
- * `max_member_len` 0 means 250. On a malformed value the status is
- * `KETAMA_ERR_SET_DECODE`, `ketama_error()` names kind, byte offset and
- * record, and `*error_out` (if not NULL) receives them.
- *
- * # Safety
- * `value` is valid for `value_len` bytes (or NULL with 0); `set_out` is
- * writable; `error_out` is NULL or writable.
- */
-ketama_status ketama_set_decode(const uint8_t *value, size_t value_len, uint32_t encoding, size_t max_member_len, ketama_set **set_out, ketama_set_error *error_out);
-
-/**
- * Decodes the valid prefix of a value (for repair tools): always returns a
- * set (possibly empty) and sets `*error_out` to the error that stopped
- * decoding (kind 0 when the whole value decoded). Never compact a salvaged
- * set automatically.
- *
- * # Safety
- * As `ketama_set_decode`; `error_out` is writable.
- */
-ketama_status ketama_set_decode_salvage(const uint8_t *value, size_t value_len, uint32_t encoding, size_t max_member_len, ketama_set **set_out, ketama_set_error *error_out);
-
-/**
  * Releases a set. NULL is ignored.
  *
  * # Safety
@@ -1036,95 +1011,10 @@ void ketama_set_free(ketama_set *set);
 void ketama_set_buffer_free(ketama_set_buffer buffer);
 
 /**
- * Reads the counters of a set.
- *
- * # Safety
- * `set` is a live handle; `out` is writable.
+ * The name of a `ketama_set_error` kind id (`"Truncated"`), `"None"` for 0,
+ * `"Unknown"` for other values. Static string.
  */
-ketama_status ketama_set_get_stats(const ketama_set *set, ketama_set_stats *out);
-
-/**
- * SCARD: number of members (0 for NULL, a missing key).
- *
- * # Safety
- * `set` is NULL or a live handle.
- */
-size_t ketama_set_card(const ketama_set *set);
-
-/**
- * Member `index` in bytewise order (SMEMBERS iteration). The bytes belong
- * to the set and stay valid while it lives; they are not NUL-terminated.
- *
- * # Safety
- * `set` is a live handle; `data_out` and `len_out` are writable.
- */
-ketama_status ketama_set_member(const ketama_set *set, size_t index, const uint8_t **data_out, size_t *len_out);
-
-/**
- * SISMEMBER: whether `member` is in the set (a NULL set is a missing key).
- *
- * # Safety
- * `set` is NULL or live; `member` is valid for `member_len` bytes; `out` is writable.
- */
-ketama_status ketama_set_contains(const ketama_set *set, const uint8_t *member, size_t member_len, bool *out);
-
-/**
- * SMISMEMBER: `out[i]` tells whether `members[i]` is in the set (a NULL
- * set is a missing key: all false).
- *
- * # Safety
- * `set` is NULL or live; `members` points to `count` valid entries; `out`
- * is writable for `count` entries.
- */
-ketama_status ketama_set_contains_many(const ketama_set *set, const ketama_set_member_ref *members, size_t count, bool *out);
-
-/**
- * Detects a value's encoding: T1, B1, or AUTO (0) for an empty value;
- * anything else fails with `KETAMA_ERR_SET_DECODE` (UnknownEncoding).
- *
- * # Safety
- * `value` is valid for `value_len` bytes; `out` is writable.
- */
-ketama_status ketama_set_detect(const uint8_t *value, size_t value_len, uint32_t *out);
-
-/**
- * Encodes one APPEND payload: an `op` record (`ketama_set_op`) for each of
- * `count` members in `encoding` (T1 or B1). An invalid member fails with
- * `KETAMA_ERR_SET_MEMBER` naming the member index and byte offset.
- *
- * # Safety
- * `members` points to `count` entries whose data is valid; `out` is writable.
- */
-ketama_status ketama_set_encode(uint32_t op, uint32_t encoding, const ketama_set_member_ref *members, size_t count, size_t max_member_len, ketama_set_buffer *out);
-
-/**
- * Whether a decoded set should be compacted (`policy` NULL = defaults).
- *
- * # Safety
- * `set` is live; `policy` is NULL or valid; `out` is writable.
- */
-ketama_status ketama_set_should_compact(const ketama_set *set, const ketama_set_policy *policy, bool force, bool *out);
-
-/**
- * The canonical encoding of a set in `encoding` (T1 or B1): add records in
- * bytewise order, empty for an empty set. Also the *STORE value.
- *
- * # Safety
- * `set` is live; `out` is writable.
- */
-ketama_status ketama_set_compacted(const ketama_set *set, uint32_t encoding, ketama_set_buffer *out);
-
-/**
- * The read step of the recipe: decodes `value` strictly into `*set_out`
- * and fills `*compaction_out` (`needed` false when no write is due).
- * `remaining_ttl` is what `mg <key> t` returned (-1 = never expires);
- * pass `ttl_known` false when unknown. A value that fails to decode is
- * never compacted.
- *
- * # Safety
- * `value` is valid for `value_len` bytes; `policy` NULL or valid; the outs writable.
- */
-ketama_status ketama_set_plan_read(const uint8_t *value, size_t value_len, uint32_t encoding, uint64_t cas, int64_t remaining_ttl, bool ttl_known, const ketama_set_policy *policy, bool force, ketama_set **set_out, ketama_set_compaction *compaction_out);
+const char *ketama_set_error_kind_name(uint32_t kind);
 
 /**
  * SUNION of `count` sets (NULL entries are missing keys) into a new set.
@@ -1245,6 +1135,122 @@ ketama_status ketama_set_shard_index_value(uint32_t shard_count, ketama_set_buff
 ketama_status ketama_set_shard_count_from_index(const uint8_t *base, size_t base_len, const uint8_t *value, size_t value_len, uint32_t *out);
 
 /**
+ * Decodes a stored value strictly into a new set.
+ *
+ * `encoding` is a `ketama_set_encoding` (AUTO detects T1/B1);
+ * `max_member_len` 0 means 250. On a malformed value the status is
+ * `KETAMA_ERR_SET_DECODE`, `ketama_error()` names kind, byte offset and
+ * record, and `*error_out` (if not NULL) receives them.
+ *
+ * # Safety
+ * `value` is valid for `value_len` bytes (or NULL with 0); `set_out` is
+ * writable; `error_out` is NULL or writable.
+ */
+ketama_status ketama_set_decode(const uint8_t *value, size_t value_len, uint32_t encoding, size_t max_member_len, ketama_set **set_out, ketama_set_error *error_out);
+
+/**
+ * Decodes the valid prefix of a value (for repair tools): always returns a
+ * set (possibly empty) and sets `*error_out` to the error that stopped
+ * decoding (kind 0 when the whole value decoded). Never compact a salvaged
+ * set automatically.
+ *
+ * # Safety
+ * As `ketama_set_decode`; `error_out` is writable.
+ */
+ketama_status ketama_set_decode_salvage(const uint8_t *value, size_t value_len, uint32_t encoding, size_t max_member_len, ketama_set **set_out, ketama_set_error *error_out);
+
+/**
+ * Reads the counters of a set.
+ *
+ * # Safety
+ * `set` is a live handle; `out` is writable.
+ */
+ketama_status ketama_set_get_stats(const ketama_set *set, ketama_set_stats *out);
+
+/**
+ * SCARD: number of members (0 for NULL, a missing key).
+ *
+ * # Safety
+ * `set` is NULL or a live handle.
+ */
+size_t ketama_set_card(const ketama_set *set);
+
+/**
+ * Member `index` in bytewise order (SMEMBERS iteration). The bytes belong
+ * to the set and stay valid while it lives; they are not NUL-terminated.
+ *
+ * # Safety
+ * `set` is a live handle; `data_out` and `len_out` are writable.
+ */
+ketama_status ketama_set_member(const ketama_set *set, size_t index, const uint8_t **data_out, size_t *len_out);
+
+/**
+ * SISMEMBER: whether `member` is in the set (a NULL set is a missing key).
+ *
+ * # Safety
+ * `set` is NULL or live; `member` is valid for `member_len` bytes; `out` is writable.
+ */
+ketama_status ketama_set_contains(const ketama_set *set, const uint8_t *member, size_t member_len, bool *out);
+
+/**
+ * SMISMEMBER: `out[i]` tells whether `members[i]` is in the set (a NULL
+ * set is a missing key: all false).
+ *
+ * # Safety
+ * `set` is NULL or live; `members` points to `count` valid entries; `out`
+ * is writable for `count` entries.
+ */
+ketama_status ketama_set_contains_many(const ketama_set *set, const ketama_set_member_ref *members, size_t count, bool *out);
+
+/**
+ * Detects a value's encoding: T1, B1, or AUTO (0) for an empty value;
+ * anything else fails with `KETAMA_ERR_SET_DECODE` (UnknownEncoding).
+ *
+ * # Safety
+ * `value` is valid for `value_len` bytes; `out` is writable.
+ */
+ketama_status ketama_set_detect(const uint8_t *value, size_t value_len, uint32_t *out);
+
+/**
+ * Encodes one APPEND payload: an `op` record (`ketama_set_op`) for each of
+ * `count` members in `encoding` (T1 or B1). An invalid member fails with
+ * `KETAMA_ERR_SET_MEMBER` naming the member index and byte offset.
+ *
+ * # Safety
+ * `members` points to `count` entries whose data is valid; `out` is writable.
+ */
+ketama_status ketama_set_encode(uint32_t op, uint32_t encoding, const ketama_set_member_ref *members, size_t count, size_t max_member_len, ketama_set_buffer *out);
+
+/**
+ * Whether a decoded set should be compacted (`policy` NULL = defaults).
+ *
+ * # Safety
+ * `set` is live; `policy` is NULL or valid; `out` is writable.
+ */
+ketama_status ketama_set_should_compact(const ketama_set *set, const ketama_set_policy *policy, bool force, bool *out);
+
+/**
+ * The canonical encoding of a set in `encoding` (T1 or B1): add records in
+ * bytewise order, empty for an empty set. Also the *STORE value.
+ *
+ * # Safety
+ * `set` is live; `out` is writable.
+ */
+ketama_status ketama_set_compacted(const ketama_set *set, uint32_t encoding, ketama_set_buffer *out);
+
+/**
+ * The read step of the recipe: decodes `value` strictly into `*set_out`
+ * and fills `*compaction_out` (`needed` false when no write is due).
+ * `remaining_ttl` is what `mg <key> t` returned (-1 = never expires);
+ * pass `ttl_known` false when unknown. A value that fails to decode is
+ * never compacted.
+ *
+ * # Safety
+ * `value` is valid for `value_len` bytes; `policy` NULL or valid; the outs writable.
+ */
+ketama_status ketama_set_plan_read(const uint8_t *value, size_t value_len, uint32_t encoding, uint64_t cas, int64_t remaining_ttl, bool ttl_known, const ketama_set_policy *policy, bool force, ketama_set **set_out, ketama_set_compaction *compaction_out);
+
+/**
  * Starts the write recipe for one payload of `op` records: `*action_out`
  * receives the first action (always APPEND). Feed each server reply to
  * `ketama_set_writer_step`; release with `ketama_set_writer_free`.
@@ -1273,12 +1279,6 @@ ketama_status ketama_set_writer_step(ketama_set_writer *writer, uint32_t reply, 
  * `writer` is NULL or live, not used afterwards.
  */
 void ketama_set_writer_free(ketama_set_writer *writer);
-
-/**
- * The name of a `ketama_set_error` kind id (`"Truncated"`), `"None"` for 0,
- * `"Unknown"` for other values. Static string.
- */
-const char *ketama_set_error_kind_name(uint32_t kind);
 
 /**
  * Returns the name of a status code (`"KETAMA_ERR_PARSE"`), or
