@@ -435,6 +435,12 @@ typedef enum {
 typedef struct ketama_file_ring ketama_file_ring;
 
 /**
+ * The multi-GET plan of `ketama_group_keys` (opaque): one group per
+ * server that holds keys. Release it with `ketama_key_groups_free`.
+ */
+typedef struct ketama_key_groups ketama_key_groups;
+
+/**
  * An immutable consistent-hashing ring. Opaque; create it with
  * `ketama_ring_new` or `ketama_ring_new_from_file`, release it with
  * `ketama_ring_free`. Safe to use from many threads at once.
@@ -738,6 +744,45 @@ ketama_status ketama_find_servers(const ketama_ring *ring, const char *const *ke
  * `lengths` holds `count` entries; `server_indices` has room for `count`.
  */
 ketama_status ketama_find_servers_packed(const ketama_ring *ring, const char *packed, size_t packed_len, const uint32_t *lengths, size_t count, uint32_t *server_indices);
+
+/**
+ * The multi-GET planner: groups `count` keys, stored back to back in
+ * `packed` (key `i` is `lengths[i]` bytes), by the server that holds them,
+ * so that a client sends one multi-get per server. Groups come in the
+ * ring's server order, each listing its key indices in input order;
+ * servers without keys are left out. `count` must fit in 32 bits.
+ *
+ * # Safety
+ * `ring` is a live ring; `packed` is valid for `packed_len` bytes;
+ * `lengths` holds `count` entries; `groups_out` is writable.
+ */
+ketama_status ketama_group_keys(const ketama_ring *ring, const char *packed, size_t packed_len, const uint32_t *lengths, size_t count, ketama_key_groups **groups_out);
+
+/**
+ * Number of groups (servers holding at least one key); 0 for NULL.
+ *
+ * # Safety
+ * `groups` is NULL or a live handle.
+ */
+size_t ketama_key_groups_count(const ketama_key_groups *groups);
+
+/**
+ * Group `group`: `*server_index_out` is the server's index (ring input
+ * order), `*key_indices_out` points to `*key_count_out` key indices in
+ * input order, owned by the handle and valid while it lives.
+ *
+ * # Safety
+ * `groups` is a live handle; the outs are writable.
+ */
+ketama_status ketama_key_groups_get(const ketama_key_groups *groups, size_t group, uint32_t *server_index_out, const uint32_t **key_indices_out, size_t *key_count_out);
+
+/**
+ * Releases a multi-GET plan. NULL is ignored.
+ *
+ * # Safety
+ * `groups` is NULL or a live handle, not used afterwards.
+ */
+void ketama_key_groups_free(ketama_key_groups *groups);
 
 /**
  * Reads the server file `filename` and stores a continuum in `*contptr`.
