@@ -153,6 +153,16 @@ _SIGNATURES = {
         _STATUS,
         [c_void_p, c_char_p, c_size_t, _P(c_u32), c_size_t, _P(c_u32)],
     ),
+    "ketama_group_keys": (
+        _STATUS,
+        [c_void_p, c_char_p, c_size_t, _P(c_u32), c_size_t, _P(c_void_p)],
+    ),
+    "ketama_key_groups_count": (c_size_t, [c_void_p]),
+    "ketama_key_groups_get": (
+        _STATUS,
+        [c_void_p, c_size_t, _P(c_u32), _P(_P(c_u32)), _P(c_size_t)],
+    ),
+    "ketama_key_groups_free": (None, [c_void_p]),
     "ketama_set_decode": (
         _STATUS,
         [c_char_p, c_size_t, c_u32, c_size_t, _P(c_void_p), _P(SetError)],

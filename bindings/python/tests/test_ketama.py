@@ -131,6 +131,16 @@ class RingTests(unittest.TestCase):
         self.assertEqual(ketama.Ring(weights).servers_for(KEYS), expected)
         self.assertEqual(ketama.Ring(list(weights.items())).servers_for(KEYS), expected)
 
+    def test_group_keys_plans_one_multi_get_per_server(self):
+        ring = ketama.Ring(self.servers)
+        servers = cli("--servers", ",".join(self.servers), keys=KEYS)
+        expected = [(s, [k for k, ks in zip(KEYS, servers) if ks == s]) for s in self.servers]
+        expected = [(s, keys) for s, keys in expected if keys]
+        self.assertEqual(ring.group_keys(KEYS), expected)
+        as_bytes = [(s, [k.encode() for k in keys]) for s, keys in expected]
+        self.assertEqual(ring.group_keys(k.encode() for k in KEYS), as_bytes)
+        self.assertEqual(ring.group_keys([]), [])
+
     def test_lookups(self):
         ring = ketama.Ring(self.servers, "php-memcached")
         self.assertEqual(ring.flavour, "libmemcached")
