@@ -1,8 +1,8 @@
 //! Detection, strict and salvage decoding, and the replay/counting engines.
 
 use super::error::{SetError, SetErrorKind};
-use super::members::{MemberSet, Span};
 use super::flip::{self, Prefix};
+use super::members::{MemberSet, Span};
 use super::{Format, Op, RawRecord, binary, membase, text};
 
 /// Default maximum member length: 250 bytes, so every member is also a
@@ -192,12 +192,15 @@ fn parse(value: &[u8], options: &DecodeOptions) -> Result<Parsed, SetError> {
     Ok((format, records, result.err().map(shift), prefix))
 }
 
-/// Every record of a value in order, as (op, member, byte offset of the
-/// member), with the value's seal and copy header; any error fails.
+/// One record: its op, its member, and the member's byte offset.
+pub(crate) type Record<'a> = (Op, &'a [u8], usize);
+
+/// Every record of a value in order, with the value's seal and copy
+/// header; any error fails.
 pub(crate) fn parse_records<'a>(
     value: &'a [u8],
     options: &DecodeOptions,
-) -> Result<(Prefix, Vec<(Op, &'a [u8], usize)>), SetError> {
+) -> Result<(Prefix, Vec<Record<'a>>), SetError> {
     let (_, records, error, prefix) = parse(value, options)?;
     if let Some(error) = error {
         return Err(error);

@@ -199,6 +199,9 @@ pub struct FlipRead {
     pub generation: u64,
     /// Bytes of each value (0 when missing).
     pub value_len: [usize; 2],
+    /// Members counted more than once (a duplicated add record): under
+    /// counting, one remove then leaves them present.
+    pub over_counted: usize,
 }
 
 /// One parsed list.
@@ -215,10 +218,7 @@ fn parse_list<'a>(
         return Ok(None);
     };
     let (prefix, records) = parse_records(value, options)?;
-    Ok(Some(Parsed {
-        prefix,
-        records,
-    }))
+    Ok(Some(Parsed { prefix, records }))
 }
 
 /// The list holding the newest copy header (it is current), with the
@@ -304,6 +304,7 @@ pub fn read(a: Fetched, b: Fetched, options: &DecodeOptions) -> Result<FlipRead,
             a.value.map_or(0, <[u8]>::len),
             b.value.map_or(0, <[u8]>::len),
         ],
+        over_counted: combined.counts.values().filter(|&&c| c > 1).count(),
     })
 }
 
@@ -369,9 +370,10 @@ pub fn plan_flip(
         return Ok(FlipStep::Seal(target));
     }
     let source_len = fetched[source.index()].value.map_or(0, <[u8]>::len);
-    let source_body = source_len - lists[source.index()]
-        .as_ref()
-        .map_or(0, |l| l.prefix.body_start);
+    let source_body = source_len
+        - lists[source.index()]
+            .as_ref()
+            .map_or(0, |l| l.prefix.body_start);
     if !force && combined.counted[source.index()] <= min_records {
         return Ok(FlipStep::Nothing);
     }
@@ -388,7 +390,9 @@ pub fn plan_flip(
     Ok(FlipStep::Flip {
         target,
         value,
-        cas: fetched[target.index()].value.map(|_| fetched[target.index()].cas),
+        cas: fetched[target.index()]
+            .value
+            .map(|_| fetched[target.index()].cas),
         source,
     })
 }

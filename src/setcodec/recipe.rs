@@ -40,7 +40,7 @@ use super::{Format, Op};
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
 
 /// What the server answered to the last action.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Reply {
     /// `STORED` / `HD`.
     Stored,
@@ -55,7 +55,7 @@ pub enum Reply {
 }
 
 /// What the client must do next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum WriteAction {
     /// APPEND the payload.
     Append,
@@ -68,7 +68,7 @@ pub enum WriteAction {
 }
 
 /// How a write finished successfully.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum WriteOutcome {
     /// The payload was appended to the existing set.
     Appended,
@@ -78,7 +78,7 @@ pub enum WriteOutcome {
     NothingToRemove,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Phase {
     Appending,
     Adding,
@@ -89,7 +89,7 @@ enum Phase {
 /// The write state machine: start with [`Writer::first`], then feed every
 /// reply to [`Writer::on_reply`] until it returns `Done` or an error. At
 /// most `2 * (max_retries + 1) + 1` steps.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Writer {
     op: Op,
     max_retries: u32,
