@@ -625,6 +625,20 @@ typedef struct {
 } ketama_set_buffer;
 
 /**
+ * A member passed in: `len` bytes at `data` (any bytes).
+ */
+typedef struct {
+  /**
+   * The bytes (may be NULL when `len` is 0).
+   */
+  const uint8_t *data;
+  /**
+   * Number of bytes.
+   */
+  size_t len;
+} ketama_set_member_ref;
+
+/**
  * Where a decode failed: `kind` is a `ketama_set_error_kind` id (0: no
  * error), `offset` the byte offset in the value, `record` the index of the
  * failing record (= records decoded before it).
@@ -673,20 +687,6 @@ typedef struct {
    */
   uint32_t encoding;
 } ketama_set_stats;
-
-/**
- * A member passed in: `len` bytes at `data` (any bytes).
- */
-typedef struct {
-  /**
-   * The bytes (may be NULL when `len` is 0).
-   */
-  const uint8_t *data;
-  /**
-   * Number of bytes.
-   */
-  size_t len;
-} ketama_set_member_ref;
 
 /**
  * Compaction policy: compact when `redundant > threshold` (in ratio mode
@@ -1095,6 +1095,15 @@ void ketama_set_buffer_free(ketama_set_buffer buffer);
 const char *ketama_set_error_kind_name(uint32_t kind);
 
 /**
+ * Whether a set's value started with the `^` seal (a retired list of a
+ * flipped pair; its records still count). False for NULL.
+ *
+ * # Safety
+ * `set` is NULL or a live handle.
+ */
+bool ketama_set_is_sealed(const ketama_set *set);
+
+/**
  * SUNION of `count` sets (NULL entries are missing keys) into a new set.
  *
  * # Safety
@@ -1167,6 +1176,35 @@ ketama_status ketama_set_smove(const ketama_set *source, const uint8_t *member, 
  * `value` is valid for `value_len` bytes; `out` is writable.
  */
 ketama_status ketama_set_convert(const uint8_t *value, size_t value_len, uint32_t from, uint32_t to, size_t max_member_len, ketama_set_buffer *out);
+
+/**
+ * The key of one list of the pair for `base`: `follow-<base>` (side 0)
+ * or `unfollow-<base>` (side 1). Append the payload of
+ * `ketama_set_encode_paired` to it.
+ *
+ * # Safety
+ * `base` is valid for `base_len` bytes; `out` is writable.
+ */
+ketama_status ketama_set_paired_key(const uint8_t *base, size_t base_len, uint32_t side, ketama_set_buffer *out);
+
+/**
+ * The APPEND payload recording `count` members in one list of a pair
+ * (add records in `encoding`, T1 or B1), whichever side it goes to.
+ *
+ * # Safety
+ * `members` points to `count` entries whose data is valid; `out` is writable.
+ */
+ketama_status ketama_set_encode_paired(const ketama_set_member_ref *members, size_t count, uint32_t encoding, size_t max_member_len, ketama_set_buffer *out);
+
+/**
+ * Reads a paired list into a new set, counted: the members that occur
+ * more often in `adds` (the `follow-` value) than in `removes` (the
+ * `unfollow-` value). A missing key is an empty value (NULL, 0).
+ *
+ * # Safety
+ * `adds` and `removes` are valid for their lengths; `set_out` is writable.
+ */
+ketama_status ketama_set_decode_paired(const uint8_t *adds, size_t adds_len, const uint8_t *removes, size_t removes_len, size_t max_member_len, ketama_set **set_out);
 
 /**
  * The shard of `member` among `shard_count` shards: FNV-1a 64 of the
@@ -1357,6 +1395,18 @@ ketama_status ketama_set_writer_step(ketama_set_writer *writer, uint32_t reply, 
  * `writer` is NULL or live, not used afterwards.
  */
 void ketama_set_writer_free(ketama_set_writer *writer);
+
+/**
+ * `ketama_set_plan_read` with randomised piggy-back compaction: a due
+ * compaction is kept only with `probability` (0 to 1), drawn from `seed`
+ * (pass a fresh value from the client's own generator on every read; the
+ * same seed gives the same answer), so that many readers of a hot set do
+ * not all try their CAS at once. `force` compacts whatever the draw.
+ *
+ * # Safety
+ * As `ketama_set_plan_read`.
+ */
+ketama_status ketama_set_plan_read_sampled(const uint8_t *value, size_t value_len, uint32_t encoding, uint64_t cas, int64_t remaining_ttl, bool ttl_known, const ketama_set_policy *policy, bool force, double probability, uint64_t seed, ketama_set **set_out, ketama_set_compaction *compaction_out);
 
 /**
  * Returns the name of a status code (`"KETAMA_ERR_PARSE"`), or

@@ -134,6 +134,7 @@ fn plausible(ty: &str, name: &str, slot: usize) -> Option<String> {
             _ => "0".into(),
         },
         "int64_t" => "1".into(),
+        "double" => "0.5".into(),
         "uint64_t" | "bool" | "int" | "unsigned int" => "0".into(),
         _ => return None,
     };
@@ -160,6 +161,11 @@ const NULL_ALLOWED: &[(&str, &str, &str)] = &[
         "`policy` NULL = defaults",
     ),
     ("ketama_set_plan_read", "policy", "`policy` NULL or valid"),
+    (
+        "ketama_set_plan_read_sampled",
+        "policy",
+        "As `ketama_set_plan_read`",
+    ),
     ("ketama_set_srandmember", "set", "`set` is NULL or live"),
     ("ketama_set_spop", "set", "As `ketama_set_srandmember`"),
     ("ketama_set_smove", "source", "`source` NULL or live"),
@@ -307,6 +313,7 @@ fn verdict(f: &Function, args: &[String], expect: Expect) -> Option<String> {
             "int"
             | "unsigned int"
             | "size_t"
+            | "bool"
             | "mcs *"
             | "char *"
             | "const char *"

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod flip_client;
+
 use std::time::Duration;
 
 use ketama::setcodec::recipe::{self, Reply, WriteAction, WriteOutcome, Writer};

@@ -310,3 +310,33 @@ pub extern "C" fn ketama_set_error_kind_name(kind: u32) -> *const c_char {
             .map_or(c"Unknown".as_ptr(), |k| k.c_name().as_ptr()),
     })
 }
+
+/// Reads `count` member references.
+///
+/// # Safety
+/// `members` points to `count` entries, each valid for its length.
+pub(super) unsafe fn member_list<'a>(
+    members: *const ketama_set_member_ref,
+    count: usize,
+) -> Result<Vec<&'a [u8]>, Error> {
+    // SAFETY: per the caller.
+    let entries = unsafe { arg_slice(members, count, "members") }?;
+    entries
+        .iter()
+        // SAFETY: each entry is valid for its length.
+        .map(|m| unsafe { crate::ffi::boundary::arg_bytes(m.data, m.len, "members[].data") })
+        .collect()
+}
+
+/// Whether a set's value started with the `^` seal (a retired list of a
+/// flipped pair; its records still count). False for NULL.
+///
+/// # Safety
+/// `set` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_set_is_sealed(set: *const ketama_set) -> bool {
+    guard_value(false, || {
+        // SAFETY: NULL or a live handle.
+        unsafe { set.cast::<SetHandle>().as_ref() }.is_some_and(|h| h.set.stats.sealed)
+    })
+}

@@ -1,9 +1,7 @@
 //! Decoding values, reading members and encoding APPEND payloads.
 
 use super::*;
-use crate::ffi::boundary::{
-    arg_bytes, arg_out, arg_slice, arg_slice_mut, guard_status, guard_value,
-};
+use crate::ffi::boundary::{arg_bytes, arg_out, arg_slice_mut, guard_status, guard_value};
 use crate::ffi::status::ketama_status;
 use crate::setcodec::{self, ops};
 
@@ -199,13 +197,8 @@ pub unsafe extern "C" fn ketama_set_contains_many(
 ) -> ketama_status {
     guard_status(|| {
         // SAFETY: per the contract above.
-        let entries = unsafe { arg_slice(members, count, "members") }?;
+        let members = unsafe { member_list(members, count) }?;
         let out = unsafe { arg_slice_mut(out, count, "out") }?;
-        let members = entries
-            .iter()
-            // SAFETY: each entry is valid for its length.
-            .map(|m| unsafe { arg_bytes(m.data, m.len, "members[].data") })
-            .collect::<Result<Vec<&[u8]>, Error>>()?;
         let empty = MemberSet::new();
         // SAFETY: NULL or a live handle.
         let set = unsafe { set.cast::<SetHandle>().as_ref() }.map_or(&empty, |h| &h.set.members);
@@ -252,12 +245,7 @@ pub unsafe extern "C" fn ketama_set_encode(
     guard_status(|| {
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
-        let entries = unsafe { arg_slice(members, count, "members") }?;
-        let members = entries
-            .iter()
-            // SAFETY: each entry is valid for its length.
-            .map(|m| unsafe { arg_bytes(m.data, m.len, "members[].data") })
-            .collect::<Result<Vec<&[u8]>, Error>>()?;
+        let members = unsafe { member_list(members, count) }?;
         let options = options(0, max_member_len)?;
         let payload = setcodec::encode(
             op_from_u32(op)?,

@@ -153,38 +153,77 @@ pub unsafe extern "C" fn ketama_set_plan_read(
 ) -> ketama_status {
     guard_status(|| {
         // SAFETY: per the contract above.
-        let set_out = unsafe { arg_out(set_out, "set_out") }?;
-        let compaction_out = unsafe { arg_out(compaction_out, "compaction_out") }?;
-        let value = unsafe { arg_bytes(value, value_len, "value") }?;
-        let policy = policy_from(unsafe { policy.as_ref() });
-        let options = options(encoding, 0)?;
-        let plan = recipe::plan_read(
+        unsafe {
+            plan_read_into(
+                value,
+                value_len,
+                encoding,
+                cas,
+                ttl_known.then_some(remaining_ttl),
+                policy,
+                force,
+                None,
+                set_out,
+                compaction_out,
+            )
+        }
+    })
+}
+
+/// The body of both read-plan exports; `sampled` is (probability, seed).
+///
+/// # Safety
+/// As `ketama_set_plan_read`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn plan_read_into(
+    value: *const u8,
+    value_len: usize,
+    encoding: u32,
+    cas: u64,
+    remaining_ttl: Option<i64>,
+    policy: *const ketama_set_policy,
+    force: bool,
+    sampled: Option<(f64, u64)>,
+    set_out: *mut *mut ketama_set,
+    compaction_out: *mut ketama_set_compaction,
+) -> Result<(), Error> {
+    // SAFETY: per the caller.
+    let set_out = unsafe { arg_out(set_out, "set_out") }?;
+    let compaction_out = unsafe { arg_out(compaction_out, "compaction_out") }?;
+    let value = unsafe { arg_bytes(value, value_len, "value") }?;
+    let policy = policy_from(unsafe { policy.as_ref() });
+    let options = options(encoding, 0)?;
+    let plan = match sampled {
+        None => recipe::plan_read(value, cas, remaining_ttl, &options, &policy, force)?,
+        Some((probability, seed)) => recipe::plan_read_sampled(
             value,
             cas,
-            ttl_known.then_some(remaining_ttl),
+            remaining_ttl,
             &options,
             &policy,
             force,
-        )?;
-        *compaction_out = match plan.compaction {
-            Some(write) => ketama_set_compaction {
-                needed: true,
-                value: buffer(write.value),
-                cas: write.cas,
-                exptime: write.exptime.unwrap_or(0),
-                exptime_known: write.exptime.is_some(),
-            },
-            None => ketama_set_compaction {
-                needed: false,
-                value: buffer(Vec::new()),
-                cas,
-                exptime: 0,
-                exptime_known: false,
-            },
-        };
-        *set_out = hand_out_set(plan.set, options.max_member_len);
-        Ok(())
-    })
+            probability,
+            &mut recipe::Sampler::new(seed),
+        )?,
+    };
+    *compaction_out = match plan.compaction {
+        Some(write) => ketama_set_compaction {
+            needed: true,
+            value: buffer(write.value),
+            cas: write.cas,
+            exptime: write.exptime.unwrap_or(0),
+            exptime_known: write.exptime.is_some(),
+        },
+        None => ketama_set_compaction {
+            needed: false,
+            value: buffer(Vec::new()),
+            cas,
+            exptime: 0,
+            exptime_known: false,
+        },
+    };
+    *set_out = hand_out_set(plan.set, options.max_member_len);
+    Ok(())
 }
 
 fn action_id(action: WriteAction) -> ketama_set_action {
@@ -270,6 +309,53 @@ pub unsafe extern "C" fn ketama_set_writer_free(writer: *mut ketama_set_writer) 
         if !writer.is_null() {
             // SAFETY: a live writer is a Box<Writer>, released once.
             drop(unsafe { Box::from_raw(writer.cast::<Writer>()) });
+        }
+    })
+}
+
+/// `ketama_set_plan_read` with randomised piggy-back compaction: a due
+/// compaction is kept only with `probability` (0 to 1), drawn from `seed`
+/// (pass a fresh value from the client's own generator on every read; the
+/// same seed gives the same answer), so that many readers of a hot set do
+/// not all try their CAS at once. `force` compacts whatever the draw.
+///
+/// # Safety
+/// As `ketama_set_plan_read`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_set_plan_read_sampled(
+    value: *const u8,
+    value_len: usize,
+    encoding: u32,
+    cas: u64,
+    remaining_ttl: i64,
+    ttl_known: bool,
+    policy: *const ketama_set_policy,
+    force: bool,
+    probability: f64,
+    seed: u64,
+    set_out: *mut *mut ketama_set,
+    compaction_out: *mut ketama_set_compaction,
+) -> ketama_status {
+    guard_status(|| {
+        if !(0.0..=1.0).contains(&probability) {
+            return Err(Error::InvalidArgument(format!(
+                "probability {probability} is not between 0 and 1"
+            )));
+        }
+        // SAFETY: per the contract above.
+        unsafe {
+            plan_read_into(
+                value,
+                value_len,
+                encoding,
+                cas,
+                ttl_known.then_some(remaining_ttl),
+                policy,
+                force,
+                Some((probability, seed)),
+                set_out,
+                compaction_out,
+            )
         }
     })
 }
