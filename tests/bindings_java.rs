@@ -130,7 +130,7 @@ fn java_batch_lookups_equal_single_lookups() {
 
 #[test]
 fn java_set_codec() {
-    junit(&[], "net.ketama.SetCodecTest", 7);
+    junit(&[], "net.ketama.SetCodecTest", 8);
 }
 
 #[test]

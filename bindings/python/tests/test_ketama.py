@@ -251,6 +251,24 @@ class SetTests(unittest.TestCase):
         with self.assertRaises(ValueError):
             s.members()
 
+    def test_paired_lists_and_the_seal(self):
+        # The manual's follow-X / unfollow-X: 222 followed twice, unfollowed once.
+        follows = ketama.Set.encode_paired(["1234", "222", "987", "222"])
+        self.assertEqual(follows, b"+1234 +222 +987 +222 ")
+        unfollows = ketama.Set.encode_paired([b"222", b"987"])
+        with ketama.Set.decode_paired(follows, unfollows) as s:
+            self.assertEqual(s.members(), [b"1234", b"222"])
+            self.assertFalse(s.sealed)
+        self.assertEqual(ketama.Set.decode_paired(b"", b"").members(), [])
+        self.assertEqual(ketama.Set.paired_key("X"), b"follow-X")
+        self.assertEqual(ketama.Set.paired_key(b"X", "remove"), b"unfollow-X")
+        with self.assertRaises(ValueError):
+            ketama.Set.paired_key("X", "sideways")
+        with self.assertRaises(ketama.KetamaError) as caught:
+            ketama.Set.decode_paired(b"+a ", b"*b ")
+        self.assertEqual(caught.exception.status_name, "KETAMA_ERR_SET_DECODE")
+        self.assertTrue(ketama.Set.decode(b"^+1234", "membase-plusminus").sealed)
+
     def test_plan_read(self):
         value = b"".join(ketama.Set.encode([f"m{i}"]) + ketama.Set.encode([f"m{i}"], "remove") for i in range(40))
         value += ketama.Set.encode(["kept"])

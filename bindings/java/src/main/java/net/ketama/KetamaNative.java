@@ -150,6 +150,16 @@ final class KetamaNative {
 
     static native void ketama_set_free(long set);
 
+    /** C {@code bool}: one byte, read as a Java byte (0 = false). */
+    static native byte ketama_set_is_sealed(long set);
+
+    static native int ketama_set_paired_key(byte[] base, long baseLen, int side, long[] bufferOut);
+
+    static native int ketama_set_encode_paired(Pointer members, long count, int encoding, long maxMemberLen, long[] bufferOut);
+
+    static native int ketama_set_decode_paired(
+            byte[] adds, long addsLen, byte[] removes, long removesLen, long maxMemberLen, long[] setOut);
+
     static native void ketama_set_buffer_free(SetBuffer buffer);
 
     static native int ketama_set_get_stats(long set, long[] out);
