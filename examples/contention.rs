@@ -14,7 +14,6 @@
 //! deadline, and memcached is stopped on exit.
 
 #[path = "../tests/setcodec_support/mod.rs"]
-#[allow(dead_code)]
 mod setcodec_support;
 
 use std::collections::BTreeSet;
