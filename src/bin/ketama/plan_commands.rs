@@ -17,6 +17,11 @@ const BAR_WIDTH: f64 = 40.0;
 pub fn dist(args: &[String]) -> Result<(), Failure> {
     let (keys_file, rest) = take_option(args, "--keys")?;
     let parsed = RingArgs::parse(&rest)?;
+    if parsed.group_by_server {
+        return Err(Failure::usage(
+            "dist takes no --group-by-server (only find does)",
+        ));
+    }
     if !parsed.rest.is_empty() {
         return Err(Failure::usage(format!(
             "dist takes no keys (got '{}'); use --keys FILE",
@@ -122,6 +127,11 @@ fn sample_shares(ring: &Ring, path: &str) -> Result<(Vec<f64>, String), Failure>
 /// `ketama diff [ring options] OLD NEW`.
 pub fn diff(args: &[String]) -> Result<(), Failure> {
     let parsed = RingArgs::parse(args)?;
+    if parsed.group_by_server {
+        return Err(Failure::usage(
+            "diff takes no --group-by-server (only find does)",
+        ));
+    }
     let (Some(old_file), [new_file]) = (&parsed.file, parsed.rest.as_slice()) else {
         return Err(Failure::usage("diff takes two server files: OLD NEW"));
     };
