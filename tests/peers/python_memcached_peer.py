@@ -8,12 +8,17 @@
 # Usage: python3 python_memcached_peer.py CASE_DIR...
 # Each CASE_DIR has `servers` (ADDRESS or ADDRESS<TAB>WEIGHT per line),
 # `keys` (one key per line: UTF-8 text as str, other bytes as bytes) and
-# optionally `down` (server indices). The peer writes `out` (each key's
+# optionally `down` (server indices). With PYTHON_MEMCACHED_OLD_HASH=1 the
+# client hashes with binascii.crc32 (useOldServerHashFunction). The peer writes `out` (each key's
 # server index, -1 when the client gives up) and an empty `dump`.
 import os
 import sys
 
 import memcache
+
+# PYTHON_MEMCACHED_OLD_HASH=1: memcache.useOldServerHashFunction() first.
+if os.environ.get('PYTHON_MEMCACHED_OLD_HASH'):
+    memcache.useOldServerHashFunction()
 
 for case in sys.argv[1:]:
     servers = []
