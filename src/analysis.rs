@@ -176,6 +176,20 @@ pub fn movement(old: &Ring, new: &Ring) -> Movement {
     }
 }
 
+/// Plans a migration from `old` to `new` (two server lists, two flavours,
+/// two key hashes, or any mix): on the caller's `keys` when given, else
+/// exactly when [`exactly_comparable`], else on [`default_sample`].
+pub fn plan_migration<K: AsRef<[u8]>>(
+    old: &Ring,
+    new: &Ring,
+    keys: Option<impl IntoIterator<Item = K>>,
+) -> Movement {
+    match keys {
+        Some(keys) => sampled_movement(old, new, keys),
+        None => movement(old, new),
+    }
+}
+
 /// Compares two rings on the keys in `keys` (each key placed by both);
 /// fractions are of the keys placed by both rings.
 pub fn sampled_movement<K: AsRef<[u8]>>(

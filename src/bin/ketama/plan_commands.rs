@@ -3,8 +3,8 @@
 
 use std::io::{BufRead, Write};
 
-use ketama::Ring;
-use ketama::analysis::{keyspace_shares, movement};
+use ketama::analysis::{DEFAULT_SAMPLE_KEYS, Measure, keyspace_shares_measured, plan_migration};
+use ketama::{Flavour, Ring};
 
 use crate::Failure;
 use crate::args::RingArgs;
@@ -25,10 +25,17 @@ pub fn dist(args: &[String]) -> Result<(), Failure> {
     }
     let ring = parsed.ring()?;
     let (shares, source) = match keys_file {
-        None => (
-            keyspace_shares(&ring),
-            "exact share of the keyspace".to_string(),
-        ),
+        None => match keyspace_shares_measured(&ring) {
+            (shares, Measure::Exact) => (shares, "exact share of the keyspace".to_string()),
+            (shares, Measure::Sampled(n)) => (
+                shares,
+                format!(
+                    "share of {n} generated keys key:0..key:{} (flavour {} is not a continuum; --keys FILE samples real keys)",
+                    n - 1,
+                    ring.config().flavour.name()
+                ),
+            ),
+        },
         Some(path) => sample_shares(&ring, &path)?,
     };
     let total_weight: f64 = ring
@@ -119,28 +126,108 @@ fn sample_shares(ring: &Ring, path: &str) -> Result<(Vec<f64>, String), Failure>
     Ok((shares, format!("share of {total} keys from {path}")))
 }
 
-/// `ketama diff [ring options] OLD NEW`.
+/// `ketama diff [ring options] [--from-flavor F] [--to-flavor F]
+/// [--from-hash H] [--to-hash H] [--keys FILE] OLD [NEW]`: the same list on
+/// both sides when only one is given (or with `--servers`/`--servers-file`).
 pub fn diff(args: &[String]) -> Result<(), Failure> {
-    let parsed = RingArgs::parse(args)?;
-    let (Some(old_file), [new_file]) = (&parsed.file, parsed.rest.as_slice()) else {
-        return Err(Failure::usage("diff takes two server files: OLD NEW"));
-    };
-    let old = parsed.ring()?;
-    let new = RingArgs {
-        file: Some(new_file.into()),
-        rest: vec![],
-        ..parsed.clone_options()
+    let (keys_file, args) = take_option(args, "--keys")?;
+    let (flavour, args) = take_either(&args, "--flavor", "--flavour")?;
+    let (from_flavour, args) = take_either(&args, "--from-flavor", "--from-flavour")?;
+    let (to_flavour, args) = take_either(&args, "--to-flavor", "--to-flavour")?;
+    let (hash, args) = take_option(&args, "--hash")?;
+    let (from_hash, args) = take_option(&args, "--from-hash")?;
+    let (to_hash, args) = take_option(&args, "--to-hash")?;
+    let parsed = RingArgs::parse(&args)?;
+    if parsed.down.is_some() {
+        return Err(Failure::usage("diff takes no --down (only find does)"));
     }
-    .ring()?;
+    let base = flavour.as_deref().map(flavour_named).transpose()?;
+    let side = |chosen: Option<&str>, hash_name: Option<&str>, what: &str| {
+        let flavour = match chosen {
+            Some(name) => flavour_named(name)?,
+            None => base.unwrap_or_default(),
+        };
+        let hash = hash_name
+            .map(|name| {
+                flavour.hash_from_name(name).ok_or_else(|| {
+                    let offered: Vec<&str> = flavour.hashes().iter().map(|h| h.name()).collect();
+                    Failure::usage(format!(
+                        "unknown {what} hash '{name}' for flavour {} (it offers: {})",
+                        flavour.name(),
+                        offered.join(", ")
+                    ))
+                })
+            })
+            .transpose()?;
+        Ok::<_, Failure>(ketama::RingConfig { flavour, hash })
+    };
+    let old_config = side(
+        from_flavour.as_deref(),
+        from_hash.as_deref().or(hash.as_deref()),
+        "--from",
+    )?;
+    let new_config = side(
+        to_flavour.as_deref(),
+        to_hash.as_deref().or(hash.as_deref()),
+        "--to",
+    )?;
+    let old_args = RingArgs {
+        config: old_config,
+        ..parsed.clone_source()
+    };
+    let (new_args, old_name, new_name) = match (&parsed.file, parsed.rest.as_slice()) {
+        (Some(old_file), [new_file]) => (
+            RingArgs {
+                config: new_config,
+                file: Some(new_file.into()),
+                ..parsed.clone_options()
+            },
+            old_file.display().to_string(),
+            new_file.clone(),
+        ),
+        (_, []) => {
+            let shown = parsed.source_name();
+            (
+                RingArgs {
+                    config: new_config,
+                    ..parsed.clone_source()
+                },
+                shown.clone(),
+                shown,
+            )
+        }
+        _ => {
+            return Err(Failure::usage(
+                "diff takes two server files OLD NEW, or one list for both sides (with --from-flavor/--to-flavor)",
+            ));
+        }
+    };
+    let old = old_args.ring()?;
+    let new = new_args.ring()?;
     eprintln!(
-        "ketama: comparing {} ({} points) with {new_file} ({} points)",
-        old_file.display(),
-        old.continuum().len(),
-        new.continuum().len()
+        "ketama: comparing {old_name} ({}) with {new_name} ({})",
+        describe(&old),
+        describe(&new)
     );
-    let m = movement(&old, &new);
+    let m = match &keys_file {
+        Some(path) => plan_migration(&old, &new, Some(read_keys(path)?)),
+        None => plan_migration(&old, &new, None::<Vec<Vec<u8>>>),
+    };
     let mut out = std::io::stdout().lock();
-    writeln!(out, "moved: {:.3}% of the keyspace", m.moved * 100.0)?;
+    match (m.measure, &keys_file) {
+        (Measure::Exact, _) => writeln!(out, "moved: {:.3}% of the keyspace", m.moved * 100.0)?,
+        (Measure::Sampled(n), Some(path)) => writeln!(
+            out,
+            "moved: {:.3}% of {n} keys from {path}",
+            m.moved * 100.0
+        )?,
+        (Measure::Sampled(n), None) => writeln!(
+            out,
+            "moved: {:.3}% of {n} generated keys key:0..key:{} (sampled: the two sides do not hash keys alike; --keys FILE samples real keys)",
+            m.moved * 100.0,
+            DEFAULT_SAMPLE_KEYS - 1
+        )?,
+    }
     writeln!(
         out,
         "ideal: {:.3}% (the least any placement must move for this change)",
@@ -159,6 +246,52 @@ pub fn diff(args: &[String]) -> Result<(), Failure> {
         }
     }
     Ok(())
+}
+
+/// "flavour F, hash H, N points" for the comparison line.
+fn describe(ring: &Ring) -> String {
+    let placement = if ring.is_continuum() {
+        format!("{} points", ring.continuum().len())
+    } else {
+        "per-key placement".to_string()
+    };
+    format!(
+        "flavour {}, hash {}, {placement}",
+        ring.config().flavour.name(),
+        ring.key_hash().name()
+    )
+}
+
+fn flavour_named(name: &str) -> Result<Flavour, Failure> {
+    Flavour::from_name(name).ok_or_else(|| Failure::usage(format!("unknown flavour '{name}'")))
+}
+
+/// Every line of `path` as a key (a trailing CR dropped).
+fn read_keys(path: &str) -> Result<Vec<Vec<u8>>, Failure> {
+    let file = std::fs::File::open(path).map_err(|e| Failure::failed(format!("{path}: {e}")))?;
+    let mut keys = Vec::new();
+    for line in std::io::BufReader::new(file).split(b'\n') {
+        let mut line = line.map_err(|e| Failure::failed(format!("{path}: {e}")))?;
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        keys.push(line);
+    }
+    if keys.is_empty() {
+        return Err(Failure::failed(format!("{path}: no keys")));
+    }
+    Ok(keys)
+}
+
+/// Removes `--a VALUE` or `--b VALUE` from `args`.
+fn take_either(
+    args: &[String],
+    a: &str,
+    b: &str,
+) -> Result<(Option<String>, Vec<String>), Failure> {
+    let (first, rest) = take_option(args, a)?;
+    let (second, rest) = take_option(&rest, b)?;
+    Ok((first.or(second), rest))
 }
 
 /// Removes `--name VALUE` from `args`.
