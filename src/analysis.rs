@@ -382,4 +382,68 @@ mod tests {
         assert!((m.moved - keyspace_shares(&new)[3]).abs() < 1e-12);
         assert_eq!(movement(&old, &old).moved, 0.0);
     }
+
+    fn flavoured(flavour: crate::Flavour, n: usize) -> Ring {
+        let specs = (1..=n)
+            .map(|i| ServerSpec::new(format!("10.0.0.{i}:11211"), 1))
+            .collect();
+        Ring::new(specs, RingConfig::flavour(flavour)).unwrap()
+    }
+
+    #[test]
+    fn arcs_are_compared_only_when_both_sides_hash_keys_alike() {
+        use crate::Flavour as F;
+        let comparable = |a, b| exactly_comparable(&flavoured(a, 5), &flavoured(b, 5));
+        assert!(comparable(F::Libketama, F::LibketamaJava));
+        assert!(comparable(F::Nginx, F::MemcachedFast));
+        assert!(!comparable(F::Dalli, F::Libketama), "crc32 vs md5");
+        assert!(!comparable(F::Dalli, F::Nginx), "dalli prepares long keys");
+        assert!(!comparable(F::PeclMemcache, F::Nginx), "pecl prepares keys");
+        assert!(
+            !comparable(F::PythonMemcached, F::PythonMemcached),
+            "not a continuum"
+        );
+        let m = movement(&flavoured(F::Dalli, 5), &flavoured(F::Libketama, 5));
+        assert_eq!(m.measure, Measure::Sampled(DEFAULT_SAMPLE_KEYS));
+    }
+
+    #[test]
+    fn a_sampled_plan_counts_the_keys_that_change_server() {
+        use crate::Flavour as F;
+        let (old, new) = (
+            flavoured(F::PythonMemcached, 4),
+            flavoured(F::Pymemcache, 4),
+        );
+        let keys: Vec<String> = (0..5000).map(|i| format!("user:{i}")).collect();
+        let m = plan_migration(&old, &new, Some(&keys));
+        let moved = keys
+            .iter()
+            .filter(|k| {
+                old.locate(k.as_bytes()).unwrap().server_index
+                    != new.locate(k.as_bytes()).unwrap().server_index
+            })
+            .count();
+        assert_eq!(m.measure, Measure::Sampled(5000));
+        assert_eq!(m.moved, moved as f64 / 5000.0);
+        let table: f64 = m.flows.iter().map(|f| f.2).sum();
+        assert!((table - m.moved).abs() < 1e-12);
+        assert_eq!(plan_migration(&old, &old, Some(&keys)).moved, 0.0);
+        // Without keys: exact for comparable continuums, else the default sample.
+        let exact = plan_migration(
+            &flavoured(F::Libketama, 3),
+            &flavoured(F::Libketama, 4),
+            None::<Vec<&[u8]>>,
+        );
+        assert_eq!(exact.measure, Measure::Exact);
+    }
+
+    #[test]
+    fn per_key_shares_are_sampled_and_follow_the_weights() {
+        let specs = vec![ServerSpec::new("a:1", 1), ServerSpec::new("b:1", 3)];
+        let r = Ring::new(specs, RingConfig::flavour(crate::Flavour::CacheMemcached)).unwrap();
+        let (shares, measure) = keyspace_shares_measured(&r);
+        assert_eq!(measure, Measure::Sampled(DEFAULT_SAMPLE_KEYS));
+        assert!((shares.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!((shares[1] - 0.75).abs() < 0.01, "{shares:?}");
+    }
 }

@@ -405,6 +405,16 @@ mod tests {
             Flavour::from_name("SockIOPool"),
             Some(Flavour::LibketamaJava)
         );
+        assert_eq!(Flavour::from_name("HRW"), Some(Flavour::Pymemcache));
+        assert_eq!(
+            Flavour::from_name("python_memcache"),
+            Some(Flavour::PythonMemcached)
+        );
+        assert_eq!(
+            Flavour::from_name("Cache::Memcached"),
+            Some(Flavour::CacheMemcached)
+        );
+        assert!(!Flavour::Pymemcache.is_continuum() && Flavour::Dalli.is_continuum());
         assert_eq!(Flavour::from_name("nope"), None);
     }
 
@@ -434,6 +444,16 @@ mod tests {
         );
         assert_eq!(Flavour::Libmemcached.hash_from_name("crc"), Some(H::Crc));
         assert_eq!(Flavour::PeclMemcache.hash_from_name("md5"), None);
+        assert_eq!(
+            Flavour::PythonMemcached.hash_from_name("crc32"),
+            Some(H::Crc32)
+        );
+        assert_eq!(Flavour::PythonMemcached.default_hash(), H::Cmemcache);
+        assert_eq!(
+            Flavour::Pymemcache.hash_from_name("murmur3_32"),
+            Some(H::Murmur3Seed0)
+        );
+        assert_eq!(Flavour::CacheMemcached.hash_from_name("murmur3"), None);
         assert_eq!(Flavour::Twemproxy.default_hash(), H::Fnv1a64);
         assert_eq!(
             Flavour::LibmemcachedConsistent.default_hash(),
