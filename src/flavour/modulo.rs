@@ -3,7 +3,7 @@
 //! to bucket `hash % buckets`. Two peers place keys so, with their own key
 //! hash and their own way of trying again when the chosen server is down:
 //!
-//! * python-memcached 1.59 (`memcache.Client._init_buckets`, `_get_server`):
+//! * python-memcached (Debian 1.59-5; `memcache.Client._init_buckets`, `_get_server`):
 //!   the hash is `cmemcache_hash` = `((crc32(key) >> 16) & 0x7fff) or 1`
 //!   (`useOldServerHashFunction()` switches to the full `binascii.crc32`);
 //!   when the server is down the hash becomes `hash(str(hash) + str(i))`
