@@ -267,6 +267,49 @@ fn hashes_per_side_and_bad_requests_are_named() {
         "unknown --from hash 'md5' for flavour pymemcache (it offers: murmur3_seed0)",
     );
     fail(&["diff", "a", "b", "c"], "diff takes two server files");
+    // Key files are read bounded: a directory is refused, a line over 1 MiB
+    // stops the read naming it, /dev/zero gives one 64 KiB key.
+    let dir = common::scratch_dir("cli-migration-keys");
+    let long = dir.join("long");
+    std::fs::write(&long, vec![b'k'; (1 << 20) + 10]).unwrap();
+    for (keys, expected) in [
+        (dir.display().to_string(), "is a directory"),
+        (
+            long.display().to_string(),
+            "line 1 is longer than 1048576 bytes",
+        ),
+    ] {
+        let out = ketama(
+            &[
+                "diff",
+                "--to-flavor",
+                "dalli",
+                "--servers",
+                "a:1,b:1",
+                "--keys",
+                &keys,
+            ]
+            .map(OsStr::new),
+        );
+        assert_eq!(out.status.code(), Some(1));
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(expected),
+            "{out:?}"
+        );
+    }
+    let zero = stdout(&ketama(
+        &[
+            "diff",
+            "--to-flavor",
+            "dalli",
+            "--servers",
+            "a:1,b:1",
+            "--keys",
+            "/dev/zero",
+        ]
+        .map(OsStr::new),
+    ));
+    assert!(zero.contains("of 1 keys from /dev/zero"), "{zero}");
     let dump =
         ketama(&["dump", "--flavor", "python-memcached", "--servers", "a:1"].map(OsStr::new));
     assert_eq!(dump.status.code(), Some(1));

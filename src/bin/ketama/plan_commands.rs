@@ -103,12 +103,9 @@ pub fn dist(args: &[String]) -> Result<(), Failure> {
 
 /// Shares measured on a sample of real keys (one per line).
 fn sample_shares(ring: &Ring, path: &str) -> Result<(Vec<f64>, String), Failure> {
-    let file = std::fs::File::open(path).map_err(|e| Failure::failed(format!("{path}: {e}")))?;
     let mut counts = vec![0u64; ring.servers().len()];
     let mut total = 0usize;
-    for line in std::io::BufReader::new(file).split(b'\n') {
-        let line = line?;
-        let key = line.strip_suffix(b"\r").unwrap_or(&line);
+    for_each_key(path, |key| {
         let server = ring
             .locate(key)
             .ok_or_else(|| Failure::failed("the ring has no points"))?
@@ -118,7 +115,8 @@ fn sample_shares(ring: &Ring, path: &str) -> Result<(Vec<f64>, String), Failure>
         if total % PROGRESS_EVERY == 0 {
             eprintln!("ketama: {total} keys read from {path}");
         }
-    }
+        Ok(())
+    })?;
     if total == 0 {
         return Err(Failure::failed(format!("{path}: no keys")));
     }
@@ -266,21 +264,79 @@ fn flavour_named(name: &str) -> Result<Flavour, Failure> {
     Flavour::from_name(name).ok_or_else(|| Failure::usage(format!("unknown flavour '{name}'")))
 }
 
-/// Every line of `path` as a key (a trailing CR dropped).
+/// Every line of `path` as a key (see [`for_each_key`]).
 fn read_keys(path: &str) -> Result<Vec<Vec<u8>>, Failure> {
-    let file = std::fs::File::open(path).map_err(|e| Failure::failed(format!("{path}: {e}")))?;
     let mut keys = Vec::new();
-    for line in std::io::BufReader::new(file).split(b'\n') {
-        let mut line = line.map_err(|e| Failure::failed(format!("{path}: {e}")))?;
-        if line.last() == Some(&b'\r') {
-            line.pop();
-        }
-        keys.push(line);
-    }
+    for_each_key(path, |key| {
+        keys.push(key.to_vec());
+        Ok(())
+    })?;
     if keys.is_empty() {
         return Err(Failure::failed(format!("{path}: no keys")));
     }
     Ok(keys)
+}
+
+/// Longest key line read from a key file.
+const MAX_KEY_LINE: usize = 1 << 20;
+/// Most bytes read from a character device given as a key file.
+const MAX_DEVICE_BYTES: u64 = 64 << 10;
+
+/// Calls `visit` with each line of the key file `path` (a trailing CR
+/// dropped), streaming. Bounded: a regular file is read to its end, a
+/// character device up to 64 KiB; directories, FIFOs and sockets are
+/// refused; a line longer than 1 MiB stops the read naming its line.
+fn for_each_key(
+    path: &str,
+    mut visit: impl FnMut(&[u8]) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    let failed = |e: std::io::Error| Failure::failed(format!("{path}: {e}"));
+    let file = std::fs::File::open(path).map_err(failed)?;
+    let kind = file.metadata().map_err(failed)?.file_type();
+    let limit = if kind.is_file() {
+        u64::MAX
+    } else if kind.is_char_device() {
+        MAX_DEVICE_BYTES
+    } else {
+        let what = if kind.is_dir() {
+            "a directory"
+        } else if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        return Err(Failure::failed(format!(
+            "{path}: is {what}; give a file of keys, one per line"
+        )));
+    };
+    let mut reader = std::io::BufReader::new(file.take(limit));
+    let mut line = Vec::new();
+    for number in 1.. {
+        line.clear();
+        let read = (&mut reader)
+            .take(MAX_KEY_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(failed)?;
+        if read == 0 {
+            break;
+        }
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        } else if line.len() > MAX_KEY_LINE {
+            return Err(Failure::failed(format!(
+                "{path}: line {number} is longer than {MAX_KEY_LINE} bytes"
+            )));
+        }
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        visit(&line)?;
+    }
+    Ok(())
 }
 
 /// Removes `--a VALUE` or `--b VALUE` from `args`.
