@@ -4,6 +4,10 @@
 #   make demo            the main job on the bundled sample: which server holds each key
 #   make test            install/check test dependencies, then run every test
 #   make bench           criterion benchmarks (results under target/criterion)
+#   make man             the CLI's man page at target/man/ketama.1 (rendered by build.rs
+#                        from the clap definition, with clap_mangen, into cargo's OUT_DIR)
+#   make completions     shell completions: target/completions/ketama.bash, _ketama (zsh),
+#                        ketama.fish (written by `ketama completions SHELL`)
 #   make install PREFIX=/usr DESTDIR=/tmp/pkg
 #                        library with its SONAME links, static library, header,
 #                        pkg-config file and the ketama CLI
@@ -21,7 +25,7 @@ SHARED_LIB ?= target/$(PROFILE)/libketama.so
 STATIC_LIB ?= target/$(PROFILE)/libketama.a
 CLI        ?= target/$(PROFILE)/ketama
 
-.PHONY: all build demo deps test bench install install-files uninstall clean
+.PHONY: all build demo deps test bench man completions install install-files uninstall clean
 
 all: build
 
@@ -40,6 +44,21 @@ test: deps
 
 bench:
 	$(CARGO) bench --bench ring
+
+# build.rs renders ketama.1 into the package's OUT_DIR; cargo names that
+# directory in its build-script-executed message.
+man:
+	mkdir -p target/man
+	out_dir=$$($(CARGO) build --release --message-format=json-render-diagnostics \
+	    | sed -n 's/.*"reason":"build-script-executed","package_id":"[^"]*#ketama@[^"]*".*"out_dir":"\([^"]*\)".*/\1/p' \
+	    | tail -n 1); \
+	test -n "$$out_dir" && cp "$$out_dir/ketama.1" target/man/ketama.1
+
+completions: build
+	mkdir -p target/completions
+	$(CLI) completions bash > target/completions/ketama.bash
+	$(CLI) completions zsh > target/completions/_ketama
+	$(CLI) completions fish > target/completions/ketama.fish
 
 install: build install-files
 
