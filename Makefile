@@ -25,7 +25,7 @@ SHARED_LIB ?= target/$(PROFILE)/libketama.so
 STATIC_LIB ?= target/$(PROFILE)/libketama.a
 CLI        ?= target/$(PROFILE)/ketama
 
-.PHONY: all build demo deps test bench man completions install install-files uninstall clean
+.PHONY: all build demo deps test bench man man-files completions completions-files install install-files uninstall clean
 
 all: build
 
@@ -46,19 +46,28 @@ bench:
 	$(CARGO) bench --bench ring
 
 # build.rs renders ketama.1 into the package's OUT_DIR; cargo names that
-# directory in its build-script-executed message.
+# directory in its build-script-executed message. man-files and
+# completions-files only copy/write (MAN_SOURCE, CLI, MAN_OUT, COMPLETIONS_OUT).
+MAN_OUT         ?= target/man
+COMPLETIONS_OUT ?= target/completions
+
 man:
-	mkdir -p target/man
 	out_dir=$$($(CARGO) build --release --message-format=json-render-diagnostics \
 	    | sed -n 's/.*"reason":"build-script-executed","package_id":"[^"]*#ketama@[^"]*".*"out_dir":"\([^"]*\)".*/\1/p' \
 	    | tail -n 1); \
-	test -n "$$out_dir" && cp "$$out_dir/ketama.1" target/man/ketama.1
+	test -n "$$out_dir" && $(MAKE) --no-print-directory man-files MAN_SOURCE="$$out_dir/ketama.1"
 
-completions: build
-	mkdir -p target/completions
-	$(CLI) completions bash > target/completions/ketama.bash
-	$(CLI) completions zsh > target/completions/_ketama
-	$(CLI) completions fish > target/completions/ketama.fish
+man-files:
+	mkdir -p $(MAN_OUT)
+	cp $(MAN_SOURCE) $(MAN_OUT)/ketama.1
+
+completions: build completions-files
+
+completions-files:
+	mkdir -p $(COMPLETIONS_OUT)
+	$(CLI) completions bash > $(COMPLETIONS_OUT)/ketama.bash
+	$(CLI) completions zsh > $(COMPLETIONS_OUT)/_ketama
+	$(CLI) completions fish > $(COMPLETIONS_OUT)/ketama.fish
 
 install: build install-files
 
