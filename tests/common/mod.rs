@@ -162,7 +162,10 @@ pub fn run_measuring_peak_rss(cmd: &mut Command, limit: Duration) -> (Output, u6
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let figure = scratch_dir("peak-rss").join(format!("run-{run}"));
     let mut wrapped = Command::new(launcher);
-    wrapped.arg(&figure).arg(cmd.get_program()).args(cmd.get_args());
+    wrapped
+        .arg(&figure)
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
     for (name, value) in cmd.get_envs() {
         match value {
             Some(value) => wrapped.env(name, value),
