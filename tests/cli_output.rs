@@ -301,7 +301,7 @@ fn dist_prints_the_exact_and_the_sampled_table() {
         RingConfig::flavour(Flavour::NodeMemcached),
     )
     .unwrap();
-    let mut counts = vec![0u64; 3];
+    let mut counts = [0u64; 3];
     for key in &lines {
         counts[node.locate(key.as_bytes()).unwrap().server_index] += 1;
     }
