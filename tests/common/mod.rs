@@ -85,9 +85,19 @@ pub fn shared_library_dir() -> &'static Path {
     })
 }
 
+/// The sanitizers the C test programs are built with: the comma-separated
+/// `-fsanitize=` list in `KETAMA_C_SANITIZE` (`make test-sanitizers` sets
+/// `address,undefined`), or none.
+pub fn c_sanitizers() -> Option<String> {
+    std::env::var("KETAMA_C_SANITIZE")
+        .ok()
+        .filter(|list| !list.is_empty())
+}
+
 /// Compiles C sources against `include/ketama.h` and the built shared
 /// library; returns the executable. `extra` is appended to the gcc command
-/// (e.g. `-lmemcached`).
+/// (e.g. `-lmemcached`). Under [`c_sanitizers`] the program is instrumented,
+/// and any report ends it with a failing status.
 pub fn compile_c(sources: &[&Path], output_name: &str, extra: &[&str]) -> PathBuf {
     require_tool("gcc", "gcc");
     let lib_dir = shared_library_dir();
@@ -109,6 +119,13 @@ pub fn compile_c(sources: &[&Path], output_name: &str, extra: &[&str]) -> PathBu
     .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
     .arg("-lketama")
     .args(extra);
+    if let Some(list) = c_sanitizers() {
+        cmd.args([
+            format!("-fsanitize={list}"),
+            "-fno-sanitize-recover=all".into(),
+            "-fno-omit-frame-pointer".into(),
+        ]);
+    }
     let result = cmd.output().expect("run gcc");
     assert!(
         result.status.success(),
@@ -191,7 +208,30 @@ fn read_all(mut r: impl std::io::Read) -> Vec<u8> {
 }
 
 /// Runs `program` under valgrind and asserts zero errors and zero leaks.
+/// Built with [`c_sanitizers`], the program checks itself instead
+/// (valgrind cannot run it): it must exit 0 with no sanitizer report.
 pub fn assert_valgrind_clean(program: &Path, args: &[&str], limit: Duration) -> Output {
+    if c_sanitizers().is_some() {
+        let output = run_with_timeout(
+            Command::new(program)
+                .args(args)
+                .env(
+                    "ASAN_OPTIONS",
+                    "detect_leaks=1:abort_on_error=0:exitcode=97",
+                )
+                .env("UBSAN_OPTIONS", "print_stacktrace=1:exitcode=97"),
+            limit,
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success()
+                && !stderr.contains("Sanitizer")
+                && !stderr.contains("runtime error"),
+            "sanitizers reported errors for {program:?} (exit {:?}):\n{stderr}",
+            output.status.code()
+        );
+        return output;
+    }
     require_tool("valgrind", "valgrind");
     let output = run_with_timeout(
         Command::new("valgrind")
