@@ -250,6 +250,10 @@ pub fn diff(args: DiffArgs) -> Result<(), Failure> {
     } else {
         ProgressBar::hidden()
     };
+    spinner.set_style(
+        ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+            .expect("a valid progress template"),
+    );
     spinner.set_message(format!("comparing {points} points"));
     spinner.enable_steady_tick(std::time::Duration::from_millis(120));
     let m = movement(&old, &new);
