@@ -17,6 +17,9 @@ use crate::cli::{DiffArgs, DistArgs};
 
 const BAR_WIDTH: f64 = 40.0;
 
+/// Bytes of the key file read between two progress updates.
+const PROGRESS_BYTES: u64 = 64 * 1024;
+
 /// Continuum points (old and new together) from which `diff` shows a
 /// spinner while it compares.
 const LARGE_DIFF_POINTS: usize = 1_000_000;
@@ -212,9 +215,14 @@ fn sample_shares(ring: &Ring, path: &OsStr) -> Result<(Vec<f64>, u64), Failure> 
     bar.set_message(format!("reading keys from {shown}"));
     let mut counts = vec![0u64; ring.servers().len()];
     let mut total = 0u64;
+    let mut unreported = 0u64;
     for line in std::io::BufReader::new(file).split(b'\n') {
         let line = line?;
-        bar.inc(line.len() as u64 + 1);
+        unreported += line.len() as u64 + 1;
+        if unreported >= PROGRESS_BYTES {
+            bar.inc(unreported);
+            unreported = 0;
+        }
         let key = line.strip_suffix(b"\r").unwrap_or(&line);
         let server = ring
             .locate(key)
