@@ -35,7 +35,8 @@ impl RingArgs {
     }
 
     /// The ring of `--servers`/`--servers-file`, or else of the server file
-    /// `file`; `file` is `None` when one of the options gives the servers.
+    /// `file`. When an option gives the servers, `file` is handed back: the
+    /// first positional argument is then not a file (for `find`, a key).
     pub fn from_options(
         placement: &PlacementArgs,
         list: &ServerListArgs,
