@@ -349,4 +349,48 @@ fn set_decode_json_matches_the_text_members_and_stats() {
             json["encoding"].as_str().unwrap()
         )
     );
+    assert_eq!(json["sealed"], Value::Bool(false));
+    // A value with the seal of a flipped list: " sealed=1" in text, true in JSON.
+    let mut sealed = vec![b'^'];
+    sealed.extend(
+        setcodec::encode(
+            Op::Add,
+            &[b"x"],
+            Format::T1,
+            setcodec::DEFAULT_MAX_MEMBER_LEN,
+        )
+        .unwrap(),
+    );
+    let text = String::from_utf8(ok(&["set", "decode"], &sealed)).unwrap();
+    let json = document(&["set", "decode", "--json"], &sealed);
+    assert!(text.ends_with(" sealed=1\n"), "{text}");
+    assert_eq!(json["sealed"], Value::Bool(true));
+    assert_eq!(json["members"], serde_json::json!(["x"]));
+}
+
+#[test]
+fn find_group_by_server_json_matches_the_text_plan() {
+    let servers = "10.0.0.1:11211,10.0.0.2:11211,10.0.0.3:11211";
+    let stdin = b"user:1\nuser:2\nback\\slash\nbad\xff\nuser:3\nuser:4\n";
+    let text = ok(&["find", "--group-by-server", "--servers", servers], stdin);
+    let json = json_lines(
+        &["find", "--group-by-server", "--json", "--servers", servers],
+        stdin,
+    );
+    let lines = text_lines(&text);
+    assert_eq!(lines.len(), json.len());
+    let mut placed = 0;
+    for (line, group) in lines.iter().zip(&json) {
+        let mut fields = line.split(|&b| b == b'\t');
+        assert_eq!(fields.next().unwrap(), bytes(&group["server"]));
+        let keys: Vec<Vec<u8>> = group["keys"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(bytes)
+            .collect();
+        assert_eq!(fields.map(<[u8]>::to_vec).collect::<Vec<_>>(), keys);
+        placed += keys.len();
+    }
+    assert_eq!(placed, 6);
 }

@@ -22,7 +22,8 @@ pub const EXIT_STATUS: &str = "\
 pub const JSON_OUTPUT: &str = "\
 --json writes JSON to standard output instead of text:
 find   one object per key (JSON Lines): {\"key\":K,\"server\":S,\"point\":P},
-       P the continuum point the key landed on
+       P the continuum point the key landed on; with --group-by-server one
+       object per server holding keys: {\"server\":S,\"keys\":[K,...]}
 dump   one object per point (JSON Lines): {\"point\":P,\"server\":S}
 dist   one document: {\"source\":\"keyspace\"|\"keys\",\"keys_file\",\"keys\",
        \"points\",\"servers\":[{\"server\",\"weight\",\"points\",\"share\",
@@ -31,7 +32,7 @@ diff   one document: {\"old\":{\"file\",\"points\"},\"new\":{\"file\",\"points\"
        \"moved\",\"ideal\",\"flows\":[{\"from\",\"to\",\"share\"}]}
 check  one document: {\"file\",\"servers\",\"points\",\"warnings\":[...]}
 set decode  one document: {\"members\":[...],\"records\",\"removals\",
-       \"redundant\",\"encoding\"}
+       \"redundant\",\"encoding\",\"sealed\"}
 Shares, ratios and the deviation are fractions (the text shows percentages);
 a weight not given is null; keys_file and keys are null for the exact share.
 Errors go to standard error as in text mode, with no JSON.";
@@ -86,7 +87,8 @@ pub enum Command {
         args_override_self = true,
         after_help = "Examples:\n  ketama find /etc/memcached.servers user:1 user:2\n  \
 ketama find --flavor php-memcached --servers 10.0.0.1:11211,10.0.0.2:11211 < keys.txt\n  \
-ketama find --down 10.0.0.2:11211 /etc/memcached.servers user:1"
+ketama find --down 10.0.0.2:11211 /etc/memcached.servers user:1\n  \
+ketama find --group-by-server /etc/memcached.servers user:1 user:2 user:3"
     )]
     Find(FindArgs),
     /// Print POINT<TAB>SERVER for every point, in continuum order
@@ -169,7 +171,12 @@ pub struct FindArgs {
     /// Servers to skip, by address or name: their keys fail over to the next live server
     #[arg(long, value_name = "H:P,...")]
     pub down: Option<String>,
-    /// Write JSON Lines: {"key":K,"server":S,"point":P} (see 'ketama --help' on escaping)
+    /// Print the multi-GET plan instead: SERVER<TAB>KEY<TAB>KEY... for each server holding
+    /// keys (servers in list order, keys in input order)
+    #[arg(long = "group-by-server", conflicts_with = "down")]
+    pub group_by_server: bool,
+    /// Write JSON Lines: {"key":K,"server":S,"point":P}, or with --group-by-server
+    /// {"server":S,"keys":[K,...]} (see 'ketama --help' on escaping)
     #[arg(long)]
     pub json: bool,
     /// The server file (leave it out with --servers or --servers-file: the first argument is

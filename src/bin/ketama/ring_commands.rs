@@ -21,6 +21,13 @@ struct FoundJson<'a> {
     point: u32,
 }
 
+/// One `find --group-by-server --json` line.
+#[derive(Serialize)]
+struct GroupJson<'a> {
+    server: &'a str,
+    keys: Vec<std::borrow::Cow<'a, str>>,
+}
+
 /// One `dump --json` line.
 #[derive(Serialize)]
 struct PointJson<'a> {
@@ -49,6 +56,9 @@ pub fn find(args: FindArgs) -> Result<(), Failure> {
     let (parsed, first_key) = RingArgs::from_options(&args.placement, &args.list, args.file)?;
     let keys: Vec<OsString> = first_key.into_iter().chain(args.keys).collect();
     let ring = parsed.ring()?;
+    if args.group_by_server {
+        return find_grouped(&ring, &keys, args.json);
+    }
     let down = RingArgs::down_servers(&ring, args.down.as_deref())?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -84,6 +94,52 @@ pub fn find(args: FindArgs) -> Result<(), Failure> {
         for key in &keys {
             answer(key.as_bytes())?;
         }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// `ketama find --group-by-server`: the multi-GET plan, one line
+/// `SERVER<TAB>KEY<TAB>KEY...` per server holding keys, servers in the
+/// list's order and keys in input order.
+fn find_grouped(ring: &ketama::Ring, arguments: &[OsString], json: bool) -> Result<(), Failure> {
+    let keys: Vec<Vec<u8>> = if arguments.is_empty() {
+        let mut keys = Vec::new();
+        for line in std::io::stdin().lock().split(b'\n') {
+            let mut line = line?;
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            keys.push(line);
+        }
+        keys
+    } else {
+        arguments.iter().map(|k| k.as_bytes().to_vec()).collect()
+    };
+    let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let plan = ring.group_keys(&refs)?;
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for group in plan {
+        let server = ring.servers()[group.server_index].address();
+        if json {
+            let line = GroupJson {
+                server: &json_text(server),
+                keys: group
+                    .key_indices
+                    .iter()
+                    .map(|&i| json_text(&keys[i]))
+                    .collect(),
+            };
+            write_json_line(&mut out, &line)?;
+            continue;
+        }
+        out.write_all(server)?;
+        for index in group.key_indices {
+            out.write_all(b"\t")?;
+            out.write_all(&keys[index])?;
+        }
+        out.write_all(b"\n")?;
     }
     out.flush()?;
     Ok(())

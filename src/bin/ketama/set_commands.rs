@@ -19,6 +19,8 @@ struct DecodedJson<'a> {
     removals: usize,
     redundant: usize,
     encoding: &'static str,
+    /// The value carries the seal of a flipped list.
+    sealed: bool,
 }
 
 /// The decoding options `args` name.
@@ -66,6 +68,7 @@ pub fn decode(args: SetDecodeArgs) -> Result<(), Failure> {
             removals: stats.removals,
             redundant: stats.redundant,
             encoding,
+            sealed: stats.sealed,
         };
         serde_json::to_writer(&mut out, &document).map_err(std::io::Error::from)?;
         out.write_all(b"\n")?;
@@ -76,8 +79,11 @@ pub fn decode(args: SetDecodeArgs) -> Result<(), Failure> {
         }
         writeln!(
             out,
-            "# records={} removals={} redundant={} encoding={encoding}",
-            stats.records, stats.removals, stats.redundant,
+            "# records={} removals={} redundant={} encoding={encoding}{}",
+            stats.records,
+            stats.removals,
+            stats.redundant,
+            if stats.sealed { " sealed=1" } else { "" }
         )?;
     }
     out.flush()?;
