@@ -146,7 +146,11 @@ fn usage_errors_are_claps_message_with_the_commands_usage_and_exit_2() {
             "give a SERVERS_FILE or --servers H:P,...",
             "Usage: ketama dump",
         ),
-        (&["diff", sample], "<NEW_FILE>", "Usage: ketama diff"),
+        (
+            &["diff", sample, sample, sample],
+            "diff takes two server files",
+            "Usage: ketama diff",
+        ),
         (
             &["set", "compact", "--to", "x"],
             "--to 'x' must be t1 or b1",

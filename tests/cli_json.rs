@@ -209,38 +209,130 @@ fn dist_json_matches_the_text_table() {
         let total: f64 = servers.iter().map(|s| s["share"].as_f64().unwrap()).sum();
         assert!((total - 1.0).abs() < 1e-9, "{total}");
     }
+    // A per-key placement: shares of the generated keys, no points.
+    let args = ["dist", "--flavor", "pymemcache", "--servers", "a:1,b:2"];
+    let text = String::from_utf8(ok(&args, b"")).unwrap();
+    let json = document(&[&args[..], &["--json"]].concat(), b"");
+    assert_eq!(json["source"], "generated");
+    assert!(json["points"].is_null() && json["servers"][0]["points"].is_null());
+    assert!(
+        text.starts_with(&format!(
+            "# share of {} generated keys key:0..",
+            json["keys"]
+        )),
+        "{text}"
+    );
 }
 
-#[test]
-fn diff_json_matches_the_text() {
-    let dir = common::scratch_dir("cli-json-diff");
-    let (old, new) = (dir.join("old"), dir.join("new"));
-    std::fs::write(&old, "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n").unwrap();
-    std::fs::write(
-        &new,
-        "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n10.0.0.3:11211\t200\n",
-    )
-    .unwrap();
-    let (old, new) = (old.to_str().unwrap(), new.to_str().unwrap());
-    let text = String::from_utf8(ok(&["diff", old, new], b"")).unwrap();
-    let json = document(&["diff", "--json", old, new], b"");
+/// `diff`'s text rebuilt from its JSON document.
+fn diff_text_from_json(json: &Value) -> String {
     let percent = |v: &Value| format!("{:.3}%", v.as_f64().unwrap() * 100.0);
-    let mut expected = format!(
-        "moved: {} of the keyspace\nideal: {} (the least any placement must move for this change)\nFROM\tTO\tSHARE\n",
-        percent(&json["moved"]),
+    let moved = percent(&json["moved"]);
+    let mut text = match (
+        json["measure"].as_str().unwrap(),
+        json["keys_file"].as_str(),
+    ) {
+        ("exact", _) => format!("moved: {moved} of the keyspace\n"),
+        ("sampled", Some(file)) => format!("moved: {moved} of {} keys from {file}\n", json["keys"]),
+        ("sampled", None) => format!(
+            "moved: {moved} of {} generated keys key:0..key:99999 (sampled: the two sides do not hash keys alike; --keys FILE samples real keys)\n",
+            json["keys"]
+        ),
+        other => panic!("measure {other:?}"),
+    };
+    text += &format!(
+        "ideal: {} (the least any placement must move for this change)\n",
         percent(&json["ideal"])
     );
-    for flow in json["flows"].as_array().unwrap() {
-        expected += &format!(
+    let flows = json["flows"].as_array().unwrap();
+    if !flows.is_empty() {
+        text += "FROM\tTO\tSHARE\n";
+    }
+    for flow in flows {
+        text += &format!(
             "{}\t{}\t{}\n",
             flow["from"].as_str().unwrap(),
             flow["to"].as_str().unwrap(),
             percent(&flow["share"])
         );
     }
-    assert_eq!(text, expected);
-    assert_eq!(json["old"]["file"].as_str(), Some(old));
-    assert_eq!(json["new"]["file"].as_str(), Some(new));
+    text
+}
+
+#[test]
+fn diff_json_matches_the_text() {
+    let dir = common::scratch_dir("cli-json-diff");
+    let (old, new, keys) = (dir.join("old"), dir.join("new"), dir.join("keys"));
+    std::fs::write(&old, "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n").unwrap();
+    std::fs::write(
+        &new,
+        "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n10.0.0.3:11211\t200\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &keys,
+        (0..3000).map(|i| format!("k{i}\n")).collect::<String>(),
+    )
+    .unwrap();
+    let (old, new, keys) = (
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+        keys.to_str().unwrap(),
+    );
+    let list = "10.0.0.1:11211,10.0.0.2:11211,10.0.0.3:11211";
+    let cases: [(&[&str], &str, (&str, &str), (&str, &str)); 4] = [
+        (
+            &[old, new],
+            "exact",
+            ("libketama", "md5"),
+            ("libketama", "md5"),
+        ),
+        (
+            &["--from-flavor", "libketama", "--to-flavor", "dalli", new],
+            "sampled",
+            ("libketama", "md5"),
+            ("dalli", "crc32"),
+        ),
+        (
+            &[
+                "--flavor",
+                "twemproxy",
+                "--from-hash",
+                "crc32",
+                "--to-hash",
+                "crc32a",
+                "--servers",
+                list,
+            ],
+            "sampled",
+            ("twemproxy", "crc"),
+            ("twemproxy", "crc32"),
+        ),
+        (
+            &["--keys", keys, old, new],
+            "sampled",
+            ("libketama", "md5"),
+            ("libketama", "md5"),
+        ),
+    ];
+    for (options, measure, from, to) in cases {
+        let mut args = vec!["diff"];
+        args.extend(options);
+        let text = String::from_utf8(ok(&args, b"")).unwrap();
+        args.insert(1, "--json");
+        let json = document(&args, b"");
+        assert_eq!(json["measure"], measure, "{args:?}");
+        assert_eq!(text, diff_text_from_json(&json), "{args:?}");
+        // Hashes by the library's names (twemproxy's crc32 is the library's crc).
+        for (side, (flavour, hash)) in [("old", from), ("new", to)] {
+            assert_eq!(json[side]["flavour"], flavour, "{args:?}");
+            assert_eq!(json[side]["hash"], hash, "{args:?}");
+        }
+    }
+    let json = document(&["diff", "--json", old, new], b"");
+    assert_eq!(json["old"]["source"].as_str(), Some(old));
+    assert_eq!(json["new"]["source"].as_str(), Some(new));
+    assert!(json["keys"].is_null() && json["keys_file"].is_null());
     let ring = |file: &str| {
         Ring::from_file(
             std::path::Path::new(file),
@@ -257,6 +349,20 @@ fn diff_json_matches_the_text() {
         json["old"]["points"].as_u64(),
         Some(ring(old).continuum().len() as u64)
     );
+    // A per-key placement has no points.
+    let json = document(
+        &[
+            "diff",
+            "--json",
+            "--to-flavor",
+            "pymemcache",
+            "--servers",
+            list,
+        ],
+        b"",
+    );
+    assert!(json["new"]["points"].is_null());
+    assert!(json["old"]["points"].as_u64().unwrap() > 0);
 }
 
 #[test]

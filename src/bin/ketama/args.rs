@@ -11,6 +11,7 @@ use crate::Failure;
 use crate::cli::{PlacementArgs, ServerListArgs};
 
 /// Where the servers come from and how to build the ring.
+#[derive(Clone)]
 pub struct RingArgs {
     pub config: RingConfig,
     pub file: Option<PathBuf>,
@@ -22,18 +23,6 @@ pub struct RingArgs {
 }
 
 impl RingArgs {
-    /// The ring built as `placement` says from a server file.
-    pub fn from_file(placement: &PlacementArgs, file: PathBuf) -> Result<RingArgs, Failure> {
-        Ok(RingArgs {
-            config: ring_config(placement)?,
-            file: Some(file),
-            servers: None,
-            weights: None,
-            servers_file: None,
-            parse_mode: parse_mode(placement),
-        })
-    }
-
     /// The ring of `--servers`/`--servers-file`, or else of the server file
     /// `file`. When an option gives the servers, `file` is handed back: the
     /// first positional argument is then not a file (for `find`, a key).
@@ -62,6 +51,14 @@ impl RingArgs {
         }
         parsed.file = Some(PathBuf::from(file));
         Ok((parsed, None))
+    }
+
+    /// How the server source is named in messages.
+    pub fn source_name(&self) -> String {
+        match (&self.file, &self.servers_file) {
+            (Some(file), _) | (None, Some(file)) => file.display().to_string(),
+            (None, None) => "--servers".to_string(),
+        }
     }
 
     /// Builds the ring.
@@ -120,7 +117,7 @@ impl RingArgs {
 }
 
 /// The flavour and hash `placement` names.
-fn ring_config(placement: &PlacementArgs) -> Result<RingConfig, Failure> {
+pub fn ring_config(placement: &PlacementArgs) -> Result<RingConfig, Failure> {
     let mut config = RingConfig::default();
     if let Some(name) = &placement.flavor {
         config.flavour = Flavour::from_name(name)

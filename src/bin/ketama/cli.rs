@@ -25,16 +25,18 @@ find   one object per key (JSON Lines): {\"key\":K,\"server\":S,\"point\":P},
        P the continuum point the key landed on; with --group-by-server one
        object per server holding keys: {\"server\":S,\"keys\":[K,...]}
 dump   one object per point (JSON Lines): {\"point\":P,\"server\":S}
-dist   one document: {\"source\":\"keyspace\"|\"keys\",\"keys_file\",\"keys\",
+dist   one document: {\"source\":\"keyspace\"|\"generated\"|\"keys\",\"keys_file\",\"keys\",
        \"points\",\"servers\":[{\"server\",\"weight\",\"points\",\"share\",
        \"expected\",\"ratio\"}],\"max_ratio\",\"min_ratio\",\"stddev\"}
-diff   one document: {\"old\":{\"file\",\"points\"},\"new\":{\"file\",\"points\"},
-       \"moved\",\"ideal\",\"flows\":[{\"from\",\"to\",\"share\"}]}
+diff   one document: {\"old\":{\"source\",\"flavour\",\"hash\",\"points\"},\"new\":{...},
+       \"measure\":\"exact\"|\"sampled\",\"keys\",\"keys_file\",\"moved\",\"ideal\",
+       \"flows\":[{\"from\",\"to\",\"share\"}]}
 check  one document: {\"file\",\"servers\",\"points\",\"warnings\":[...]}
 set decode  one document: {\"members\":[...],\"records\",\"removals\",
        \"redundant\",\"encoding\",\"sealed\"}
 Shares, ratios and the deviation are fractions (the text shows percentages);
-a weight not given is null; keys_file and keys are null for the exact share.
+a weight not given is null; keys (how many keys were placed) and keys_file
+are null for an exact measure; points is null for a per-key placement.
 Errors go to standard error as in text mode, with no JSON.";
 
 /// How bytes that are not UTF-8 appear in JSON, as `ketama --help` and the
@@ -113,7 +115,9 @@ ketama dist --servers 10.0.0.1:11211,10.0.0.2:11211 --weights 1,3 --keys keys.tx
     /// The fraction of the keyspace that moves between two server lists
     #[command(
         args_override_self = true,
-        after_help = "Example:\n  ketama diff old.servers new.servers"
+        after_help = "Examples:\n  ketama diff old.servers new.servers\n  \
+ketama diff --from-flavor libketama --to-flavor php-memcached /etc/memcached.servers\n  \
+ketama diff --flavor twemproxy --from-hash crc32 --to-hash crc32a --keys keys.txt pool.servers"
     )]
     Diff(DiffArgs),
     /// Inspect and build set values dumped from memcached
@@ -128,14 +132,16 @@ ketama completions fish > ~/.config/fish/completions/ketama.fish")]
 }
 
 /// How the ring is built: flavour, hash and the server file's reading.
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct PlacementArgs {
     /// Placement flavour: libketama (default), spymemcached (java), spymemcached-libmemcached,
     /// libmemcached (php-memcached), libmemcached-consistent, libmemcached-spy, twemproxy,
     /// pecl-memcache (pecl), libketama-java (sockiopool: files are SERVER<TAB>WEIGHT lines read
     /// as SockIOPool reads them, a bad weight read as 1), dalli (ruby), nginx (--servers-file:
     /// an upstream block's server directives), node-memcached (node), memcached-fast (Perl,
-    /// ketama_points 150)
+    /// ketama_points 150), pymemcache (HashClient's rendezvous hashing), python-memcached,
+    /// cache-memcached (Perl Cache::Memcached): the last three are not continuums (dump
+    /// refuses them)
     #[arg(long = "flavor", visible_alias = "flavour", value_name = "NAME")]
     pub flavor: Option<String>,
     /// Key hash in the peer's own spelling (default: the flavour's own)
@@ -238,15 +244,35 @@ pub struct DistArgs {
 pub struct DiffArgs {
     #[command(flatten)]
     pub placement: PlacementArgs,
+    #[command(flatten)]
+    pub list: ServerListArgs,
+    /// The flavour before the change (default: --flavor's)
+    #[arg(
+        long = "from-flavor",
+        visible_alias = "from-flavour",
+        value_name = "NAME"
+    )]
+    pub from_flavor: Option<String>,
+    /// The flavour after the change (default: --flavor's)
+    #[arg(long = "to-flavor", visible_alias = "to-flavour", value_name = "NAME")]
+    pub to_flavor: Option<String>,
+    /// The key hash before the change (default: --hash, else the flavour's own)
+    #[arg(long = "from-hash", value_name = "NAME")]
+    pub from_hash: Option<String>,
+    /// The key hash after the change (default: --hash, else the flavour's own)
+    #[arg(long = "to-hash", value_name = "NAME")]
+    pub to_hash: Option<String>,
+    /// Measure on the keys of FILE (one per line) instead of exactly (two continuums hashing
+    /// keys alike) or on 100,000 generated keys key:0..key:99999 (otherwise)
+    #[arg(long, value_name = "FILE")]
+    pub keys: Option<OsString>,
     /// Write one JSON document (fractions of 1)
     #[arg(long)]
     pub json: bool,
-    /// The server list before the change
-    #[arg(value_name = "OLD_FILE")]
-    pub old: OsString,
-    /// The server list after the change
-    #[arg(value_name = "NEW_FILE")]
-    pub new: OsString,
+    /// OLD_FILE NEW_FILE, or one server file for both sides (then --from-/--to- options tell
+    /// the sides apart); none with --servers or --servers-file
+    #[arg(value_name = "FILE")]
+    pub files: Vec<OsString>,
 }
 
 /// `ketama set …`.

@@ -1,37 +1,47 @@
-//! Capacity planning: `dist` (how evenly a ring spreads keys) and `diff`
-//! (how many keys move between two server lists).
+//! Capacity and migration planning: `dist` (how evenly a ring spreads keys)
+//! and `diff` (how many keys move between two server lists, two flavours or
+//! two key hashes).
 
+use std::borrow::Cow;
 use std::ffi::OsStr;
 use std::io::{BufRead, IsTerminal, Write};
 use std::os::unix::ffi::OsStrExt;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use ketama::Ring;
-use ketama::analysis::{distribution, keyspace_shares, movement};
+use ketama::analysis::{
+    DEFAULT_SAMPLE_KEYS, Measure, distribution, keyspace_shares_measured, plan_migration,
+};
 use ketama::escape::json_text;
+use ketama::{Flavour, Ring, RingConfig};
 use serde::Serialize;
 
 use crate::Failure;
 use crate::args::RingArgs;
-use crate::cli::{DiffArgs, DistArgs};
+use crate::cli::{DiffArgs, DistArgs, PlacementArgs};
 
 const BAR_WIDTH: f64 = 40.0;
 
-/// Bytes of the key file read between two progress updates.
+/// Bytes of a key file read between two progress updates.
 const PROGRESS_BYTES: u64 = 64 * 1024;
 
-/// Continuum points (old and new together) from which `diff` shows a
-/// spinner while it compares.
-const LARGE_DIFF_POINTS: usize = 1_000_000;
+/// Continuum points (old and new together), or sampled keys, from which
+/// `diff` shows a spinner while it compares.
+const LARGE_DIFF: usize = 1_000_000;
+
+/// Longest key line read from a key file.
+const MAX_KEY_LINE: usize = 1 << 20;
+/// Most bytes read from a character device given as a key file.
+const MAX_DEVICE_BYTES: u64 = 64 << 10;
 
 /// `dist --json`.
 #[derive(Serialize)]
 struct DistJson<'a> {
-    /// "keyspace" (exact) or "keys" (a sample from `keys_file`).
+    /// "keyspace" (exact), "generated" (the default key sample) or "keys"
+    /// (the keys of `keys_file`).
     source: &'static str,
-    keys_file: Option<&'a str>,
-    keys: Option<u64>,
-    points: usize,
+    keys_file: Option<Cow<'a, str>>,
+    keys: Option<usize>,
+    points: Option<usize>,
     servers: Vec<ServerShareJson<'a>>,
     max_ratio: f64,
     min_ratio: f64,
@@ -40,9 +50,9 @@ struct DistJson<'a> {
 
 #[derive(Serialize)]
 struct ServerShareJson<'a> {
-    server: &'a str,
+    server: Cow<'a, str>,
     weight: Option<u64>,
-    points: u32,
+    points: Option<u32>,
     share: f64,
     expected: f64,
     ratio: f64,
@@ -51,23 +61,29 @@ struct ServerShareJson<'a> {
 /// `diff --json`.
 #[derive(Serialize)]
 struct DiffJson<'a> {
-    old: RingJson<'a>,
-    new: RingJson<'a>,
+    old: SideJson<'a>,
+    new: SideJson<'a>,
+    /// "exact" or "sampled".
+    measure: &'static str,
+    keys: Option<usize>,
+    keys_file: Option<Cow<'a, str>>,
     moved: f64,
     ideal: f64,
     flows: Vec<FlowJson<'a>>,
 }
 
 #[derive(Serialize)]
-struct RingJson<'a> {
-    file: &'a str,
-    points: usize,
+struct SideJson<'a> {
+    source: Cow<'a, str>,
+    flavour: &'static str,
+    hash: &'static str,
+    points: Option<usize>,
 }
 
 #[derive(Serialize)]
 struct FlowJson<'a> {
-    from: &'a str,
-    to: &'a str,
+    from: Cow<'a, str>,
+    to: Cow<'a, str>,
     share: f64,
 }
 
@@ -80,11 +96,21 @@ fn write_json(value: &impl Serialize) -> Result<(), Failure> {
 
 /// A progress display on standard error, drawn only when standard error is
 /// a terminal (hidden otherwise: nothing is written).
-fn progress(length: Option<u64>) -> ProgressBar {
+fn progress() -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
-    ProgressBar::with_draw_target(length, ProgressDrawTarget::stderr())
+    ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+}
+
+/// Where `dist`'s shares come from.
+enum Source {
+    /// Exactly, over the whole keyspace.
+    Keyspace,
+    /// On this many keys of the default sample (a per-key placement).
+    Generated(usize),
+    /// On this many keys of the `--keys` file.
+    Keys(usize),
 }
 
 /// `ketama dist …ring inputs… [--keys FILE]`.
@@ -97,39 +123,37 @@ pub fn dist(args: DistArgs) -> Result<(), Failure> {
         )));
     }
     let ring = parsed.ring()?;
-    let (shares, sampled) = match &args.keys {
-        None => (keyspace_shares(&ring), None),
+    let (shares, source) = match &args.keys {
+        None => match keyspace_shares_measured(&ring) {
+            (shares, Measure::Exact) => (shares, Source::Keyspace),
+            (shares, Measure::Sampled(n)) => (shares, Source::Generated(n)),
+        },
         Some(path) => {
             let (shares, total) = sample_shares(&ring, path)?;
-            (shares, Some(total))
+            (shares, Source::Keys(total))
         }
     };
     let report = distribution(&ring, &shares);
+    let continuum = ring.is_continuum();
     if args.json {
-        let names: Vec<_> = ring
-            .servers()
-            .iter()
-            .map(|s| json_text(s.address()))
-            .collect();
-        let keys_file = args.keys.as_ref().map(|p| json_text(p.as_bytes()));
+        let (name, keys) = match source {
+            Source::Keyspace => ("keyspace", None),
+            Source::Generated(n) => ("generated", Some(n)),
+            Source::Keys(n) => ("keys", Some(n)),
+        };
         return write_json(&DistJson {
-            source: if sampled.is_some() {
-                "keys"
-            } else {
-                "keyspace"
-            },
-            keys_file: keys_file.as_deref(),
-            keys: sampled,
-            points: ring.continuum().len(),
+            source: name,
+            keys_file: args.keys.as_ref().map(|p| json_text(p.as_bytes())),
+            keys,
+            points: continuum.then(|| ring.continuum().len()),
             servers: ring
                 .servers()
                 .iter()
                 .zip(&report.servers)
-                .zip(&names)
-                .map(|((server, share), name)| ServerShareJson {
-                    server: name,
+                .map(|(server, share)| ServerShareJson {
+                    server: json_text(server.address()),
                     weight: server.weight(),
-                    points: server.point_count(),
+                    points: continuum.then(|| server.point_count()),
                     share: share.share,
                     expected: share.expected,
                     ratio: share.ratio,
@@ -140,11 +164,17 @@ pub fn dist(args: DistArgs) -> Result<(), Failure> {
             stddev: report.stddev,
         });
     }
-    let source = match (sampled, &args.keys) {
-        (Some(total), Some(path)) => {
-            format!("share of {total} keys from {}", path.to_string_lossy())
-        }
-        _ => "exact share of the keyspace".to_string(),
+    let source = match source {
+        Source::Keyspace => "exact share of the keyspace".to_string(),
+        Source::Generated(n) => format!(
+            "share of {n} generated keys key:0..key:{} (flavour {} is not a continuum; --keys FILE samples real keys)",
+            n.saturating_sub(1),
+            ring.config().flavour.name()
+        ),
+        Source::Keys(total) => format!(
+            "share of {total} keys from {}",
+            args.keys.as_deref().unwrap_or_default().to_string_lossy()
+        ),
     };
     let widest = ring
         .servers()
@@ -189,72 +219,116 @@ pub fn dist(args: DistArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Shares measured on a sample of real keys (one per line), with a progress
-/// bar over the file's bytes when standard error is a terminal.
-fn sample_shares(ring: &Ring, path: &OsStr) -> Result<(Vec<f64>, u64), Failure> {
-    let shown = path.to_string_lossy();
-    let file = std::fs::File::open(path).map_err(|e| Failure::failed(format!("{shown}: {e}")))?;
-    let length = file
-        .metadata()
-        .ok()
-        .filter(|m| m.is_file())
-        .map(|m| m.len());
-    let bar = progress(length);
-    if length.is_some() {
-        bar.set_style(
-            ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} ({eta} left)")
-                .expect("a valid progress template")
-                .progress_chars("=> "),
-        );
-    } else {
-        bar.set_style(
-            ProgressStyle::with_template("{spinner} {msg} {bytes}")
-                .expect("a valid progress template"),
-        );
-    }
-    bar.set_message(format!("reading keys from {shown}"));
+/// Shares measured on a sample of real keys (one per line), with how many
+/// keys were read.
+fn sample_shares(ring: &Ring, path: &OsStr) -> Result<(Vec<f64>, usize), Failure> {
     let mut counts = vec![0u64; ring.servers().len()];
-    let mut total = 0u64;
-    let mut unreported = 0u64;
-    for line in std::io::BufReader::new(file).split(b'\n') {
-        let line = line?;
-        unreported += line.len() as u64 + 1;
-        if unreported >= PROGRESS_BYTES {
-            bar.inc(unreported);
-            unreported = 0;
-        }
-        let key = line.strip_suffix(b"\r").unwrap_or(&line);
+    let mut total = 0usize;
+    for_each_key(path, |key| {
         let server = ring
             .locate(key)
             .ok_or_else(|| Failure::failed("the ring has no points"))?
             .server_index;
         counts[server] += 1;
         total += 1;
-    }
-    bar.finish_and_clear();
+        Ok(())
+    })?;
     if total == 0 {
-        return Err(Failure::failed(format!("{shown}: no keys")));
+        return Err(Failure::failed(format!(
+            "{}: no keys",
+            path.to_string_lossy()
+        )));
     }
     let shares = counts.iter().map(|&c| c as f64 / total as f64).collect();
     Ok((shares, total))
 }
 
-/// `ketama diff [ring options] OLD NEW`.
+/// `ketama diff [ring options] [--from-flavor F] [--to-flavor F]
+/// [--from-hash H] [--to-hash H] [--keys FILE] OLD [NEW]`: the same list on
+/// both sides when only one is given (or with `--servers`/`--servers-file`).
 pub fn diff(args: DiffArgs) -> Result<(), Failure> {
-    let old = RingArgs::from_file(&args.placement, args.old.clone().into())?.ring()?;
-    let new = RingArgs::from_file(&args.placement, args.new.clone().into())?.ring()?;
-    let (old_file, new_file) = (args.old.to_string_lossy(), args.new.to_string_lossy());
-    let points = old.continuum().len() + new.continuum().len();
-    let on_terminal = std::io::stderr().is_terminal();
-    if on_terminal {
+    let base = args
+        .placement
+        .flavor
+        .as_deref()
+        .map(flavour_named)
+        .transpose()?;
+    let side = |chosen: Option<&str>, hash_name: Option<&str>, what: &str| {
+        let flavour = match chosen {
+            Some(name) => flavour_named(name)?,
+            None => base.unwrap_or_default(),
+        };
+        let hash = hash_name
+            .map(|name| {
+                flavour.hash_from_name(name).ok_or_else(|| {
+                    let offered: Vec<&str> = flavour.hashes().iter().map(|h| h.name()).collect();
+                    Failure::usage(format!(
+                        "unknown {what} hash '{name}' for flavour {} (it offers: {})",
+                        flavour.name(),
+                        offered.join(", ")
+                    ))
+                })
+            })
+            .transpose()?;
+        Ok::<_, Failure>(RingConfig { flavour, hash })
+    };
+    let hash = args.placement.hash.as_deref();
+    let old_config = side(
+        args.from_flavor.as_deref(),
+        args.from_hash.as_deref().or(hash),
+        "--from",
+    )?;
+    let new_config = side(
+        args.to_flavor.as_deref(),
+        args.to_hash.as_deref().or(hash),
+        "--to",
+    )?;
+    let two_sides = || {
+        Failure::usage(
+            "diff takes two server files OLD NEW, or one list for both sides (with --from-flavor/--to-flavor)",
+        )
+    };
+    if args.files.len() > 2 {
+        return Err(two_sides());
+    }
+    // The sides' flavours and hashes are set below: the source is read with
+    // the base flavour's reading of server files.
+    let placement = PlacementArgs {
+        hash: None,
+        ..args.placement.clone()
+    };
+    let mut files = args.files.into_iter();
+    let (source, unused) = RingArgs::from_options(&placement, &args.list, files.next())?;
+    let new_file = files.next();
+    if unused.is_some() || (source.file.is_none() && new_file.is_some()) {
+        return Err(two_sides());
+    }
+    let old_args = RingArgs {
+        config: old_config,
+        ..source.clone()
+    };
+    let new_args = RingArgs {
+        config: new_config,
+        file: new_file.clone().map(Into::into).or(source.file.clone()),
+        ..source.clone()
+    };
+    let old_name = source.source_name();
+    let new_name = new_args.source_name();
+    let old = old_args.ring()?;
+    let new = new_args.ring()?;
+    if std::io::stderr().is_terminal() {
         eprintln!(
-            "ketama: comparing {old_file} ({} points) with {new_file} ({} points)",
-            old.continuum().len(),
-            new.continuum().len()
+            "ketama: comparing {old_name} ({}) with {new_name} ({})",
+            describe(&old),
+            describe(&new)
         );
     }
-    let spinner = if points >= LARGE_DIFF_POINTS {
-        progress(None)
+    let keys = args.keys.as_deref().map(read_keys).transpose()?;
+    let work = keys
+        .as_ref()
+        .map_or(old.continuum().len() + new.continuum().len(), Vec::len);
+    let spinner = if work >= LARGE_DIFF {
+        progress()
     } else {
         ProgressBar::hidden()
     };
@@ -262,45 +336,56 @@ pub fn diff(args: DiffArgs) -> Result<(), Failure> {
         ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
             .expect("a valid progress template"),
     );
-    spinner.set_message(format!("comparing {points} points"));
+    spinner.set_message("comparing the two sides");
     spinner.enable_steady_tick(std::time::Duration::from_millis(120));
-    let m = movement(&old, &new);
+    let m = plan_migration(&old, &new, keys);
     spinner.finish_and_clear();
     if args.json {
-        let names: Vec<_> = m
-            .flows
-            .iter()
-            .map(|(from, to, _)| (json_text(from), json_text(to)))
-            .collect();
-        let (old_name, new_name) = (
-            json_text(args.old.as_bytes()),
-            json_text(args.new.as_bytes()),
-        );
+        let side_json = |ring: &Ring, name: &str| SideJson {
+            source: Cow::Owned(name.to_string()),
+            flavour: ring.config().flavour.name(),
+            hash: ring.key_hash().name(),
+            points: ring.is_continuum().then(|| ring.continuum().len()),
+        };
+        let (measure, sampled) = match m.measure {
+            Measure::Exact => ("exact", None),
+            Measure::Sampled(n) => ("sampled", Some(n)),
+        };
         return write_json(&DiffJson {
-            old: RingJson {
-                file: &old_name,
-                points: old.continuum().len(),
-            },
-            new: RingJson {
-                file: &new_name,
-                points: new.continuum().len(),
-            },
+            old: side_json(&old, &old_name),
+            new: side_json(&new, &new_name),
+            measure,
+            keys: sampled,
+            keys_file: args.keys.as_ref().map(|p| json_text(p.as_bytes())),
             moved: m.moved,
             ideal: m.ideal,
             flows: m
                 .flows
                 .iter()
-                .zip(&names)
-                .map(|((_, _, share), (from, to))| FlowJson {
-                    from,
-                    to,
+                .map(|(from, to, share)| FlowJson {
+                    from: json_text(from),
+                    to: json_text(to),
                     share: *share,
                 })
                 .collect(),
         });
     }
     let mut out = std::io::stdout().lock();
-    writeln!(out, "moved: {:.3}% of the keyspace", m.moved * 100.0)?;
+    match (m.measure, &args.keys) {
+        (Measure::Exact, _) => writeln!(out, "moved: {:.3}% of the keyspace", m.moved * 100.0)?,
+        (Measure::Sampled(n), Some(path)) => writeln!(
+            out,
+            "moved: {:.3}% of {n} keys from {}",
+            m.moved * 100.0,
+            path.to_string_lossy()
+        )?,
+        (Measure::Sampled(n), None) => writeln!(
+            out,
+            "moved: {:.3}% of {n} generated keys key:0..key:{} (sampled: the two sides do not hash keys alike; --keys FILE samples real keys)",
+            m.moved * 100.0,
+            DEFAULT_SAMPLE_KEYS - 1
+        )?,
+    }
     writeln!(
         out,
         "ideal: {:.3}% (the least any placement must move for this change)",
@@ -318,5 +403,121 @@ pub fn diff(args: DiffArgs) -> Result<(), Failure> {
             )?;
         }
     }
+    Ok(())
+}
+
+/// "flavour F, hash H, N points" for the comparison line.
+fn describe(ring: &Ring) -> String {
+    let placement = if ring.is_continuum() {
+        format!("{} points", ring.continuum().len())
+    } else {
+        "per-key placement".to_string()
+    };
+    format!(
+        "flavour {}, hash {}, {placement}",
+        ring.config().flavour.name(),
+        ring.key_hash().name()
+    )
+}
+
+fn flavour_named(name: &str) -> Result<Flavour, Failure> {
+    Flavour::from_name(name).ok_or_else(|| Failure::usage(format!("unknown flavour '{name}'")))
+}
+
+/// Every line of `path` as a key (see [`for_each_key`]).
+fn read_keys(path: &OsStr) -> Result<Vec<Vec<u8>>, Failure> {
+    let mut keys = Vec::new();
+    for_each_key(path, |key| {
+        keys.push(key.to_vec());
+        Ok(())
+    })?;
+    if keys.is_empty() {
+        return Err(Failure::failed(format!(
+            "{}: no keys",
+            path.to_string_lossy()
+        )));
+    }
+    Ok(keys)
+}
+
+/// Calls `visit` with each line of the key file `path` (a trailing CR
+/// dropped), streaming. Bounded: a regular file is read to its end, a
+/// character device up to 64 KiB; directories, FIFOs and sockets are
+/// refused; a line longer than 1 MiB stops the read naming its line. When
+/// standard error is a terminal a progress bar follows the bytes read.
+fn for_each_key(
+    path: &OsStr,
+    mut visit: impl FnMut(&[u8]) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    use std::io::Read;
+    use std::os::unix::fs::FileTypeExt;
+    let shown = path.to_string_lossy();
+    let failed = |e: std::io::Error| Failure::failed(format!("{shown}: {e}"));
+    let file = std::fs::File::open(path).map_err(failed)?;
+    let metadata = file.metadata().map_err(failed)?;
+    let kind = metadata.file_type();
+    let limit = if kind.is_file() {
+        u64::MAX
+    } else if kind.is_char_device() {
+        MAX_DEVICE_BYTES
+    } else {
+        let what = if kind.is_dir() {
+            "a directory"
+        } else if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        };
+        return Err(Failure::failed(format!(
+            "{shown}: is {what}; give a file of keys, one per line"
+        )));
+    };
+    let bar = progress();
+    if kind.is_file() {
+        bar.set_length(metadata.len());
+        bar.set_style(
+            ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} ({eta} left)")
+                .expect("a valid progress template")
+                .progress_chars("=> "),
+        );
+    } else {
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} {bytes}")
+                .expect("a valid progress template"),
+        );
+    }
+    bar.set_message(format!("reading keys from {shown}"));
+    let mut unreported = 0u64;
+    let mut reader = std::io::BufReader::new(file.take(limit));
+    let mut line = Vec::new();
+    for number in 1.. {
+        line.clear();
+        let read = (&mut reader)
+            .take(MAX_KEY_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .map_err(failed)?;
+        if read == 0 {
+            break;
+        }
+        unreported += read as u64;
+        if unreported >= PROGRESS_BYTES {
+            bar.inc(unreported);
+            unreported = 0;
+        }
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        } else if line.len() > MAX_KEY_LINE {
+            return Err(Failure::failed(format!(
+                "{shown}: line {number} is longer than {MAX_KEY_LINE} bytes"
+            )));
+        }
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        visit(&line)?;
+    }
+    bar.finish_and_clear();
     Ok(())
 }
