@@ -280,7 +280,9 @@ fn diff_json_matches_the_text() {
         keys.to_str().unwrap(),
     );
     let list = "10.0.0.1:11211,10.0.0.2:11211,10.0.0.3:11211";
-    let cases: [(&[&str], &str, (&str, &str), (&str, &str)); 4] = [
+    // (options, measure, old side's (flavour, hash), new side's)
+    type Side<'a> = (&'a str, &'a str);
+    let cases: [(&[&str], &str, Side, Side); 4] = [
         (
             &[old, new],
             "exact",
