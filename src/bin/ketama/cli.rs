@@ -112,7 +112,7 @@ ketama find --group-by-server /etc/memcached.servers user:1 user:2 user:3"
 ketama dist --servers 10.0.0.1:11211,10.0.0.2:11211 --weights 1,3 --keys keys.txt"
     )]
     Dist(DistArgs),
-    /// The fraction of the keyspace that moves between two server lists
+    /// The fraction of the keyspace that moves between two server lists, flavours or key hashes
     #[command(
         args_override_self = true,
         after_help = "Examples:\n  ketama diff old.servers new.servers\n  \
