@@ -114,6 +114,7 @@ echo "activate-noawait ldconfig" > "$stage/$pkg/DEBIAN/triggers"
 # symbols: every exported ketama_* function, first present in this version.
 (cd "$shlibdeps_dir" && dpkg-gensymbols -q -v"$version" -p$pkg -P"$root/$stage/$pkg" \
   -O"$root/$stage/$pkg/DEBIAN/symbols")
+sed -i '1a\* Build-Depends-Package: libketama-dev' "$stage/$pkg/DEBIAN/symbols"
 finish $pkg "$arch" "$(shlib_depends "$stage/$pkg/$libdir/libketama.so.$version")"
 
 # --- libketama-dev
