@@ -809,10 +809,11 @@ fn the_readme_java_lines_compile_and_run_against_target_ketama_jar() {
         assert!(listing.lines().any(|l| l == class), "{class} in {listing}");
     }
     let manifest = stdout(&run(
-        Command::new("unzip")
-            .arg("-p")
-            .arg(&jar)
-            .arg("META-INF/MANIFEST.MF"),
+        Command::new("python3").args([
+            "-c",
+            "import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read('META-INF/MANIFEST.MF').decode())",
+            jar.to_str().unwrap(),
+        ]),
         Duration::from_secs(60),
     ));
     assert!(
