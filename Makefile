@@ -28,7 +28,7 @@ SHARED_LIB ?= target/$(PROFILE)/libketama.so
 STATIC_LIB ?= target/$(PROFILE)/libketama.a
 CLI        ?= target/$(PROFILE)/ketama
 
-.PHONY: all build demo deps test test-sanitizers bench java deb install install-files uninstall clean
+.PHONY: all build demo deps test test-sanitizers bench install install-files uninstall clean
 
 all: build
 
@@ -64,6 +64,26 @@ test-sanitizers:
 bench:
 	$(CARGO) bench --bench ring
 
+install: build install-files
+
+install-files:
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR)
+	install -m 0755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/libketama.so.$(VERSION)
+	ln -sf libketama.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libketama.so.1
+	ln -sf libketama.so.1 $(DESTDIR)$(LIBDIR)/libketama.so
+	install -m 0644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libketama.a
+	install -m 0644 include/ketama.h $(DESTDIR)$(INCLUDEDIR)/ketama.h
+	install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/ketama
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' ketama.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ketama.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libketama.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libketama.so.1 \
+	      $(DESTDIR)$(LIBDIR)/libketama.so $(DESTDIR)$(LIBDIR)/libketama.a \
+	      $(DESTDIR)$(INCLUDEDIR)/ketama.h $(DESTDIR)$(BINDIR)/ketama $(DESTDIR)$(LIBDIR)/pkgconfig/ketama.pc
+
+.PHONY: java deb
+
 # The Java binding: classes compiled against Debian's jars (libjna-java;
 # libspymemcached-java for KetamaNodeLocator only), packed with a manifest
 # whose Class-Path names the jars beside it in /usr/share/java.
@@ -88,24 +108,6 @@ JAR_DATE := $(shell git log -1 --format=%cI 2>/dev/null | grep . || echo 2026-01
 # from `make man` and `make completions`.
 deb: build man completions java
 	packaging/deb/build.sh
-
-install: build install-files
-
-install-files:
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR)
-	install -m 0755 $(SHARED_LIB) $(DESTDIR)$(LIBDIR)/libketama.so.$(VERSION)
-	ln -sf libketama.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libketama.so.1
-	ln -sf libketama.so.1 $(DESTDIR)$(LIBDIR)/libketama.so
-	install -m 0644 $(STATIC_LIB) $(DESTDIR)$(LIBDIR)/libketama.a
-	install -m 0644 include/ketama.h $(DESTDIR)$(INCLUDEDIR)/ketama.h
-	install -m 0755 $(CLI) $(DESTDIR)$(BINDIR)/ketama
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' ketama.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ketama.pc
-
-uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libketama.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libketama.so.1 \
-	      $(DESTDIR)$(LIBDIR)/libketama.so $(DESTDIR)$(LIBDIR)/libketama.a \
-	      $(DESTDIR)$(INCLUDEDIR)/ketama.h $(DESTDIR)$(BINDIR)/ketama $(DESTDIR)$(LIBDIR)/pkgconfig/ketama.pc
 
 clean:
 	$(CARGO) clean

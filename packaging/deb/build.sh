@@ -58,9 +58,15 @@ printf 'Source: ketama\n\nPackage: ketama\nArchitecture: any\n\nPackage: libketa
   > "$shlibdeps_dir/debian/control"
 cp "$work/changelog" "$shlibdeps_dir/debian/changelog"
 shlib_depends() {
-  local files=()
+  local files=() substvars
   for f in "$@"; do files+=("-e$root/$f"); done
-  (cd "$shlibdeps_dir" && dpkg-shlibdeps -O "${files[@]}" 2>/dev/null) | sed -n 's/^shlibs:Depends=//p'
+  if ! substvars=$(cd "$shlibdeps_dir" && dpkg-shlibdeps -O "${files[@]}" 2>"$root/$work/shlibdeps.log"); then
+    cat "$work/shlibdeps.log" >&2
+    echo "deb: dpkg-shlibdeps failed on $*" >&2
+    return 1
+  fi
+  sed -n 's/^shlibs:Depends=//p' <<<"$substvars" | grep . \
+    || { echo "deb: dpkg-shlibdeps found no dependencies of $*" >&2; return 1; }
 }
 
 # Starts a package's tree: /usr/share/doc/PKG with copyright and changelog.
@@ -115,7 +121,8 @@ echo "activate-noawait ldconfig" > "$stage/$pkg/DEBIAN/triggers"
 (cd "$shlibdeps_dir" && dpkg-gensymbols -q -v"$version" -p$pkg -P"$root/$stage/$pkg" \
   -O"$root/$stage/$pkg/DEBIAN/symbols")
 sed -i '1a\* Build-Depends-Package: libketama-dev' "$stage/$pkg/DEBIAN/symbols"
-finish $pkg "$arch" "$(shlib_depends "$stage/$pkg/$libdir/libketama.so.$version")"
+depends=$(shlib_depends "$stage/$pkg/$libdir/libketama.so.$version")
+finish $pkg "$arch" "$depends"
 
 # --- libketama-dev
 pkg=libketama-dev
@@ -144,7 +151,8 @@ install -m 0644 target/completions/ketama.bash "$stage/$pkg/usr/share/bash-compl
 install -m 0644 target/completions/_ketama "$stage/$pkg/usr/share/zsh/vendor-completions/_ketama"
 install -m 0644 target/completions/ketama.fish "$stage/$pkg/usr/share/fish/vendor_completions.d/ketama.fish"
 chmod 0644 "$stage/$pkg/usr/share/man/man1/ketama.1.gz"
-finish $pkg "$arch" "$(shlib_depends "$stage/$pkg/usr/bin/ketama")"
+depends=$(shlib_depends "$stage/$pkg/usr/bin/ketama")
+finish $pkg "$arch" "$depends"
 
 # --- libketama-java
 pkg=libketama-java
