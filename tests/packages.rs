@@ -487,10 +487,45 @@ fn lintian_reports_no_errors_and_only_the_documented_warnings() {
         "lintian warnings not explained in docs/packaging.md:\n{}",
         undocumented.join("\n")
     );
+    // lintian's status is non-zero on an error tag and when it could not run.
     assert!(
-        out.status.success() || !report.contains("E:"),
-        "lintian failed: {}",
+        out.status.success(),
+        "lintian failed ({}): {}",
+        out.status,
         String::from_utf8_lossy(&out.stderr)
+    );
+
+    // The same check catches an error: libketama1 repacked without its copyright file.
+    let broken = common::scratch_dir("lintian-broken");
+    let tree = broken.join("libketama1");
+    common::copy_tree(
+        &common::repo_root().join("target/deb-build/stage/libketama1"),
+        &tree,
+    );
+    std::fs::remove_file(tree.join("usr/share/doc/libketama1/copyright")).unwrap();
+    let md5sums = std::fs::read_to_string(tree.join("DEBIAN/md5sums")).unwrap();
+    let md5sums: String = md5sums
+        .lines()
+        .filter(|l| !l.ends_with("/copyright"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(tree.join("DEBIAN/md5sums"), md5sums).unwrap();
+    let broken_deb = broken.join("libketama1.deb");
+    run(
+        Command::new("dpkg-deb")
+            .args(["--root-owner-group", "--build"])
+            .arg(&tree)
+            .arg(&broken_deb),
+        Duration::from_secs(60),
+    );
+    let out = common::run_with_timeout(
+        Command::new("lintian").arg(&broken_deb),
+        Duration::from_secs(600),
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !out.status.success() && report.contains("E: libketama1: no-copyright-file"),
+        "{report}"
     );
 }
 
