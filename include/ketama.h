@@ -158,6 +158,21 @@ typedef enum {
    * Perl Cache::Memcached::Fast with `ketama_points => 150`.
    */
   KETAMA_FLAVOUR_MEMCACHED_FAST = 12,
+  /**
+   * pymemcache `HashClient`'s default rendezvous placement (not a
+   * continuum: each key scores every server; no points to read).
+   */
+  KETAMA_FLAVOUR_PYMEMCACHE = 13,
+  /**
+   * python-memcached (`memcache.Client`): `hash % buckets` over the
+   * weighted bucket list (not a continuum; no points to read).
+   */
+  KETAMA_FLAVOUR_PYTHON_MEMCACHED = 14,
+  /**
+   * Perl Cache::Memcached: `hash % buckets` over the weighted bucket list
+   * (not a continuum; no points to read).
+   */
+  KETAMA_FLAVOUR_CACHE_MEMCACHED = 15,
 } ketama_flavour;
 
 /**
@@ -240,6 +255,14 @@ typedef enum {
    * twemproxy crc16.
    */
   KETAMA_HASH_CRC16 = 18,
+  /**
+   * MurmurHash3 x86_32 with seed 0 (pymemcache `murmur3_32`).
+   */
+  KETAMA_HASH_MURMUR3_SEED0 = 19,
+  /**
+   * python-memcached `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
+   */
+  KETAMA_HASH_CMEMCACHE = 20,
 } ketama_hash;
 
 /**
@@ -554,7 +577,10 @@ typedef struct {
 
 /**
  * Where a key landed. `address` points into the ring and stays valid while
- * the ring is alive; it is NUL-terminated.
+ * the ring is alive; it is NUL-terminated. For a flavour that is not a
+ * continuum, `point_index` and `point` are the bucket and the key hash that
+ * chose it (python-memcached, Cache::Memcached) or the server index and its
+ * winning score (pymemcache).
  */
 typedef struct {
   /**
@@ -604,7 +630,7 @@ typedef struct {
    */
   uint64_t weight;
   /**
-   * Number of points the server owns.
+   * Number of points the server owns (0 for a flavour that is not a continuum).
    */
   uint32_t point_count;
 } ketama_server_info;
@@ -1007,7 +1033,9 @@ ketama_status ketama_find_server_avoiding(const ketama_ring *ring, const char *k
 size_t ketama_ring_server_count(const ketama_ring *ring);
 
 /**
- * Number of points on the continuum (0 for NULL).
+ * Number of points on the continuum (0 for NULL, and 0 for a flavour that
+ * is not a continuum: `KETAMA_FLAVOUR_PYMEMCACHE`, `_PYTHON_MEMCACHED`,
+ * `_CACHE_MEMCACHED`).
  *
  * # Safety
  * `ring` is NULL or a live ring.
@@ -1024,6 +1052,9 @@ ketama_status ketama_ring_server(const ketama_ring *ring, size_t index, ketama_s
 
 /**
  * Reads point `index` in continuum order: its value and owning server.
+ * A flavour that is not a continuum (`KETAMA_FLAVOUR_PYMEMCACHE`,
+ * `_PYTHON_MEMCACHED`, `_CACHE_MEMCACHED`) has no points:
+ * `KETAMA_ERR_INVALID_ARGUMENT`, naming the flavour.
  *
  * # Safety
  * `ring` is a live ring; `point` and `server_index` are writable.

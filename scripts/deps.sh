@@ -70,6 +70,7 @@ declare -A debian_python_modules=(
   [venv]=python3-venv [ensurepip]=python3-venv
   [setuptools]=python3-setuptools [wheel]=python3-wheel
   [pylibmc]=python3-pylibmc [pymemcache]=python3-pymemcache
+  [memcache]=python3-memcache
 )
 [ -x /usr/bin/python3 ] || need python3
 for module in "${!debian_python_modules[@]}"; do
@@ -98,6 +99,9 @@ perl -MCache::Memcached::Fast -e 1 >/dev/null 2>&1 || need libcache-memcached-fa
 command -v node >/dev/null 2>&1 || need nodejs
 command -v npm >/dev/null 2>&1 || need npm
 # --- end of the continuum flavours' block
+# Per-key placements' peers: pymemcache and python-memcached load through
+# /usr/bin/python3 above; Perl Cache::Memcached (without perl, missing too).
+perl -MCache::Memcached -e 1 >/dev/null 2>&1 || need libcache-memcached-perl
 
 # --- Sanitizers (make test-sanitizers): gcc's AddressSanitizer and UBSan
 # runtimes, probed by building a program with them; without gcc they count

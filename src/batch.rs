@@ -13,10 +13,18 @@ impl Ring {
         if out.len() < keys.len() {
             return Err(Error::BufferTooSmall { needed: keys.len() });
         }
-        if self.continuum().is_empty() {
+        if !self.can_place() {
             return Err(Error::NoServerAvailable(
                 "the ring has no points: no server can take a key".into(),
             ));
+        }
+        if !self.is_continuum() {
+            for (index, key) in out.iter_mut().zip(keys) {
+                *index = self
+                    .locate(key)
+                    .map_or(u32::MAX, |at| at.server_index as u32);
+            }
+            return Ok(());
         }
         let mut hashes = [0u32; CHUNK];
         for (chunk, indices) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
@@ -41,7 +49,12 @@ impl Ring {
         self.find_server_indices(keys, &mut servers)?;
         let mut by_server: Vec<Vec<usize>> = vec![Vec::new(); self.servers().len()];
         for (key_index, &server) in servers.iter().enumerate() {
-            by_server[server as usize].push(key_index);
+            by_server
+                .get_mut(server as usize)
+                .ok_or_else(|| {
+                    Error::NoServerAvailable(format!("no server can take key {key_index}"))
+                })?
+                .push(key_index);
         }
         Ok(by_server
             .into_iter()

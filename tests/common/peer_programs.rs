@@ -398,3 +398,139 @@ pub fn libketama_answers(list: &ServerList, keys: &[Vec<u8>]) -> Vec<usize> {
     }
     answers
 }
+
+/// One question to a per-key peer (pymemcache, python-memcached,
+/// Cache::Memcached): its server lines as the script reads them
+/// (`ADDRESS` or `ADDRESS<TAB>WEIGHT`), the keys, and the servers marked down.
+pub struct PerKeyCase<'a> {
+    /// Server lines for the peer script.
+    pub servers: String,
+    /// The keys.
+    pub keys: &'a [Vec<u8>],
+    /// Indices of servers the client finds down.
+    pub down: Vec<usize>,
+}
+
+/// Runs a per-key peer script (`program` with its interpreter first) over
+/// every case; returns each key's server index per case (`None` where the
+/// client gives up), and the script's standard output.
+pub fn per_key_answers(
+    name: &str,
+    program: &[&std::ffi::OsStr],
+    cases: &[PerKeyCase],
+) -> (Vec<Vec<Option<usize>>>, String) {
+    let root = fresh_dir(name);
+    let dirs: Vec<PathBuf> = cases
+        .iter()
+        .enumerate()
+        .map(|(n, case)| {
+            let dir = root.join(format!("case{n}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            write_keys(&dir.join("keys"), case.keys);
+            std::fs::write(dir.join("servers"), &case.servers).unwrap();
+            if !case.down.is_empty() {
+                let down: Vec<String> = case.down.iter().map(usize::to_string).collect();
+                std::fs::write(dir.join("down"), down.join("\n") + "\n").unwrap();
+            }
+            dir
+        })
+        .collect();
+    let output = common::run_with_timeout(
+        Command::new(program[0]).args(&program[1..]).args(&dirs),
+        Duration::from_secs(600),
+    );
+    assert!(
+        output.status.success(),
+        "{name} peer failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let answers = dirs
+        .iter()
+        .map(|dir| {
+            std::fs::read_to_string(dir.join("out"))
+                .unwrap()
+                .lines()
+                .map(|l| usize::try_from(l.parse::<i64>().unwrap()).ok())
+                .collect()
+        })
+        .collect();
+    (
+        answers,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+/// Asks a per-key peer about each (list, servers down) case and compares
+/// every key with the library's ring for the same list (`ring`); returns
+/// the number of keys compared (any difference fails the test). `program`
+/// is the peer script with its interpreter first; `peer_lines` writes a
+/// list as the script reads it.
+pub fn compare_per_key(
+    name: &str,
+    program: &[&std::ffi::OsStr],
+    peer_lines: impl Fn(&ServerList) -> String,
+    ring: impl Fn(&ServerList) -> ketama::Ring,
+    cases: &[(ServerList, Vec<usize>)],
+    keys: &[Vec<u8>],
+) -> usize {
+    let asked: Vec<PerKeyCase> = cases
+        .iter()
+        .map(|(list, down)| PerKeyCase {
+            servers: peer_lines(list),
+            keys,
+            down: down.clone(),
+        })
+        .collect();
+    let (answers, said) = per_key_answers(name, program, &asked);
+    print!("{said}");
+    let mut compared = 0;
+    for ((list, down), answer) in cases.iter().zip(answers) {
+        let ring = ring(list);
+        let ours: Vec<Option<usize>> = keys
+            .iter()
+            .map(|k| {
+                ring.locate_live(k, |s| down.contains(&s))
+                    .map(|at| at.server_index)
+            })
+            .collect();
+        let name = format!("{} (down: {down:?})", list.name);
+        compared += crate::peers::assert_same(&name, keys, &ours, &answer);
+    }
+    compared
+}
+
+/// A list as python-memcached and Cache::Memcached scripts read it:
+/// `ADDRESS[<TAB>WEIGHT]` lines.
+pub fn weighted_peer_lines(list: &ServerList) -> String {
+    list.servers
+        .iter()
+        .map(|s| match s.weight {
+            Some(w) => format!("{}\t{w}\n", s.address()),
+            None => format!("{}\n", s.address()),
+        })
+        .collect()
+}
+
+/// The library's ring of `flavour` for `list`, read from `host:port[:weight]` lines.
+pub fn weighted_ring(list: &ServerList, flavour: ketama::Flavour) -> ketama::Ring {
+    let text: String = list
+        .servers
+        .iter()
+        .map(|s| match s.weight {
+            Some(w) => format!("{}:{w}\n", s.address()),
+            None => format!("{}\n", s.address()),
+        })
+        .collect();
+    let servers = ketama::parser::peers::parse(text.as_bytes(), "servers").unwrap();
+    ketama::Ring::new(servers, ketama::RingConfig::flavour(flavour)).unwrap()
+}
+
+/// Keys whose 15-bit CRC is 0, where python-memcached (which reads that
+/// hash as 1) and Cache::Memcached (which keeps it) part ways.
+pub fn zero_hash_keys() -> Vec<Vec<u8>> {
+    (0..3_000_000u32)
+        .map(|i| format!("zero:{i}").into_bytes())
+        .filter(|k| ketama::hash::crc::crc15(k) == 0)
+        .take(20)
+        .collect()
+}

@@ -330,7 +330,9 @@ final class Ring
     }
 
     /**
-     * The continuum in order, as `[point, server address]` pairs.
+     * The continuum in order, as `[point, server address]` pairs. A flavour
+     * that is not a continuum (pymemcache, python-memcached, cache-memcached)
+     * throws KetamaException (KETAMA_ERR_INVALID_ARGUMENT) naming it.
      *
      * @return list<array{0: int, 1: string}>
      */
@@ -341,6 +343,14 @@ final class Ring
         $server = $ffi->new('uint32_t');
         $points = [];
         $count = $ffi->ketama_ring_point_count($this->handle());
+        if ($count === 0) {
+            // An empty continuum has no point 0 (out of range: no points);
+            // a placement without a continuum is refused naming the flavour.
+            $status = $ffi->ketama_ring_point($this->handle(), 0, FFI::addr($point), FFI::addr($server));
+            if ($status === $ffi->KETAMA_ERR_INVALID_ARGUMENT) {
+                Library::check($status);
+            }
+        }
         for ($i = 0; $i < $count; $i++) {
             Library::check($ffi->ketama_ring_point($this->handle(), $i, FFI::addr($point), FFI::addr($server)));
             $points[] = [$point->cdata, $this->addresses[$server->cdata]];

@@ -196,11 +196,20 @@ class Ring(_Handle):
         return lib().ketama_ring_point_count(self._live())
 
     def points(self):
-        """Every ``(point, server_index)`` in continuum order."""
+        """Every ``(point, server_index)`` in continuum order. A flavour that
+        is not a continuum (pymemcache, python-memcached, cache-memcached)
+        raises :class:`KetamaError` (KETAMA_ERR_INVALID_ARGUMENT) naming it."""
         ptr = self._live()
         point, index = ctypes.c_uint32(), ctypes.c_uint32()
         out = []
-        for i in range(lib().ketama_ring_point_count(ptr)):
+        count = lib().ketama_ring_point_count(ptr)
+        if count == 0:
+            # Point 0 of an empty continuum is out of range (no points: []);
+            # a placement without a continuum is an error naming the flavour.
+            status = lib().ketama_ring_point(ptr, 0, ctypes.byref(point), ctypes.byref(index))
+            if (lib().ketama_status_name(status) or b"") == b"KETAMA_ERR_INVALID_ARGUMENT":
+                check(status)
+        for i in range(count):
             check(lib().ketama_ring_point(ptr, i, ctypes.byref(point), ctypes.byref(index)))
             out.append((point.value, index.value))
         return out

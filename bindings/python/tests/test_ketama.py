@@ -112,6 +112,17 @@ class RingTests(unittest.TestCase):
                 self.assertEqual([ring.server(k) for k in KEYS], expected, flavour)
                 self.assertEqual(ring.flavour, flavour)
 
+    def test_pymemcache_flavour_places_like_rendezvous_hash(self):
+        from pymemcache.client.rendezvous import RendezvousHash
+
+        peer = RendezvousHash(nodes=list(self.servers))
+        keys = KEYS + ["clé-%d" % i for i in range(500)]
+        with ketama.Ring(self.servers, "pymemcache") as ring:
+            self.assertEqual([ring.server(k) for k in keys], [peer.get_node(k) for k in keys])
+            with self.assertRaises(ketama.KetamaError) as caught:
+                ring.points()
+            self.assertIn("no continuum points", str(caught.exception))
+
     def test_hash_names_follow_the_peer(self):
         crc15 = ketama.Ring(self.servers, "twemproxy", "crc32")
         crc32a = ketama.Ring(self.servers, "twemproxy", "crc32a")

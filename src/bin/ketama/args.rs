@@ -115,6 +115,25 @@ impl RingArgs {
         }
     }
 
+    /// The same options and server source (not the positional rest).
+    pub fn clone_source(&self) -> RingArgs {
+        RingArgs {
+            file: self.file.clone(),
+            servers: self.servers.clone(),
+            weights: self.weights.clone(),
+            servers_file: self.servers_file.clone(),
+            ..self.clone_options()
+        }
+    }
+
+    /// How the server source is named in messages.
+    pub fn source_name(&self) -> String {
+        match (&self.file, &self.servers_file) {
+            (Some(file), _) | (None, Some(file)) => file.display().to_string(),
+            (None, None) => "--servers".to_string(),
+        }
+    }
+
     /// Builds the ring.
     pub fn ring(&self) -> Result<Ring, Failure> {
         // libketama's Java port reads its own `SERVER<TAB>WEIGHT` lines.

@@ -20,10 +20,12 @@ pub fn find(args: &[String]) -> Result<(), Failure> {
     let mut out = BufWriter::new(stdout.lock());
     let mut answer = |key: &[u8]| -> Result<(), Failure> {
         let at = ring.locate_live(key, |s| down[s]).ok_or_else(|| {
-            Failure::failed(if ring.continuum().is_empty() {
+            Failure::failed(if !ring.can_place() {
                 "the ring has no points: no server can take a key"
-            } else {
+            } else if ring.is_continuum() {
                 "every server owning points is marked down (--down)"
+            } else {
+                "no live server for the key: every server is down, or the flavour's rehashing gave up as its client does (--down)"
             })
         })?;
         let server = &ring.servers()[at.server_index];
@@ -106,7 +108,7 @@ pub fn dump(args: &[String]) -> Result<(), Failure> {
     let ring = parsed.ring()?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    let continuum = ring.continuum();
+    let continuum = ring.require_continuum()?;
     for (&point, &owner) in continuum.points().iter().zip(continuum.owners()) {
         write!(out, "{point}\t")?;
         out.write_all(ring.servers()[owner as usize].address())?;
