@@ -74,7 +74,10 @@ struct Nutcracker {
 impl Nutcracker {
     fn start(config: &str, listen_ports: &[u16]) -> Nutcracker {
         common::require_tool("nutcracker", "nutcracker");
-        let dir = common::scratch_dir(&format!("nutcracker-{}", listen_ports[0]));
+        // One directory per proxy: two tests can be handed the same free port.
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = common::scratch_dir(&format!("nutcracker-{}-{n}", listen_ports[0]));
         let conf = dir.join("nutcracker.yml");
         std::fs::write(&conf, config).unwrap();
         let test = common::run_with_timeout(
