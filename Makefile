@@ -14,6 +14,10 @@
 #   make install PREFIX=/usr DESTDIR=/tmp/pkg
 #                        library with its SONAME links, static library, header,
 #                        pkg-config file and the ketama CLI
+#   make java            the Java binding as target/ketama.jar (javac and jar only,
+#                        against Debian's jna.jar and spymemcached.jar)
+#   make deb             Debian packages in target/deb: libketama1, libketama-dev,
+#                        ketama, libketama-java, php-ketama (docs/packaging.md)
 
 CARGO      ?= cargo
 PREFIX     ?= /usr/local
@@ -105,6 +109,33 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libketama.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libketama.so.1 \
 	      $(DESTDIR)$(LIBDIR)/libketama.so $(DESTDIR)$(LIBDIR)/libketama.a \
 	      $(DESTDIR)$(INCLUDEDIR)/ketama.h $(DESTDIR)$(BINDIR)/ketama $(DESTDIR)$(LIBDIR)/pkgconfig/ketama.pc
+
+.PHONY: java deb
+
+# The Java binding: classes compiled against Debian's jars (libjna-java;
+# libspymemcached-java for KetamaNodeLocator only), packed with a manifest
+# whose Class-Path names the jars beside it in /usr/share/java.
+JAVA_JARS    ?= /usr/share/java/jna.jar:/usr/share/java/spymemcached.jar
+JAVA_RELEASE ?= 17
+JAR          ?= target/ketama.jar
+
+java:
+	rm -rf target/java/jar-classes
+	mkdir -p target/java/jar-classes
+	javac --release $(JAVA_RELEASE) -encoding UTF-8 -d target/java/jar-classes -cp $(JAVA_JARS) \
+	    $$(find bindings/java/src/main/java -name '*.java' | LC_ALL=C sort)
+	sed -e 's|@VERSION@|$(VERSION)|' bindings/java/MANIFEST.MF.in > target/java/MANIFEST.MF
+	rm -f $(JAR)
+	jar --create --file $(JAR) --manifest target/java/MANIFEST.MF --date=$(JAR_DATE) \
+	    -C target/java/jar-classes .
+
+# Reproducible archive entries: the last commit's time, else a fixed date.
+JAR_DATE := $(shell git log -1 --format=%cI 2>/dev/null | grep . || echo 2026-01-01T00:00:00Z)
+
+# Debian packages (packaging/deb/build.sh); the man page and completions come
+# from `make man` and `make completions`.
+deb: build man completions java
+	packaging/deb/build.sh
 
 clean:
 	$(CARGO) clean
