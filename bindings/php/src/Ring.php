@@ -190,6 +190,55 @@ final class Ring
         return array_values(unpack('V*', FFI::string($this->batchOut, 4 * $count)));
     }
 
+    /**
+     * The multi-GET planner (`ketama_group_keys`): the keys grouped by the
+     * server that holds them, for one multi-get per server. Returns
+     * `[address => [key, ...], ...]` with servers in ring order and keys in
+     * input order; servers holding none of the keys are left out.
+     *
+     * @param list<string> $keys
+     * @return array<string, list<string>>
+     * @throws KetamaException when the ring has no points
+     */
+    public function groupKeys(array $keys): array
+    {
+        $keys = array_values($keys);
+        $count = count($keys);
+        if ($count === 0) {
+            return [];
+        }
+        $lengths = $this->ffi->new("uint32_t[{$count}]");
+        FFI::memcpy($lengths, pack('V*', ...array_map('strlen', $keys)), 4 * $count);
+        $packed = implode('', $keys);
+        $groups = $this->ffi->new('ketama_key_groups *');
+        $status = $this->ffi->ketama_group_keys(
+            $this->ring ?? $this->handle(), $packed, strlen($packed), $lengths, $count, FFI::addr($groups),
+        );
+        if ($status !== 0) {
+            Library::check($status);
+        }
+        try {
+            $plan = [];
+            $server = $this->ffi->new('uint32_t');
+            $indices = $this->ffi->new('const uint32_t *');
+            $n = $this->ffi->new('size_t');
+            $total = $this->ffi->ketama_key_groups_count($groups);
+            for ($g = 0; $g < $total; $g++) {
+                Library::check($this->ffi->ketama_key_groups_get(
+                    $groups, $g, FFI::addr($server), FFI::addr($indices), FFI::addr($n),
+                ));
+                $members = [];
+                foreach (unpack('V*', FFI::string($indices, 4 * $n->cdata)) ?: [] as $i) {
+                    $members[] = $keys[$i];
+                }
+                $plan[$this->addresses[$server->cdata]] = $members;
+            }
+            return $plan;
+        } finally {
+            $this->ffi->ketama_key_groups_free($groups);
+        }
+    }
+
     /** One ketama_find_server call into $this->out; returns the server index. */
     private function lookup(string $key): int
     {

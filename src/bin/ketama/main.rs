@@ -17,7 +17,9 @@ usage: ketama <command> [options]
 commands:
   find  [RING OPTIONS] [--down H:P,...] (SERVERS_FILE | --servers H:P,...) [KEY...]
         print KEY<TAB>SERVER for each key (keys from stdin, one per line, when none given);
-        with --down, servers listed there are skipped (failover to the next live one)
+        with --down, servers listed there are skipped (failover to the next live one);
+        with --group-by-server, the multi-GET plan instead: SERVER<TAB>KEY<TAB>KEY... for each
+        server holding keys (servers in list order, keys in input order)
   dump  [RING OPTIONS] (SERVERS_FILE | --servers H:P,...)
         print POINT<TAB>SERVER for every point in continuum order
   check SERVERS_FILE

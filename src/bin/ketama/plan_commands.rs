@@ -17,6 +17,11 @@ const BAR_WIDTH: f64 = 40.0;
 pub fn dist(args: &[String]) -> Result<(), Failure> {
     let (keys_file, rest) = take_option(args, "--keys")?;
     let parsed = RingArgs::parse(&rest)?;
+    if parsed.group_by_server {
+        return Err(Failure::usage(
+            "dist takes no --group-by-server (only find does)",
+        ));
+    }
     if !parsed.rest.is_empty() {
         return Err(Failure::usage(format!(
             "dist takes no keys (got '{}'); use --keys FILE",
@@ -136,6 +141,11 @@ pub fn diff(args: &[String]) -> Result<(), Failure> {
     let (from_hash, args) = take_option(&args, "--from-hash")?;
     let (to_hash, args) = take_option(&args, "--to-hash")?;
     let parsed = RingArgs::parse(&args)?;
+    if parsed.group_by_server {
+        return Err(Failure::usage(
+            "diff takes no --group-by-server (only find does)",
+        ));
+    }
     if parsed.down.is_some() {
         return Err(Failure::usage("diff takes no --down (only find does)"));
     }

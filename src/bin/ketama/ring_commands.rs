@@ -11,6 +11,9 @@ use crate::args::RingArgs;
 /// `ketama find`: KEY<TAB>SERVER per key.
 pub fn find(args: &[String]) -> Result<(), Failure> {
     let parsed = RingArgs::parse(args)?;
+    if parsed.group_by_server {
+        return find_grouped(&parsed);
+    }
     let ring = parsed.ring()?;
     let down = parsed.down_servers(&ring)?;
     let stdout = std::io::stdout();
@@ -46,11 +49,55 @@ pub fn find(args: &[String]) -> Result<(), Failure> {
     Ok(())
 }
 
+/// `ketama find --group-by-server`: the multi-GET plan, one line
+/// `SERVER<TAB>KEY<TAB>KEY...` per server holding keys, servers in the
+/// list's order and keys in input order.
+fn find_grouped(parsed: &RingArgs) -> Result<(), Failure> {
+    if parsed.down.is_some() {
+        return Err(Failure::usage(
+            "--group-by-server takes no --down (it plans reads of the ring as it is)",
+        ));
+    }
+    let ring = parsed.ring()?;
+    let keys: Vec<Vec<u8>> = if parsed.rest.is_empty() {
+        let mut keys = Vec::new();
+        for line in std::io::stdin().lock().split(b'\n') {
+            let mut line = line?;
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            keys.push(line);
+        }
+        keys
+    } else {
+        parsed.rest.iter().map(|k| k.as_bytes().to_vec()).collect()
+    };
+    let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+    let plan = ring.group_keys(&refs)?;
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    for group in plan {
+        out.write_all(ring.servers()[group.server_index].address())?;
+        for index in group.key_indices {
+            out.write_all(b"\t")?;
+            out.write_all(&keys[index])?;
+        }
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
 /// `ketama dump`: POINT<TAB>SERVER for every point in continuum order.
 pub fn dump(args: &[String]) -> Result<(), Failure> {
     let parsed = RingArgs::parse(args)?;
     if parsed.down.is_some() {
         return Err(Failure::usage("dump takes no --down (only find does)"));
+    }
+    if parsed.group_by_server {
+        return Err(Failure::usage(
+            "dump takes no --group-by-server (only find does)",
+        ));
     }
     if !parsed.rest.is_empty() {
         return Err(Failure::usage(format!(
