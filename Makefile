@@ -7,6 +7,10 @@
 #   make test-sanitizers the C test programs under AddressSanitizer + UBSan, the
 #                        Rust side under AddressSanitizer, the C ABI under Miri
 #   make bench           criterion benchmarks (results under target/criterion)
+#   make man             the CLI's man page at target/man/ketama.1 (rendered by build.rs
+#                        from the clap definition, with clap_mangen, into cargo's OUT_DIR)
+#   make completions     shell completions: target/completions/ketama.bash, _ketama (zsh),
+#                        ketama.fish (written by `ketama completions SHELL`)
 #   make install PREFIX=/usr DESTDIR=/tmp/pkg
 #                        library with its SONAME links, static library, header,
 #                        pkg-config file and the ketama CLI
@@ -28,7 +32,7 @@ SHARED_LIB ?= target/$(PROFILE)/libketama.so
 STATIC_LIB ?= target/$(PROFILE)/libketama.a
 CLI        ?= target/$(PROFILE)/ketama
 
-.PHONY: all build demo deps test test-sanitizers bench install install-files uninstall clean
+.PHONY: all build demo deps test test-sanitizers bench man man-files completions completions-files install install-files uninstall clean
 
 all: build
 
@@ -63,6 +67,30 @@ test-sanitizers:
 
 bench:
 	$(CARGO) bench --bench ring
+
+# build.rs renders ketama.1 into the package's OUT_DIR; cargo names that
+# directory in its build-script-executed message. man-files and
+# completions-files only copy/write (MAN_SOURCE, CLI, MAN_OUT, COMPLETIONS_OUT).
+MAN_OUT         ?= target/man
+COMPLETIONS_OUT ?= target/completions
+
+man:
+	out_dir=$$($(CARGO) build --release --message-format=json-render-diagnostics \
+	    | sed -n 's/.*"reason":"build-script-executed","package_id":"[^"]*#ketama@[^"]*".*"out_dir":"\([^"]*\)".*/\1/p' \
+	    | tail -n 1); \
+	test -n "$$out_dir" && $(MAKE) --no-print-directory man-files MAN_SOURCE="$$out_dir/ketama.1"
+
+man-files:
+	mkdir -p $(MAN_OUT)
+	cp $(MAN_SOURCE) $(MAN_OUT)/ketama.1
+
+completions: build completions-files
+
+completions-files:
+	mkdir -p $(COMPLETIONS_OUT)
+	$(CLI) completions bash > $(COMPLETIONS_OUT)/ketama.bash
+	$(CLI) completions zsh > $(COMPLETIONS_OUT)/_ketama
+	$(CLI) completions fish > $(COMPLETIONS_OUT)/ketama.fish
 
 install: build install-files
 

@@ -29,6 +29,7 @@ declare -A tools=(
   [python3]=python3 [valgrind]=valgrind
   [memcached]=memcached [nutcracker]=nutcracker
   [php]=php8.2-cli [java]=openjdk-17-jdk-headless [javac]=openjdk-17-jdk-headless
+  [groff]=groff-base
 )
 for tool in "${!tools[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || need "${tools[$tool]}"
