@@ -89,7 +89,7 @@ final class Library
             }
         }
         throw new KetamaException("libketama.so not found or not usable; looked in:\n  " . implode("\n  ", $tried)
-            . "\nSet KETAMA_LIBRARY to the library file, or run `cargo build` in the ketama repository.");
+            . "\nSet KETAMA_LIBRARY to the library file, install the libketama1 package, or run `cargo build` in the ketama repository.");
     }
 
     /** @return list<array{0: string, 1: ?string}> where to look, in order. */

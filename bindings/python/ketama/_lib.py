@@ -262,7 +262,7 @@ def _load():
     raise KetamaError(
         "libketama.so not found or not usable; looked in:\n  "
         + "\n  ".join(tried)
-        + "\nSet KETAMA_LIBRARY to the library file, or run `cargo build` in the ketama repository."
+        + "\nSet KETAMA_LIBRARY to the library file, install the libketama1 package, or run `cargo build` in the ketama repository."
     )
 
 

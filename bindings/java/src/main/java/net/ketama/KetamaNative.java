@@ -74,7 +74,7 @@ final class KetamaNative {
         }
         if (library == null) {
             error = "libketama.so not found or not usable; looked in:\n  " + String.join("\n  ", tried)
-                    + "\nSet -Dketama.library=/path/to/libketama.so or KETAMA_LIBRARY.";
+                    + "\nSet -Dketama.library=/path/to/libketama.so or KETAMA_LIBRARY, or install the libketama1 package.";
         }
         LOAD_ERROR = error;
     }
