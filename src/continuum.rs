@@ -96,8 +96,33 @@ impl Continuum {
         let bucket = (hash >> self.shift) as usize;
         let start = self.bucket_start[bucket] as usize;
         let end = self.bucket_start[bucket + 1] as usize;
+        // Callers read the owner next: start loading it while the points
+        // are searched, so the two cache misses of a cold lookup overlap.
+        prefetch(&self.owners, start);
         let found = start + self.points[start..end].partition_point(|&p| p < hash);
         Some(if found == self.points.len() { 0 } else { found })
+    }
+
+    /// [`Self::locate`] reading a mirror of the points instead of
+    /// [`Self::points`]: `mirror[i]` holds `points()[i]` (read by `point`),
+    /// as the compat ABI's `mcs` records do. Only the index and `mirror` are
+    /// touched, so the record a caller reads next is already in cache.
+    #[inline]
+    pub fn locate_in<T>(
+        &self,
+        hash: u32,
+        mirror: &[T],
+        point: impl Fn(&T) -> u32,
+    ) -> Option<usize> {
+        debug_assert_eq!(mirror.len(), self.points.len());
+        if mirror.is_empty() || mirror.len() != self.points.len() {
+            return self.locate(hash);
+        }
+        let bucket = (hash >> self.shift) as usize;
+        let start = self.bucket_start[bucket] as usize;
+        let end = self.bucket_start[bucket + 1] as usize;
+        let found = start + mirror[start..end].partition_point(|r| point(r) < hash);
+        Some(if found == mirror.len() { 0 } else { found })
     }
 
     /// Index of the last point ≤ `hash`, wrapping to the last point before
@@ -129,6 +154,25 @@ impl Continuum {
 /// Buckets longer than this are sorted with the standard stable sort rather
 /// than by insertion (only reachable with many equal or clustered points).
 const INSERTION_LIMIT: usize = 24;
+
+/// Asks the CPU to start loading `slice[index]` into cache (no effect when
+/// `index` is out of bounds or off x86-64).
+#[inline(always)]
+fn prefetch<T>(slice: &[T], index: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(item) = slice.get(index) {
+        // SAFETY: a prefetch is only a hint: it never faults and changes no
+        // memory; the address is that of a live element anyway. SSE (which
+        // provides the instruction) is part of the x86-64 baseline.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                (item as *const T).cast::<i8>(),
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (slice, index);
+}
 
 /// Top bits of the first distribution pass of [`bucket_sort`] for large
 /// continuums; the second pass then works on one cache-sized part at a time.
@@ -318,6 +362,7 @@ mod tests {
                     c.locate_by_binary_search(h),
                     "size {size} hash {h}"
                 );
+                assert_eq!(c.locate_in(h, c.points(), |&p| p), c.locate(h));
             }
         }
     }
