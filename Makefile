@@ -3,6 +3,9 @@
 #   make                 build the release library and CLI
 #   make demo            the main job on the bundled sample: which server holds each key
 #   make test            install/check test dependencies, then run every test
+#                        (the sanitizer runs below included)
+#   make test-sanitizers the C test programs under AddressSanitizer + UBSan, the
+#                        Rust side under AddressSanitizer, the C ABI under Miri
 #   make bench           criterion benchmarks (results under target/criterion)
 #   make install PREFIX=/usr DESTDIR=/tmp/pkg
 #                        library with its SONAME links, static library, header,
@@ -21,7 +24,7 @@ SHARED_LIB ?= target/$(PROFILE)/libketama.so
 STATIC_LIB ?= target/$(PROFILE)/libketama.a
 CLI        ?= target/$(PROFILE)/ketama
 
-.PHONY: all build demo deps test bench install install-files uninstall clean
+.PHONY: all build demo deps test test-sanitizers bench install install-files uninstall clean
 
 all: build
 
@@ -34,9 +37,25 @@ demo: build
 deps:
 	scripts/deps.sh
 
+HOST_TARGET := $(shell rustc -vV 2>/dev/null | sed -n 's/^host: //p')
+
 test: deps
 	$(CARGO) test --all-targets --no-fail-fast
 	$(CARGO) test --doc
+	$(MAKE) test-sanitizers
+
+# The C programs of these suites are built with -fsanitize=address,undefined
+# (tests/common: KETAMA_C_SANITIZE); the nightly toolchain (scripts/deps.sh)
+# instruments the Rust side with AddressSanitizer and runs the C ABI's round
+# trips and the multi-lane MD5 under Miri.
+test-sanitizers:
+	KETAMA_C_SANITIZE=address,undefined $(CARGO) test --test c_abi --test ffi_sweep \
+	  --test libketama_oracle --test setcodec_c --test bindings_agreement
+	RUSTFLAGS=-Zsanitizer=address CARGO_TARGET_DIR=target/asan \
+	  $(CARGO) +nightly test --target $(HOST_TARGET) --lib --test concurrency \
+	  --test bad_input --test reload_races
+	MIRIFLAGS=-Zmiri-disable-isolation CARGO_TARGET_DIR=target/miri \
+	  $(CARGO) +nightly miri test --lib -- ffi:: hash::md5_lanes
 
 bench:
 	$(CARGO) bench --bench ring

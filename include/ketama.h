@@ -158,6 +158,21 @@ typedef enum {
    * Perl Cache::Memcached::Fast with `ketama_points => 150`.
    */
   KETAMA_FLAVOUR_MEMCACHED_FAST = 12,
+  /**
+   * pymemcache `HashClient`'s default rendezvous placement (not a
+   * continuum: each key scores every server; no points to read).
+   */
+  KETAMA_FLAVOUR_PYMEMCACHE = 13,
+  /**
+   * python-memcached (`memcache.Client`): `hash % buckets` over the
+   * weighted bucket list (not a continuum; no points to read).
+   */
+  KETAMA_FLAVOUR_PYTHON_MEMCACHED = 14,
+  /**
+   * Perl Cache::Memcached: `hash % buckets` over the weighted bucket list
+   * (not a continuum; no points to read).
+   */
+  KETAMA_FLAVOUR_CACHE_MEMCACHED = 15,
 } ketama_flavour;
 
 /**
@@ -240,6 +255,14 @@ typedef enum {
    * twemproxy crc16.
    */
   KETAMA_HASH_CRC16 = 18,
+  /**
+   * MurmurHash3 x86_32 with seed 0 (pymemcache `murmur3_32`).
+   */
+  KETAMA_HASH_MURMUR3_SEED0 = 19,
+  /**
+   * python-memcached `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
+   */
+  KETAMA_HASH_CMEMCACHE = 20,
 } ketama_hash;
 
 /**
@@ -464,6 +487,12 @@ typedef enum {
 typedef struct ketama_file_ring ketama_file_ring;
 
 /**
+ * The multi-GET plan of `ketama_group_keys` (opaque): one group per
+ * server that holds keys. Release it with `ketama_key_groups_free`.
+ */
+typedef struct ketama_key_groups ketama_key_groups;
+
+/**
  * An immutable consistent-hashing ring. Opaque; create it with
  * `ketama_ring_new` or `ketama_ring_new_from_file`, release it with
  * `ketama_ring_free`. Safe to use from many threads at once.
@@ -548,7 +577,10 @@ typedef struct {
 
 /**
  * Where a key landed. `address` points into the ring and stays valid while
- * the ring is alive; it is NUL-terminated.
+ * the ring is alive; it is NUL-terminated. For a flavour that is not a
+ * continuum, `point_index` and `point` are the bucket and the key hash that
+ * chose it (python-memcached, Cache::Memcached) or the server index and its
+ * winning score (pymemcache).
  */
 typedef struct {
   /**
@@ -598,10 +630,39 @@ typedef struct {
    */
   uint64_t weight;
   /**
-   * Number of points the server owns.
+   * Number of points the server owns (0 for a flavour that is not a continuum).
    */
   uint32_t point_count;
 } ketama_server_info;
+
+/**
+ * An owned byte buffer handed out by the library; release it with
+ * `ketama_set_buffer_free`. `data` is NULL when `len` is 0.
+ */
+typedef struct {
+  /**
+   * The bytes.
+   */
+  uint8_t *data;
+  /**
+   * Number of bytes.
+   */
+  size_t len;
+} ketama_set_buffer;
+
+/**
+ * A member passed in: `len` bytes at `data` (any bytes).
+ */
+typedef struct {
+  /**
+   * The bytes (may be NULL when `len` is 0).
+   */
+  const uint8_t *data;
+  /**
+   * Number of bytes.
+   */
+  size_t len;
+} ketama_set_member_ref;
 
 /**
  * Where a decode failed: `kind` is a `ketama_set_error_kind` id (0: no
@@ -622,21 +683,6 @@ typedef struct {
    */
   size_t record;
 } ketama_set_error;
-
-/**
- * An owned byte buffer handed out by the library; release it with
- * `ketama_set_buffer_free`. `data` is NULL when `len` is 0.
- */
-typedef struct {
-  /**
-   * The bytes.
-   */
-  uint8_t *data;
-  /**
-   * Number of bytes.
-   */
-  size_t len;
-} ketama_set_buffer;
 
 /**
  * Counters of a decoded set.
@@ -667,20 +713,6 @@ typedef struct {
    */
   uint32_t encoding;
 } ketama_set_stats;
-
-/**
- * A member passed in: `len` bytes at `data` (any bytes).
- */
-typedef struct {
-  /**
-   * The bytes (may be NULL when `len` is 0).
-   */
-  const uint8_t *data;
-  /**
-   * Number of bytes.
-   */
-  size_t len;
-} ketama_set_member_ref;
 
 /**
  * Compaction policy: compact when `redundant > threshold` (in ratio mode
@@ -771,6 +803,45 @@ ketama_status ketama_find_servers(const ketama_ring *ring, const char *const *ke
  * `lengths` holds `count` entries; `server_indices` has room for `count`.
  */
 ketama_status ketama_find_servers_packed(const ketama_ring *ring, const char *packed, size_t packed_len, const uint32_t *lengths, size_t count, uint32_t *server_indices);
+
+/**
+ * The multi-GET planner: groups `count` keys, stored back to back in
+ * `packed` (key `i` is `lengths[i]` bytes), by the server that holds them,
+ * so that a client sends one multi-get per server. Groups come in the
+ * ring's server order, each listing its key indices in input order;
+ * servers without keys are left out. `count` must fit in 32 bits.
+ *
+ * # Safety
+ * `ring` is a live ring; `packed` is valid for `packed_len` bytes;
+ * `lengths` holds `count` entries; `groups_out` is writable.
+ */
+ketama_status ketama_group_keys(const ketama_ring *ring, const char *packed, size_t packed_len, const uint32_t *lengths, size_t count, ketama_key_groups **groups_out);
+
+/**
+ * Number of groups (servers holding at least one key); 0 for NULL.
+ *
+ * # Safety
+ * `groups` is NULL or a live handle.
+ */
+size_t ketama_key_groups_count(const ketama_key_groups *groups);
+
+/**
+ * Group `group`: `*server_index_out` is the server's index (ring input
+ * order), `*key_indices_out` points to `*key_count_out` key indices in
+ * input order, owned by the handle and valid while it lives.
+ *
+ * # Safety
+ * `groups` is a live handle; the outs are writable.
+ */
+ketama_status ketama_key_groups_get(const ketama_key_groups *groups, size_t group, uint32_t *server_index_out, const uint32_t **key_indices_out, size_t *key_count_out);
+
+/**
+ * Releases a multi-GET plan. NULL is ignored.
+ *
+ * # Safety
+ * `groups` is NULL or a live handle, not used afterwards.
+ */
+void ketama_key_groups_free(ketama_key_groups *groups);
 
 /**
  * Reads the server file `filename` and stores a continuum in `*contptr`.
@@ -962,7 +1033,9 @@ ketama_status ketama_find_server_avoiding(const ketama_ring *ring, const char *k
 size_t ketama_ring_server_count(const ketama_ring *ring);
 
 /**
- * Number of points on the continuum (0 for NULL).
+ * Number of points on the continuum (0 for NULL, and 0 for a flavour that
+ * is not a continuum: `KETAMA_FLAVOUR_PYMEMCACHE`, `_PYTHON_MEMCACHED`,
+ * `_CACHE_MEMCACHED`).
  *
  * # Safety
  * `ring` is NULL or a live ring.
@@ -979,6 +1052,9 @@ ketama_status ketama_ring_server(const ketama_ring *ring, size_t index, ketama_s
 
 /**
  * Reads point `index` in continuum order: its value and owning server.
+ * A flavour that is not a continuum (`KETAMA_FLAVOUR_PYMEMCACHE`,
+ * `_PYTHON_MEMCACHED`, `_CACHE_MEMCACHED`) has no points:
+ * `KETAMA_ERR_INVALID_ARGUMENT`, naming the flavour.
  *
  * # Safety
  * `ring` is a live ring; `point` and `server_index` are writable.
@@ -1028,6 +1104,184 @@ const char *ketama_hash_name(uint32_t hash);
 const char *ketama_version(void);
 
 /**
+ * Releases a set. NULL is ignored.
+ *
+ * # Safety
+ * `set` is NULL or a live handle, not used afterwards.
+ */
+void ketama_set_free(ketama_set *set);
+
+/**
+ * Releases a buffer handed out by the library. A NULL `data` is ignored.
+ *
+ * # Safety
+ * `buffer` is `{NULL, 0}` or was returned by this library and not yet freed.
+ */
+void ketama_set_buffer_free(ketama_set_buffer buffer);
+
+/**
+ * The name of a `ketama_set_error` kind id (`"Truncated"`), `"None"` for 0,
+ * `"Unknown"` for other values. Static string.
+ */
+const char *ketama_set_error_kind_name(uint32_t kind);
+
+/**
+ * Whether a set's value started with the `^` seal (a retired list of a
+ * flipped pair; its records still count). False for NULL.
+ *
+ * # Safety
+ * `set` is NULL or a live handle.
+ */
+bool ketama_set_is_sealed(const ketama_set *set);
+
+/**
+ * SUNION of `count` sets (NULL entries are missing keys) into a new set.
+ *
+ * # Safety
+ * `sets` points to `count` entries, each NULL or live; `out` is writable.
+ */
+ketama_status ketama_set_union(const ketama_set *const *sets, size_t count, ketama_set **out);
+
+/**
+ * SINTER of `count` sets (smallest first, galloping on skewed sizes).
+ *
+ * # Safety
+ * As `ketama_set_union`.
+ */
+ketama_status ketama_set_inter(const ketama_set *const *sets, size_t count, ketama_set **out);
+
+/**
+ * SDIFF: members of the first set in none of the others.
+ *
+ * # Safety
+ * As `ketama_set_union`.
+ */
+ketama_status ketama_set_diff(const ketama_set *const *sets, size_t count, ketama_set **out);
+
+/**
+ * SINTERCARD with LIMIT (`limit` 0 = unlimited, negative = error).
+ *
+ * # Safety
+ * `sets` as in `ketama_set_union`; `out` is writable.
+ */
+ketama_status ketama_set_intercard(const ketama_set *const *sets, size_t count, int64_t limit, size_t *out);
+
+/**
+ * SRANDMEMBER: writes indices of random members (read them with
+ * `ketama_set_member`) chosen from `seed`. With `has_count` false: one
+ * member (none for an empty set). `count >= 0`: min(count, card) distinct
+ * members; `count < 0`: |count| members with repeats. `capacity` must hold
+ * that many.
+ *
+ * # Safety
+ * `set` is NULL or live; `indices_out` is writable for `capacity` entries; `len_out` writable.
+ */
+ketama_status ketama_set_srandmember(const ketama_set *set, int64_t count, bool has_count, uint64_t seed, size_t *indices_out, size_t capacity, size_t *len_out);
+
+/**
+ * SPOP: chooses members like SRANDMEMBER (a negative count is an error),
+ * writes their indices and the payload removing them, to append under the
+ * CAS of the read (`ms <key> <len> MA C<cas>`), retrying on EXISTS.
+ *
+ * # Safety
+ * As `ketama_set_srandmember`; `payload_out` is writable.
+ */
+ketama_status ketama_set_spop(const ketama_set *set, int64_t count, bool has_count, uint64_t seed, uint32_t encoding, size_t *indices_out, size_t capacity, size_t *len_out, ketama_set_buffer *payload_out);
+
+/**
+ * SMOVE: `*moved_out` is the reply. When a member moves, `*add_out`
+ * (append to the destination first) and `*remove_out` (then to the
+ * source) receive the payloads; otherwise they are `{NULL, 0}`.
+ * `same_key` is true when source and destination are one key.
+ *
+ * # Safety
+ * `source` NULL or live; `member` valid for `member_len`; outs writable.
+ */
+ketama_status ketama_set_smove(const ketama_set *source, const uint8_t *member, size_t member_len, bool same_key, uint32_t encoding, bool *moved_out, ketama_set_buffer *add_out, ketama_set_buffer *remove_out);
+
+/**
+ * Converts a value in any encoding (Membase lists included) to the
+ * canonical `to` encoding (T1 or B1).
+ *
+ * # Safety
+ * `value` is valid for `value_len` bytes; `out` is writable.
+ */
+ketama_status ketama_set_convert(const uint8_t *value, size_t value_len, uint32_t from, uint32_t to, size_t max_member_len, ketama_set_buffer *out);
+
+/**
+ * The key of one list of the pair for `base`: `follow-<base>` (side 0)
+ * or `unfollow-<base>` (side 1). Append the payload of
+ * `ketama_set_encode_paired` to it.
+ *
+ * # Safety
+ * `base` is valid for `base_len` bytes; `out` is writable.
+ */
+ketama_status ketama_set_paired_key(const uint8_t *base, size_t base_len, uint32_t side, ketama_set_buffer *out);
+
+/**
+ * The APPEND payload recording `count` members in one list of a pair
+ * (add records in `encoding`, T1 or B1), whichever side it goes to.
+ *
+ * # Safety
+ * `members` points to `count` entries whose data is valid; `out` is writable.
+ */
+ketama_status ketama_set_encode_paired(const ketama_set_member_ref *members, size_t count, uint32_t encoding, size_t max_member_len, ketama_set_buffer *out);
+
+/**
+ * Reads a paired list into a new set, counted: the members that occur
+ * more often in `adds` (the `follow-` value) than in `removes` (the
+ * `unfollow-` value). A missing key is an empty value (NULL, 0).
+ *
+ * # Safety
+ * `adds` and `removes` are valid for their lengths; `set_out` is writable.
+ */
+ketama_status ketama_set_decode_paired(const uint8_t *adds, size_t adds_len, const uint8_t *removes, size_t removes_len, size_t max_member_len, ketama_set **set_out);
+
+/**
+ * The shard of `member` among `shard_count` shards: FNV-1a 64 of the
+ * member's bytes modulo `shard_count`.
+ *
+ * # Safety
+ * `member` is valid for `member_len` bytes; `out` is writable.
+ */
+ketama_status ketama_set_shard_of(const uint8_t *member, size_t member_len, uint32_t shard_count, uint32_t *out);
+
+/**
+ * The key of shard `shard`: `<base>.<shard>`, checked against memcached's
+ * 250-byte key limit for the largest shard number.
+ *
+ * # Safety
+ * `base` is valid for `base_len` bytes; `out` is writable.
+ */
+ketama_status ketama_set_shard_key(const uint8_t *base, size_t base_len, uint32_t shard_count, uint32_t shard, ketama_set_buffer *out);
+
+/**
+ * The server holding shard `shard` of the set `base` on `ring`.
+ *
+ * # Safety
+ * `ring` is live; `base` is valid for `base_len` bytes; `out` is writable.
+ */
+ketama_status ketama_set_shard_server(const ketama_ring *ring, const uint8_t *base, size_t base_len, uint32_t shard_count, uint32_t shard, ketama_server_ref *out);
+
+/**
+ * The index item's value for `shard_count` shards (the T1 set of shard
+ * ids), to create with ADD under `<base>`.
+ *
+ * # Safety
+ * `out` is writable.
+ */
+ketama_status ketama_set_shard_index_value(uint32_t shard_count, ketama_set_buffer *out);
+
+/**
+ * Reads the shard count from an index item's value (its members must be
+ * exactly the ids 0..N-1).
+ *
+ * # Safety
+ * `base` and `value` are valid for their lengths; `out` is writable.
+ */
+ketama_status ketama_set_shard_count_from_index(const uint8_t *base, size_t base_len, const uint8_t *value, size_t value_len, uint32_t *out);
+
+/**
  * Decodes a stored value strictly into a new set.
  *
  * `encoding` is a `ketama_set_encoding` (AUTO detects T1/B1);
@@ -1051,22 +1305,6 @@ ketama_status ketama_set_decode(const uint8_t *value, size_t value_len, uint32_t
  * As `ketama_set_decode`; `error_out` is writable.
  */
 ketama_status ketama_set_decode_salvage(const uint8_t *value, size_t value_len, uint32_t encoding, size_t max_member_len, ketama_set **set_out, ketama_set_error *error_out);
-
-/**
- * Releases a set. NULL is ignored.
- *
- * # Safety
- * `set` is NULL or a live handle, not used afterwards.
- */
-void ketama_set_free(ketama_set *set);
-
-/**
- * Releases a buffer handed out by the library. A NULL `data` is ignored.
- *
- * # Safety
- * `buffer` is `{NULL, 0}` or was returned by this library and not yet freed.
- */
-void ketama_set_buffer_free(ketama_set_buffer buffer);
 
 /**
  * Reads the counters of a set.
@@ -1160,124 +1398,6 @@ ketama_status ketama_set_compacted(const ketama_set *set, uint32_t encoding, ket
 ketama_status ketama_set_plan_read(const uint8_t *value, size_t value_len, uint32_t encoding, uint64_t cas, int64_t remaining_ttl, bool ttl_known, const ketama_set_policy *policy, bool force, ketama_set **set_out, ketama_set_compaction *compaction_out);
 
 /**
- * SUNION of `count` sets (NULL entries are missing keys) into a new set.
- *
- * # Safety
- * `sets` points to `count` entries, each NULL or live; `out` is writable.
- */
-ketama_status ketama_set_union(const ketama_set *const *sets, size_t count, ketama_set **out);
-
-/**
- * SINTER of `count` sets (smallest first, galloping on skewed sizes).
- *
- * # Safety
- * As `ketama_set_union`.
- */
-ketama_status ketama_set_inter(const ketama_set *const *sets, size_t count, ketama_set **out);
-
-/**
- * SDIFF: members of the first set in none of the others.
- *
- * # Safety
- * As `ketama_set_union`.
- */
-ketama_status ketama_set_diff(const ketama_set *const *sets, size_t count, ketama_set **out);
-
-/**
- * SINTERCARD with LIMIT (`limit` 0 = unlimited, negative = error).
- *
- * # Safety
- * `sets` as in `ketama_set_union`; `out` is writable.
- */
-ketama_status ketama_set_intercard(const ketama_set *const *sets, size_t count, int64_t limit, size_t *out);
-
-/**
- * SRANDMEMBER: writes indices of random members (read them with
- * `ketama_set_member`) chosen from `seed`. With `has_count` false: one
- * member (none for an empty set). `count >= 0`: min(count, card) distinct
- * members; `count < 0`: |count| members with repeats. `capacity` must hold
- * that many.
- *
- * # Safety
- * `set` is NULL or live; `indices_out` is writable for `capacity` entries; `len_out` writable.
- */
-ketama_status ketama_set_srandmember(const ketama_set *set, int64_t count, bool has_count, uint64_t seed, size_t *indices_out, size_t capacity, size_t *len_out);
-
-/**
- * SPOP: chooses members like SRANDMEMBER (a negative count is an error),
- * writes their indices and the payload removing them, to append under the
- * CAS of the read (`ms <key> <len> MA C<cas>`), retrying on EXISTS.
- *
- * # Safety
- * As `ketama_set_srandmember`; `payload_out` is writable.
- */
-ketama_status ketama_set_spop(const ketama_set *set, int64_t count, bool has_count, uint64_t seed, uint32_t encoding, size_t *indices_out, size_t capacity, size_t *len_out, ketama_set_buffer *payload_out);
-
-/**
- * SMOVE: `*moved_out` is the reply. When a member moves, `*add_out`
- * (append to the destination first) and `*remove_out` (then to the
- * source) receive the payloads; otherwise they are `{NULL, 0}`.
- * `same_key` is true when source and destination are one key.
- *
- * # Safety
- * `source` NULL or live; `member` valid for `member_len`; outs writable.
- */
-ketama_status ketama_set_smove(const ketama_set *source, const uint8_t *member, size_t member_len, bool same_key, uint32_t encoding, bool *moved_out, ketama_set_buffer *add_out, ketama_set_buffer *remove_out);
-
-/**
- * Converts a value in any encoding (Membase lists included) to the
- * canonical `to` encoding (T1 or B1).
- *
- * # Safety
- * `value` is valid for `value_len` bytes; `out` is writable.
- */
-ketama_status ketama_set_convert(const uint8_t *value, size_t value_len, uint32_t from, uint32_t to, size_t max_member_len, ketama_set_buffer *out);
-
-/**
- * The shard of `member` among `shard_count` shards: FNV-1a 64 of the
- * member's bytes modulo `shard_count`.
- *
- * # Safety
- * `member` is valid for `member_len` bytes; `out` is writable.
- */
-ketama_status ketama_set_shard_of(const uint8_t *member, size_t member_len, uint32_t shard_count, uint32_t *out);
-
-/**
- * The key of shard `shard`: `<base>.<shard>`, checked against memcached's
- * 250-byte key limit for the largest shard number.
- *
- * # Safety
- * `base` is valid for `base_len` bytes; `out` is writable.
- */
-ketama_status ketama_set_shard_key(const uint8_t *base, size_t base_len, uint32_t shard_count, uint32_t shard, ketama_set_buffer *out);
-
-/**
- * The server holding shard `shard` of the set `base` on `ring`.
- *
- * # Safety
- * `ring` is live; `base` is valid for `base_len` bytes; `out` is writable.
- */
-ketama_status ketama_set_shard_server(const ketama_ring *ring, const uint8_t *base, size_t base_len, uint32_t shard_count, uint32_t shard, ketama_server_ref *out);
-
-/**
- * The index item's value for `shard_count` shards (the T1 set of shard
- * ids), to create with ADD under `<base>`.
- *
- * # Safety
- * `out` is writable.
- */
-ketama_status ketama_set_shard_index_value(uint32_t shard_count, ketama_set_buffer *out);
-
-/**
- * Reads the shard count from an index item's value (its members must be
- * exactly the ids 0..N-1).
- *
- * # Safety
- * `base` and `value` are valid for their lengths; `out` is writable.
- */
-ketama_status ketama_set_shard_count_from_index(const uint8_t *base, size_t base_len, const uint8_t *value, size_t value_len, uint32_t *out);
-
-/**
  * Starts the write recipe for one payload of `op` records: `*action_out`
  * receives the first action (always APPEND). Feed each server reply to
  * `ketama_set_writer_step`; release with `ketama_set_writer_free`.
@@ -1308,10 +1428,16 @@ ketama_status ketama_set_writer_step(ketama_set_writer *writer, uint32_t reply, 
 void ketama_set_writer_free(ketama_set_writer *writer);
 
 /**
- * The name of a `ketama_set_error` kind id (`"Truncated"`), `"None"` for 0,
- * `"Unknown"` for other values. Static string.
+ * `ketama_set_plan_read` with randomised piggy-back compaction: a due
+ * compaction is kept only with `probability` (0 to 1), drawn from `seed`
+ * (pass a fresh value from the client's own generator on every read; the
+ * same seed gives the same answer), so that many readers of a hot set do
+ * not all try their CAS at once. `force` compacts whatever the draw.
+ *
+ * # Safety
+ * As `ketama_set_plan_read`.
  */
-const char *ketama_set_error_kind_name(uint32_t kind);
+ketama_status ketama_set_plan_read_sampled(const uint8_t *value, size_t value_len, uint32_t encoding, uint64_t cas, int64_t remaining_ttl, bool ttl_known, const ketama_set_policy *policy, bool force, double probability, uint64_t seed, ketama_set **set_out, ketama_set_compaction *compaction_out);
 
 /**
  * Returns the name of a status code (`"KETAMA_ERR_PARSE"`), or

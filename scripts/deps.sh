@@ -70,6 +70,7 @@ declare -A debian_python_modules=(
   [venv]=python3-venv [ensurepip]=python3-venv
   [setuptools]=python3-setuptools [wheel]=python3-wheel
   [pylibmc]=python3-pylibmc [pymemcache]=python3-pymemcache
+  [memcache]=python3-memcache
 )
 [ -x /usr/bin/python3 ] || need python3
 for module in "${!debian_python_modules[@]}"; do
@@ -98,6 +99,16 @@ perl -MCache::Memcached::Fast -e 1 >/dev/null 2>&1 || need libcache-memcached-fa
 command -v node >/dev/null 2>&1 || need nodejs
 command -v npm >/dev/null 2>&1 || need npm
 # --- end of the continuum flavours' block
+# Per-key placements' peers: pymemcache and python-memcached load through
+# /usr/bin/python3 above; Perl Cache::Memcached (without perl, missing too).
+perl -MCache::Memcached -e 1 >/dev/null 2>&1 || need libcache-memcached-perl
+
+# --- Sanitizers (make test-sanitizers): gcc's AddressSanitizer and UBSan
+# runtimes, probed by building a program with them; without gcc they count
+# as missing too.
+echo 'int main(void) { return 0; }' \
+  | gcc -x c -fsanitize=address,undefined -o /dev/null - >/dev/null 2>&1 \
+  || { need libasan8; need libubsan1; }
 
 # unique, sorted
 mapfile -t missing_packages < <(printf '%s\n' "${missing_packages[@]}" | sort -u | sed '/^$/d')
@@ -105,35 +116,54 @@ mapfile -t missing_packages < <(printf '%s\n' "${missing_packages[@]}" | sort -u
 
 probe_all
 
+debian_missing=0
 if [ "${#missing_packages[@]}" -gt 0 ]; then
   if [ "$check_only" = 1 ]; then
     echo "missing: ${missing_packages[*]}" >&2
-    exit 1
-  fi
-  if printf '%s\n' "${missing_packages[@]}" | grep -q rustup; then
+    debian_missing=1
+  elif printf '%s\n' "${missing_packages[@]}" | grep -q rustup; then
     echo "deps: cargo is missing: install a Rust toolchain with rustup first" >&2
     exit 1
+  else
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo="sudo"
+    echo "deps: installing ${missing_packages[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing_packages[@]}" >/dev/null
+    # Probe again: a package that installed but does not satisfy its probe is named here.
+    probe_all
+    if [ "${#missing_packages[@]}" -gt 0 ]; then
+      echo "deps: installed the packages, but these probes still fail: ${missing_packages[*]}" >&2
+      exit 1
+    fi
   fi
-  sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo"
-  echo "deps: installing ${missing_packages[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing_packages[@]}" >/dev/null
-  # Probe again: a package that installed but does not satisfy its probe is named here.
-  probe_all
-  if [ "${#missing_packages[@]}" -gt 0 ]; then
-    echo "deps: installed the packages, but these probes still fail: ${missing_packages[*]}" >&2
-    exit 1
+fi
+
+# Besides Debian's packages: each item below is checked on its own; in check
+# mode all of the missing ones are named before the script fails.
+missing_other=()
+other() {
+  if [ "$check_only" = 1 ]; then missing_other+=("$1"); return 1; fi
+  return 0
+}
+
+# The nightly Rust toolchain with Miri and rust-src (make test-sanitizers:
+# Miri over the C ABI, and -Zsanitizer=address), from rustup's registry.
+if ! cargo +nightly miri --version >/dev/null 2>&1; then
+  if other "the nightly Rust toolchain with miri and rust-src: rustup toolchain install nightly --profile minimal --component miri,rust-src"; then
+    echo "deps: installing the nightly Rust toolchain with miri and rust-src"
+    if rustup run nightly rustc --version >/dev/null 2>&1; then
+      rustup component add --toolchain nightly miri rust-src
+    else
+      rustup toolchain install nightly --profile minimal --component miri,rust-src
+    fi
   fi
 fi
 
 # The original libketama C code, as the test oracle (PyPI ketama==0.1.1, compiled by pip).
 oracle=target/oracle-venv
-if ! "$oracle/bin/python" -c 'import ketama' >/dev/null 2>&1; then
-  if [ "$check_only" = 1 ]; then
-    echo "missing: the libketama oracle ($oracle with PyPI ketama==0.1.1): run scripts/deps.sh" >&2
-    exit 1
-  fi
+if ! "$oracle/bin/python" -c 'import ketama' >/dev/null 2>&1 \
+  && other "the libketama oracle ($oracle with PyPI ketama==0.1.1): run scripts/deps.sh"; then
   echo "deps: building the libketama oracle (PyPI ketama==0.1.1) in $oracle"
   python3 -m venv "$oracle"
   "$oracle/bin/pip" install --quiet --disable-pip-version-check ketama==0.1.1
@@ -143,12 +173,14 @@ fi
 node_peer=target/node-peer
 if [ ! -f "$node_peer/node_modules/memcached/package.json" ] \
   || ! grep -q '"version": "2.2.2"' "$node_peer/node_modules/memcached/package.json"; then
-  if [ "$check_only" = 1 ]; then
-    echo "missing: npm memcached@2.2.2 in $node_peer: run scripts/deps.sh" >&2
-    exit 1
-  fi
+  other "npm memcached@2.2.2 in $node_peer: run scripts/deps.sh" && {
   echo "deps: installing npm memcached@2.2.2 into $node_peer"
   mkdir -p "$node_peer"
   (cd "$node_peer" && npm install --no-audit --no-fund --silent --no-save memcached@2.2.2 hashring@3.2.0)
+  }
+fi
+if [ "${#missing_other[@]}" -gt 0 ] || [ "$debian_missing" = 1 ]; then
+  [ "${#missing_other[@]}" -eq 0 ] || printf 'missing (not from Debian): %s\n' "${missing_other[@]}" >&2
+  exit 1
 fi
 echo "deps: all test dependencies are present"

@@ -1,22 +1,95 @@
 //! Capacity planning: how a ring spreads the keyspace over its servers, and
-//! how much of the keyspace moves between two rings.
+//! how much of the keyspace moves between two rings (migration planning,
+//! also between two flavours).
 //!
-//! Shares are exact: the key-hash circle is cut at every point, and each arc
-//! is credited to the server the ring's own lookup returns for it.
+//! Shares are exact when every ring involved is a continuum and they all
+//! hash keys the same way: the key-hash circle is cut at every point, and
+//! each arc is credited to the server the ring's own lookup returns for it.
+//! Otherwise (a per-key placement, or two different key hashes or key
+//! preparations, so that one position on the circle is not one set of keys)
+//! shares are measured on a sample of keys: the caller's, or
+//! [`default_sample`].
 
 use crate::Ring;
 use crate::flavour::KeyLookup;
 
+/// Keys in the default sample (see [`default_sample`]).
+pub const DEFAULT_SAMPLE_KEYS: usize = 100_000;
+
+/// The default key sample: `key:0`, `key:1`, …, `key:99999`
+/// ([`DEFAULT_SAMPLE_KEYS`] keys).
+pub fn default_sample() -> impl Iterator<Item = Vec<u8>> {
+    (0..DEFAULT_SAMPLE_KEYS).map(|i| format!("key:{i}").into_bytes())
+}
+
+/// How a share or a movement was measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Measure {
+    /// Exactly, over the whole key-hash circle.
+    Exact,
+    /// On a sample of this many keys.
+    Sampled(usize),
+}
+
+/// How a ring's key preparation differs from another's (none, pecl's, dalli's).
+fn preparation(lookup: KeyLookup) -> u8 {
+    match lookup {
+        KeyLookup::Direct | KeyLookup::PerKey => 0,
+        KeyLookup::PeclBuckets => 1,
+        KeyLookup::Dalli => 2,
+    }
+}
+
+/// True when comparing `old` and `new` arc by arc is exact: both are
+/// continuums and they hash the same prepared key to the same position.
+pub fn exactly_comparable(old: &Ring, new: &Ring) -> bool {
+    old.is_continuum()
+        && new.is_continuum()
+        && old.key_hash() == new.key_hash()
+        && preparation(old.key_lookup()) == preparation(new.key_lookup())
+}
+
+/// Each server's share (input order) of the keys in `keys`, and how many
+/// keys were placed.
+pub fn sampled_shares<K: AsRef<[u8]>>(
+    ring: &Ring,
+    keys: impl IntoIterator<Item = K>,
+) -> (Vec<f64>, usize) {
+    let mut counts = vec![0u64; ring.servers().len()];
+    let mut total = 0usize;
+    for key in keys {
+        if let Some(at) = ring.locate(key.as_ref()) {
+            counts[at.server_index] += 1;
+            total += 1;
+        }
+    }
+    let shares = counts
+        .iter()
+        .map(|&c| c as f64 / total.max(1) as f64)
+        .collect();
+    (shares, total)
+}
+
 /// Size of the key-hash circle.
 const CIRCLE: f64 = 4_294_967_296.0;
 
-/// The fraction of the keyspace each server receives (input order).
+/// The fraction of the keyspace each server receives (input order): exact
+/// for a continuum, on [`default_sample`] for a per-key placement.
 pub fn keyspace_shares(ring: &Ring) -> Vec<f64> {
+    keyspace_shares_measured(ring).0
+}
+
+/// [`keyspace_shares`], saying how the shares were measured.
+pub fn keyspace_shares_measured(ring: &Ring) -> (Vec<f64>, Measure) {
+    if !ring.is_continuum() {
+        let (shares, placed) = sampled_shares(ring, default_sample());
+        return (shares, Measure::Sampled(placed));
+    }
     let mut shares = vec![0.0; ring.servers().len()];
     for_each_arc(&[ring], |length, owners| {
         shares[owners[0]] += length as f64 / CIRCLE
     });
-    shares
+    (shares, Measure::Exact)
 }
 
 /// Walks the circle cut at the points of all `rings`; for each arc calls
@@ -89,10 +162,78 @@ pub struct Movement {
     /// `(from address, to address, fraction)` for every pair with movement,
     /// largest first.
     pub flows: Vec<(Vec<u8>, Vec<u8>, f64)>,
+    /// Exact, or measured on a key sample.
+    pub measure: Measure,
 }
 
-/// Compares two rings over the whole keyspace.
+/// Compares two rings: exactly over the whole keyspace when
+/// [`exactly_comparable`], otherwise on [`default_sample`].
 pub fn movement(old: &Ring, new: &Ring) -> Movement {
+    if exactly_comparable(old, new) {
+        exact_movement(old, new)
+    } else {
+        sampled_movement(old, new, default_sample())
+    }
+}
+
+/// Plans a migration from `old` to `new` (two server lists, two flavours,
+/// two key hashes, or any mix): on the caller's `keys` when given, else
+/// exactly when [`exactly_comparable`], else on [`default_sample`].
+pub fn plan_migration<K: AsRef<[u8]>>(
+    old: &Ring,
+    new: &Ring,
+    keys: Option<impl IntoIterator<Item = K>>,
+) -> Movement {
+    match keys {
+        Some(keys) => sampled_movement(old, new, keys),
+        None => movement(old, new),
+    }
+}
+
+/// Compares two rings on the keys in `keys` (each key placed by both);
+/// fractions are of the keys placed by both rings.
+pub fn sampled_movement<K: AsRef<[u8]>>(
+    old: &Ring,
+    new: &Ring,
+    keys: impl IntoIterator<Item = K>,
+) -> Movement {
+    use std::collections::BTreeMap;
+    let mut flows: BTreeMap<(usize, usize), u64> = BTreeMap::new();
+    let (mut moved, mut total) = (0u64, 0u64);
+    for key in keys {
+        let key = key.as_ref();
+        let (Some(from), Some(to)) = (old.locate(key), new.locate(key)) else {
+            continue;
+        };
+        total += 1;
+        let (from, to) = (from.server_index, to.server_index);
+        if old.servers()[from].address() != new.servers()[to].address() {
+            moved += 1;
+            *flows.entry((from, to)).or_default() += 1;
+        }
+    }
+    let fraction = |count: u64| count as f64 / total.max(1) as f64;
+    let mut flows: Vec<(Vec<u8>, Vec<u8>, f64)> = flows
+        .into_iter()
+        .map(|((from, to), count)| {
+            (
+                old.servers()[from].address().to_vec(),
+                new.servers()[to].address().to_vec(),
+                fraction(count),
+            )
+        })
+        .collect();
+    flows.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+    Movement {
+        moved: fraction(moved),
+        ideal: ideal_movement(old, new),
+        flows,
+        measure: Measure::Sampled(total as usize),
+    }
+}
+
+/// Compares two exactly comparable rings over the whole keyspace.
+fn exact_movement(old: &Ring, new: &Ring) -> Movement {
     use std::collections::BTreeMap;
     let mut flows: BTreeMap<(usize, usize), u64> = BTreeMap::new();
     let mut moved = 0u64;
@@ -118,6 +259,7 @@ pub fn movement(old: &Ring, new: &Ring) -> Movement {
         moved: moved as f64 / CIRCLE,
         ideal: ideal_movement(old, new),
         flows,
+        measure: Measure::Exact,
     }
 }
 
@@ -239,5 +381,69 @@ mod tests {
         );
         assert!((m.moved - keyspace_shares(&new)[3]).abs() < 1e-12);
         assert_eq!(movement(&old, &old).moved, 0.0);
+    }
+
+    fn flavoured(flavour: crate::Flavour, n: usize) -> Ring {
+        let specs = (1..=n)
+            .map(|i| ServerSpec::new(format!("10.0.0.{i}:11211"), 1))
+            .collect();
+        Ring::new(specs, RingConfig::flavour(flavour)).unwrap()
+    }
+
+    #[test]
+    fn arcs_are_compared_only_when_both_sides_hash_keys_alike() {
+        use crate::Flavour as F;
+        let comparable = |a, b| exactly_comparable(&flavoured(a, 5), &flavoured(b, 5));
+        assert!(comparable(F::Libketama, F::LibketamaJava));
+        assert!(comparable(F::Nginx, F::MemcachedFast));
+        assert!(!comparable(F::Dalli, F::Libketama), "crc32 vs md5");
+        assert!(!comparable(F::Dalli, F::Nginx), "dalli prepares long keys");
+        assert!(!comparable(F::PeclMemcache, F::Nginx), "pecl prepares keys");
+        assert!(
+            !comparable(F::PythonMemcached, F::PythonMemcached),
+            "not a continuum"
+        );
+        let m = movement(&flavoured(F::Dalli, 5), &flavoured(F::Libketama, 5));
+        assert_eq!(m.measure, Measure::Sampled(DEFAULT_SAMPLE_KEYS));
+    }
+
+    #[test]
+    fn a_sampled_plan_counts_the_keys_that_change_server() {
+        use crate::Flavour as F;
+        let (old, new) = (
+            flavoured(F::PythonMemcached, 4),
+            flavoured(F::Pymemcache, 4),
+        );
+        let keys: Vec<String> = (0..5000).map(|i| format!("user:{i}")).collect();
+        let m = plan_migration(&old, &new, Some(&keys));
+        let moved = keys
+            .iter()
+            .filter(|k| {
+                old.locate(k.as_bytes()).unwrap().server_index
+                    != new.locate(k.as_bytes()).unwrap().server_index
+            })
+            .count();
+        assert_eq!(m.measure, Measure::Sampled(5000));
+        assert_eq!(m.moved, moved as f64 / 5000.0);
+        let table: f64 = m.flows.iter().map(|f| f.2).sum();
+        assert!((table - m.moved).abs() < 1e-12);
+        assert_eq!(plan_migration(&old, &old, Some(&keys)).moved, 0.0);
+        // Without keys: exact for comparable continuums, else the default sample.
+        let exact = plan_migration(
+            &flavoured(F::Libketama, 3),
+            &flavoured(F::Libketama, 4),
+            None::<Vec<&[u8]>>,
+        );
+        assert_eq!(exact.measure, Measure::Exact);
+    }
+
+    #[test]
+    fn per_key_shares_are_sampled_and_follow_the_weights() {
+        let specs = vec![ServerSpec::new("a:1", 1), ServerSpec::new("b:1", 3)];
+        let r = Ring::new(specs, RingConfig::flavour(crate::Flavour::CacheMemcached)).unwrap();
+        let (shares, measure) = keyspace_shares_measured(&r);
+        assert_eq!(measure, Measure::Sampled(DEFAULT_SAMPLE_KEYS));
+        assert!((shares.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!((shares[1] - 0.75).abs() < 0.01, "{shares:?}");
     }
 }

@@ -13,10 +13,18 @@ impl Ring {
         if out.len() < keys.len() {
             return Err(Error::BufferTooSmall { needed: keys.len() });
         }
-        if self.continuum().is_empty() {
+        if !self.can_place() {
             return Err(Error::NoServerAvailable(
                 "the ring has no points: no server can take a key".into(),
             ));
+        }
+        if !self.is_continuum() {
+            for (index, key) in out.iter_mut().zip(keys) {
+                *index = self
+                    .locate(key)
+                    .map_or(u32::MAX, |at| at.server_index as u32);
+            }
+            return Ok(());
         }
         let mut hashes = [0u32; CHUNK];
         for (chunk, indices) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
@@ -31,6 +39,37 @@ impl Ring {
         }
         Ok(())
     }
+
+    /// The multi-GET planner: groups keys by the server that holds them,
+    /// so a client sends one multi-get per server. Servers come in the
+    /// ring's input order, each listing the indices of its keys in input
+    /// order; servers that hold none of the keys are left out.
+    pub fn group_keys(&self, keys: &[&[u8]]) -> Result<Vec<KeyGroup>, Error> {
+        let mut servers = vec![0u32; keys.len()];
+        self.find_server_indices(keys, &mut servers)?;
+        let mut by_server: Vec<Vec<usize>> = vec![Vec::new(); self.servers().len()];
+        for (key_index, &server) in servers.iter().enumerate() {
+            by_server[server as usize].push(key_index);
+        }
+        Ok(by_server
+            .into_iter()
+            .enumerate()
+            .filter(|(_, keys)| !keys.is_empty())
+            .map(|(server_index, key_indices)| KeyGroup {
+                server_index,
+                key_indices,
+            })
+            .collect())
+    }
+}
+
+/// The keys one server holds, as planned by [`Ring::group_keys`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyGroup {
+    /// Index of the server (the ring's input order).
+    pub server_index: usize,
+    /// Indices of its keys in the input, ascending.
+    pub key_indices: Vec<usize>,
 }
 
 #[cfg(test)]

@@ -45,6 +45,7 @@ pub mod server;
 pub mod server_file;
 pub mod setcodec;
 
+pub use batch::KeyGroup;
 pub use error::Error;
 pub use flavour::Flavour;
 pub use ring::{Ring, RingConfig, Server};

@@ -5,7 +5,7 @@ use std::ffi::CString;
 use std::path::Path;
 
 use crate::continuum::Continuum;
-use crate::flavour::{Flavour, KeyLookup};
+use crate::flavour::{Flavour, KeyLookup, PerKey};
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
 use crate::{Error, ServerSpec};
@@ -66,6 +66,11 @@ impl Server {
 }
 
 /// Where a key landed: the point hit and the server owning it.
+///
+/// For the per-key placements (no continuum) `point_index` and `point` say
+/// what decided instead: for a modulo placement the bucket and the key hash
+/// that chose it (after any rehash), for rendezvous hashing the server index
+/// and its winning score.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Location {
     /// Index of the point in continuum order.
@@ -84,6 +89,9 @@ pub struct Ring {
     config: RingConfig,
     key_hash: HashAlgorithm,
     lookup: KeyLookup,
+    /// The placement of a flavour that is not a continuum (then `lookup` is
+    /// [`KeyLookup::PerKey`] and the continuum is empty).
+    per_key: Option<Box<PerKey>>,
 }
 
 impl Ring {
@@ -94,6 +102,7 @@ impl Ring {
         }
         let key_hash = config.hash.unwrap_or_else(|| config.flavour.default_hash());
         config.flavour.check_hash(key_hash)?;
+        let per_key = config.flavour.per_key(&servers)?.map(Box::new);
         let generated = config.flavour.generate(&servers, key_hash)?;
         let lookup = generated.lookup;
         let continuum = Continuum::new(generated.points, generated.ties);
@@ -124,6 +133,7 @@ impl Ring {
             config,
             key_hash,
             lookup,
+            per_key,
         })
     }
 
@@ -152,9 +162,43 @@ impl Ring {
         &self.servers
     }
 
-    /// The continuum (sorted points and their owners).
+    /// The continuum (sorted points and their owners); empty for a flavour
+    /// that is not a continuum (see [`Ring::is_continuum`]).
     pub fn continuum(&self) -> &Continuum {
         &self.continuum
+    }
+
+    /// True when keys are placed on a continuum; false for the per-key
+    /// placements (pymemcache, python-memcached, Cache::Memcached).
+    pub fn is_continuum(&self) -> bool {
+        self.per_key.is_none()
+    }
+
+    /// The per-key placement, for a flavour that is not a continuum.
+    pub fn per_key(&self) -> Option<&PerKey> {
+        self.per_key.as_deref()
+    }
+
+    /// True when some server can take a key (a continuum with points, or a
+    /// per-key placement).
+    pub fn can_place(&self) -> bool {
+        self.per_key.is_some() || !self.continuum.is_empty()
+    }
+
+    /// Fails with a message naming the flavour when the ring has no
+    /// continuum (for point listings: dump, points).
+    pub fn require_continuum(&self) -> Result<&Continuum, Error> {
+        match self.per_key {
+            None => Ok(&self.continuum),
+            Some(_) => Err(Error::InvalidArgument(format!(
+                "flavour {} places each key on its own ({}): it has no continuum points",
+                self.config.flavour.name(),
+                match self.per_key.as_deref() {
+                    Some(PerKey::Rendezvous(_)) => "rendezvous hashing",
+                    _ => "hash modulo the weighted bucket list",
+                }
+            ))),
+        }
     }
 
     /// Hashes `key` with the ring's key hash (after the flavour's key
@@ -179,17 +223,65 @@ impl Ring {
     }
 
     /// Where a key hash lands (through the flavour's [`KeyLookup`]);
-    /// `None` when no server owns any point.
+    /// `None` when no server owns any point. A modulo placement answers for
+    /// its bucket hash; rendezvous hashing scores keys, not hashes: `None`.
     #[inline]
     pub fn locate_hash(&self, hash: u32) -> Option<Location> {
-        let point_index = self.lookup.locate(&self.continuum, hash)?;
-        Some(self.location(point_index))
+        match self.lookup.locate(&self.continuum, hash) {
+            Some(point_index) => Some(self.location(point_index)),
+            None => self.locate_hash_per_key(hash),
+        }
+    }
+
+    #[cold]
+    fn locate_hash_per_key(&self, hash: u32) -> Option<Location> {
+        match self.per_key.as_deref()? {
+            PerKey::Modulo(modulo) => {
+                let (bucket, server_index) = modulo.bucket(u64::from(hash));
+                Some(Location {
+                    point_index: bucket,
+                    point: hash,
+                    server_index,
+                })
+            }
+            PerKey::Rendezvous(_) => None,
+        }
     }
 
     /// Where `key` lands; `None` when no server owns any point.
     #[inline]
     pub fn locate(&self, key: &[u8]) -> Option<Location> {
+        if self.lookup == KeyLookup::PerKey {
+            return self.locate_per_key(key, |_| false);
+        }
         self.locate_hash(self.hash_key(key))
+    }
+
+    /// The per-key placements' lookup, skipping servers that are down as
+    /// their peer does (rendezvous: the best live score; modulo: the peer's
+    /// rehashing, which gives up after 10 or 20 buckets).
+    #[cold]
+    fn locate_per_key(&self, key: &[u8], is_down: impl Fn(usize) -> bool) -> Option<Location> {
+        match self.per_key.as_deref()? {
+            PerKey::Rendezvous(rendezvous) => {
+                let (server_index, score) = rendezvous.locate(key, self.key_hash, is_down)?;
+                Some(Location {
+                    point_index: server_index,
+                    point: score,
+                    server_index,
+                })
+            }
+            PerKey::Modulo(modulo) => {
+                let first = self.key_hash.hash(key);
+                let (bucket, server_index, hash) =
+                    modulo.locate(key, first, self.key_hash, is_down)?;
+                Some(Location {
+                    point_index: bucket,
+                    point: hash as u32,
+                    server_index,
+                })
+            }
+        }
     }
 
     /// The server that holds `key`.
@@ -200,8 +292,14 @@ impl Ring {
 
     /// Failover lookup: the first point at or after `key`'s position whose
     /// server is not down, walking the continuum (without rebuilding it).
-    /// `None` when every server that owns points is down.
+    /// `None` when every server that owns points is down. The per-key
+    /// placements skip down servers as their peer does: pymemcache scores
+    /// only live servers; python-memcached and Cache::Memcached rehash the
+    /// key and give up (`None`) after 10 and 20 buckets.
     pub fn locate_live(&self, key: &[u8], is_down: impl Fn(usize) -> bool) -> Option<Location> {
+        if self.per_key.is_some() {
+            return self.locate_per_key(key, is_down);
+        }
         let start = self.lookup.locate(&self.continuum, self.hash_key(key))?;
         let owners = self.continuum.owners();
         (0..owners.len())

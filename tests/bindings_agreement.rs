@@ -2,7 +2,8 @@
 //! for libketama, the original API), PHP, Java and Python give the same
 //! server for the same 10,000 keys and server lists (libketama, spymemcached
 //! and the continuum flavours libketama-java, dalli, nginx, node-memcached
-//! and memcached-fast); the libmemcached example runs
+//! and memcached-fast, and the per-key placements pymemcache,
+//! python-memcached and cache-memcached); the libmemcached example runs
 //! against real memcached under valgrind.
 
 mod common;
@@ -233,6 +234,8 @@ fn php_java_python_c_and_cli_agree_on_10000_keys() {
         ("nginx", 10),
         ("node-memcached", 11),
         ("memcached-fast", 12),
+        ("python-memcached", 14),
+        ("cache-memcached", 15),
     ] {
         compared += agree(
             &dir,
@@ -243,10 +246,22 @@ fn php_java_python_c_and_cli_agree_on_10000_keys() {
             &c_program,
         );
     }
-    eprintln!(
-        "cross-language: 8 server lists x {KEYS} keys: CLI, C, PHP, Java and Python agree on all {compared} lookups each"
+    // pymemcache has no weights: every server weight 1.
+    let unweighted: String = (0..10)
+        .map(|i| format!("10.4.0.{i}:{}\t1\n", 11211 + i % 2))
+        .collect();
+    compared += agree(
+        &dir,
+        "pymemcache",
+        &unweighted,
+        ("pymemcache", 13, "pymemcache"),
+        &classpath,
+        &c_program,
     );
-    assert_eq!(compared, 8 * KEYS);
+    eprintln!(
+        "cross-language: 11 server lists x {KEYS} keys: CLI, C, PHP, Java and Python agree on all {compared} lookups each"
+    );
+    assert_eq!(compared, 11 * KEYS);
 }
 
 #[test]

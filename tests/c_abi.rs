@@ -169,3 +169,34 @@ fn modern_api_from_c_is_valgrind_clean() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("OK "), "{text}");
 }
+
+#[test]
+fn the_memory_checkers_catch_a_misbehaving_client() {
+    let program = common::compile_c(
+        &[&common::repo_root().join("tests/c/misbehaving_client.c")],
+        "misbehaving_client",
+        &[],
+    );
+    let servers = common::scratch_dir("misbehaving").join("servers");
+    std::fs::write(&servers, "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n").unwrap();
+    for bug in ["overread", "use-after-free"] {
+        let checked = std::panic::catch_unwind(|| {
+            common::assert_valgrind_clean(
+                &program,
+                &[servers.to_str().unwrap(), bug],
+                Duration::from_secs(120),
+            )
+        });
+        let report = match checked {
+            Ok(_) => panic!(
+                "the checker missed the client's {bug} (sanitizers: {:?})",
+                common::c_sanitizers()
+            ),
+            Err(payload) => payload.downcast::<String>().map(|s| *s).unwrap_or_default(),
+        };
+        assert!(
+            report.contains("Invalid read") || report.contains("ERROR: AddressSanitizer"),
+            "{bug}: not a memory error report: {report}"
+        );
+    }
+}

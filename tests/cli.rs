@@ -223,3 +223,74 @@ fn diff_shows_that_adding_a_server_only_moves_keys_to_it() {
         "{text}\n{dist}"
     );
 }
+
+#[test]
+fn find_group_by_server_prints_the_multi_get_plan() {
+    let servers = "10.0.0.1:11211,10.0.0.2:11211,10.0.0.3:11211,10.0.0.4:11211,10.0.0.5:11211";
+    let keys: Vec<String> = (0..300).map(|i| format!("user:{i}")).collect();
+    let stdin = keys.join("\n") + "\n";
+    for flavour in ["libketama", "libmemcached", "spymemcached"] {
+        let single = ketama(
+            &["find", "--flavor", flavour, "--servers", servers],
+            stdin.as_bytes(),
+        );
+        assert!(single.status.success());
+        let single = String::from_utf8(single.stdout).unwrap();
+        let mut expected: Vec<(String, Vec<String>)> = servers
+            .split(',')
+            .map(|s| (s.to_string(), Vec::new()))
+            .collect();
+        for line in single.lines() {
+            let (key, server) = line.split_once('\t').unwrap();
+            let slot = expected.iter_mut().find(|(s, _)| s == server).unwrap();
+            slot.1.push(key.to_string());
+        }
+        let expected: String = expected
+            .into_iter()
+            .filter(|(_, keys)| !keys.is_empty())
+            .map(|(server, keys)| format!("{server}\t{}\n", keys.join("\t")))
+            .collect();
+        let grouped = ketama(
+            &[
+                "find",
+                "--flavor",
+                flavour,
+                "--servers",
+                servers,
+                "--group-by-server",
+            ],
+            stdin.as_bytes(),
+        );
+        assert!(grouped.status.success(), "{flavour}");
+        assert_eq!(
+            String::from_utf8(grouped.stdout).unwrap(),
+            expected,
+            "{flavour}"
+        );
+    }
+    // Keys as arguments; a server without keys is left out.
+    let out = ketama(
+        &["find", "--servers", servers, "--group-by-server", "user:1"],
+        b"",
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1);
+    assert!(text.trim_end().ends_with("\tuser:1"));
+    // Only find takes it, and not with --down.
+    for args in [
+        &["dump", "--servers", servers, "--group-by-server"][..],
+        &[
+            "find",
+            "--servers",
+            servers,
+            "--group-by-server",
+            "--down",
+            "10.0.0.1:11211",
+            "k",
+        ],
+    ] {
+        let out = ketama(args, b"");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--group-by-server"));
+    }
+}

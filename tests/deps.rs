@@ -1,7 +1,8 @@
 //! `scripts/deps.sh --check` names what a fresh machine lacks, each probe on
 //! its own: with `php` hidden from PATH it names the PHP extension packages
 //! too (not only `php8.2-cli`), and with almost nothing on PATH it names the
-//! package of every command and runtime module the tests use.
+//! package of every command and runtime module the tests use; without the
+//! nightly toolchain it names that too, besides the Debian packages.
 
 mod common;
 
@@ -91,6 +92,7 @@ fn on_a_bare_path_every_command_and_module_package_is_named() {
         "binutils",
         "g++",
         "gcc",
+        "libcache-memcached-perl",
         "make",
         "memcached",
         "nutcracker",
@@ -104,10 +106,57 @@ fn on_a_bare_path_every_command_and_module_package_is_named() {
         "python3-venv",
         "util-linux",
         "valgrind",
+        "libasan8",
+        "libubsan1",
     ] {
         assert!(
             missing.contains(package),
             "{package} not named: {missing:?}"
         );
     }
+}
+
+#[test]
+fn without_the_nightly_toolchain_it_is_named_with_its_install_command() {
+    // A rustup home that holds only the active (stable) toolchain.
+    let home = common::scratch_dir("rustup-stable-only");
+    let real = std::env::var_os("RUSTUP_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap()).join(".rustup"));
+    let active = Command::new("rustup")
+        .args(["show", "active-toolchain"])
+        .output()
+        .expect("rustup");
+    let active = String::from_utf8(active.stdout).unwrap();
+    let active = active
+        .split_whitespace()
+        .next()
+        .expect("an active toolchain");
+    std::fs::create_dir_all(home.join("toolchains")).unwrap();
+    std::os::unix::fs::symlink(
+        real.join("toolchains").join(active),
+        home.join("toolchains").join(active),
+    )
+    .unwrap();
+    std::fs::write(
+        home.join("settings.toml"),
+        format!("version = \"12\"\ndefault_toolchain = \"{active}\"\n"),
+    )
+    .unwrap();
+    let out = common::run_with_timeout(
+        Command::new(common::repo_root().join("scripts/deps.sh"))
+            .arg("--check")
+            .env("RUSTUP_HOME", &home)
+            .env("RUSTUP_TOOLCHAIN", active),
+        Duration::from_secs(120),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(
+            "missing (not from Debian): the nightly Rust toolchain with miri and rust-src: \
+             rustup toolchain install nightly --profile minimal --component miri,rust-src"
+        ),
+        "{stderr}"
+    );
 }

@@ -87,6 +87,7 @@ fn plausible(ty: &str, name: &str, slot: usize) -> Option<String> {
         "const ketama_file_ring *" => "file_ring".into(),
         "const ketama_set *" | "ketama_set *" => "set".into(),
         "ketama_set_writer *" => "writer".into(),
+        "const ketama_key_groups *" | "ketama_key_groups *" => "groups".into(),
         "const ketama_set *const *" => "set_list".into(),
         "ketama_continuum" => "cont".into(),
         "ketama_continuum *" => "&cont_slot".into(),
@@ -110,6 +111,8 @@ fn plausible(ty: &str, name: &str, slot: usize) -> Option<String> {
         | "const ketama_file_ring **"
         | "ketama_set **"
         | "ketama_set_writer **"
+        | "ketama_key_groups **"
+        | "const uint32_t **"
         | "ketama_server_ref *"
         | "ketama_server_info *"
         | "ketama_set_stats *"
@@ -131,6 +134,7 @@ fn plausible(ty: &str, name: &str, slot: usize) -> Option<String> {
             _ => "0".into(),
         },
         "int64_t" => "1".into(),
+        "double" => "0.5".into(),
         "uint64_t" | "bool" | "int" | "unsigned int" => "0".into(),
         _ => return None,
     };
@@ -157,6 +161,11 @@ const NULL_ALLOWED: &[(&str, &str, &str)] = &[
         "`policy` NULL = defaults",
     ),
     ("ketama_set_plan_read", "policy", "`policy` NULL or valid"),
+    (
+        "ketama_set_plan_read_sampled",
+        "policy",
+        "As `ketama_set_plan_read`",
+    ),
     ("ketama_set_srandmember", "set", "`set` is NULL or live"),
     ("ketama_set_spop", "set", "As `ketama_set_srandmember`"),
     ("ketama_set_smove", "source", "`source` NULL or live"),
@@ -216,6 +225,7 @@ static const ketama_file_ring *file_ring;
 static ketama_set *set;
 static const ketama_set *set_list[2];
 static ketama_set_writer *writer;
+static ketama_key_groups *groups;
 static ketama_continuum cont, cont_slot;
 static mcs mcs_records[2];
 static ketama_server servers[16];
@@ -242,6 +252,7 @@ static void fixture(const char *path)
         || ketama_file_ring_open(path, 0, 0, 0, 0, &file_ring) != KETAMA_OK
         || ketama_set_decode((const uint8_t *)set_value, 6, 1, 250, &set, &error) != KETAMA_OK
         || ketama_set_writer_new(0, 4, &writer, &action) != KETAMA_OK
+        || ketama_group_keys(ring, key_text, 6, u32_values, 2, &groups) != KETAMA_OK
         || !ketama_roll(&cont, servers_path)) {
         printf("fixture failed: %s\n", ketama_error());
         exit(2);
@@ -302,6 +313,7 @@ fn verdict(f: &Function, args: &[String], expect: Expect) -> Option<String> {
             "int"
             | "unsigned int"
             | "size_t"
+            | "bool"
             | "mcs *"
             | "char *"
             | "const char *"

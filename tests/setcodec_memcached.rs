@@ -539,3 +539,65 @@ fn shard_keys_are_placed_through_the_ring() {
         MemberSet::from_members(&members)
     );
 }
+
+/// The multi-GET planner reads a sharded set with one request per server:
+/// 12 shards over 3 servers, each server asked once for exactly the shard
+/// keys the ring gives it, and the merged shards are the whole set.
+#[test]
+fn sharded_set_is_read_with_one_multi_get_per_server() {
+    let servers = [Memcached::start(), Memcached::start(), Memcached::start()];
+    let specs = servers
+        .iter()
+        .map(|s| ServerSpec::new(s.address().as_str(), 1))
+        .collect();
+    let ring = Ring::new(specs, RingConfig::default()).unwrap();
+    let clients: Vec<SetClient> = servers
+        .iter()
+        .map(|s| SetClient::connect(&s.address()))
+        .collect();
+    let layout = ShardLayout::new(b"followers:42", 12).unwrap();
+    let placements = layout.placements(&ring).unwrap();
+    let members: Vec<String> = (0..900).map(|i| format!("user-{i}")).collect();
+    for (shard, payload) in layout.split(Op::Add, &members, Format::T1, 250).unwrap() {
+        let p = &placements[shard as usize];
+        clients[p.server_index]
+            .write_payload(&p.key, Op::Add, &payload, 0)
+            .unwrap();
+    }
+    let plan = layout.fetch_plan(&ring).unwrap();
+    let used: BTreeSet<usize> = placements.iter().map(|p| p.server_index).collect();
+    assert_eq!(
+        plan.iter().map(|g| g.server_index).collect::<Vec<_>>(),
+        used.into_iter().collect::<Vec<_>>(),
+        "one group per server holding shards, in server order"
+    );
+    let mut shards = vec![MemberSet::new(); 12];
+    let mut requests = 0;
+    for group in &plan {
+        let keys: Vec<Vec<u8>> = group
+            .key_indices
+            .iter()
+            .map(|&i| layout.shard_key(i as u32).unwrap())
+            .collect();
+        for &shard in &group.key_indices {
+            assert_eq!(placements[shard].server_index, group.server_index);
+        }
+        let found = setcodec_support::multi_get(&servers[group.server_index].address(), &keys);
+        requests += 1;
+        assert_eq!(
+            found.len(),
+            keys.len(),
+            "every shard key answered in one get"
+        );
+        for (key, value) in found {
+            let shard = keys.iter().position(|k| *k == key).expect("asked key");
+            let set = decode(&value, &DecodeOptions::default()).unwrap();
+            shards[group.key_indices[shard]] = set.members;
+        }
+    }
+    assert!(requests <= 3);
+    assert_eq!(
+        layout.merge(&shards).unwrap(),
+        MemberSet::from_members(&members)
+    );
+}

@@ -2,7 +2,9 @@
 
 use std::ffi::c_char;
 
-use super::boundary::{arg_chars, arg_slice, arg_slice_mut, guard_status};
+use super::boundary::{
+    arg_chars, arg_out, arg_ref, arg_slice, arg_slice_mut, guard_status, guard_value,
+};
 use super::ring::{ketama_ring, ring_ref};
 use super::status::ketama_status;
 use crate::Error;
@@ -58,22 +60,152 @@ pub unsafe extern "C" fn ketama_find_servers_packed(
     guard_status(|| {
         // SAFETY: per the contract above.
         let ring = unsafe { ring_ref(ring) }?;
-        let data = unsafe { arg_chars(packed, packed_len, "packed") }?;
-        let lengths = unsafe { arg_slice(lengths, count, "lengths") }?;
+        let keys = unsafe { unpack_keys(packed, packed_len, lengths, count) }?;
         let out = unsafe { arg_slice_mut(server_indices, count, "server_indices") }?;
-        let mut keys = Vec::with_capacity(count);
-        let mut offset = 0usize;
-        for (i, &len) in lengths.iter().enumerate() {
-            let end = offset
-                .checked_add(len as usize)
-                .filter(|&end| end <= data.len())
-                .ok_or_else(|| Error::InvalidArgument(format!(
+        ring.find_server_indices(&keys, out)
+    })
+}
+
+/// Splits `packed` into `count` keys of `lengths[i]` bytes each.
+///
+/// # Safety
+/// `packed` is valid for `packed_len` bytes; `lengths` holds `count` entries.
+unsafe fn unpack_keys<'a>(
+    packed: *const c_char,
+    packed_len: usize,
+    lengths: *const u32,
+    count: usize,
+) -> Result<Vec<&'a [u8]>, Error> {
+    // SAFETY: per the caller.
+    let data = unsafe { arg_chars(packed, packed_len, "packed") }?;
+    let lengths = unsafe { arg_slice(lengths, count, "lengths") }?;
+    let mut keys = Vec::with_capacity(count);
+    let mut offset = 0usize;
+    for (i, &len) in lengths.iter().enumerate() {
+        let end = offset
+            .checked_add(len as usize)
+            .filter(|&end| end <= data.len())
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
                     "lengths[{i}] = {len} runs past the end of packed ({} bytes) at offset {offset}",
                     data.len()
-                )))?;
-            keys.push(&data[offset..end]);
-            offset = end;
+                ))
+            })?;
+        keys.push(&data[offset..end]);
+        offset = end;
+    }
+    Ok(keys)
+}
+
+/// The multi-GET plan of `ketama_group_keys` (opaque): one group per
+/// server that holds keys. Release it with `ketama_key_groups_free`.
+pub struct ketama_key_groups {
+    _private: [u8; 0],
+}
+
+/// The plan behind a `ketama_key_groups` handle: key indices as `uint32_t`.
+struct KeyGroups {
+    groups: Vec<(u32, Vec<u32>)>,
+}
+
+/// The multi-GET planner: groups `count` keys, stored back to back in
+/// `packed` (key `i` is `lengths[i]` bytes), by the server that holds them,
+/// so that a client sends one multi-get per server. Groups come in the
+/// ring's server order, each listing its key indices in input order;
+/// servers without keys are left out. `count` must fit in 32 bits.
+///
+/// # Safety
+/// `ring` is a live ring; `packed` is valid for `packed_len` bytes;
+/// `lengths` holds `count` entries; `groups_out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_group_keys(
+    ring: *const ketama_ring,
+    packed: *const c_char,
+    packed_len: usize,
+    lengths: *const u32,
+    count: usize,
+    groups_out: *mut *mut ketama_key_groups,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let ring = unsafe { ring_ref(ring) }?;
+        let groups_out = unsafe { arg_out(groups_out, "groups_out") }?;
+        let keys = unsafe { unpack_keys(packed, packed_len, lengths, count) }?;
+        if u32::try_from(count).is_err() {
+            return Err(Error::InvalidArgument(format!(
+                "count {count} does not fit the 32-bit key indices"
+            )));
         }
-        ring.find_server_indices(&keys, out)
+        let groups = ring
+            .group_keys(&keys)?
+            .into_iter()
+            .map(|g| {
+                (
+                    g.server_index as u32,
+                    g.key_indices.into_iter().map(|i| i as u32).collect(),
+                )
+            })
+            .collect();
+        *groups_out = Box::into_raw(Box::new(KeyGroups { groups })).cast();
+        Ok(())
+    })
+}
+
+/// Number of groups (servers holding at least one key); 0 for NULL.
+///
+/// # Safety
+/// `groups` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_key_groups_count(groups: *const ketama_key_groups) -> usize {
+    guard_value(0, || {
+        // SAFETY: NULL or a live handle.
+        unsafe { groups.cast::<KeyGroups>().as_ref() }.map_or(0, |g| g.groups.len())
+    })
+}
+
+/// Group `group`: `*server_index_out` is the server's index (ring input
+/// order), `*key_indices_out` points to `*key_count_out` key indices in
+/// input order, owned by the handle and valid while it lives.
+///
+/// # Safety
+/// `groups` is a live handle; the outs are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_key_groups_get(
+    groups: *const ketama_key_groups,
+    group: usize,
+    server_index_out: *mut u32,
+    key_indices_out: *mut *const u32,
+    key_count_out: *mut usize,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let groups = unsafe { arg_ref(groups.cast::<KeyGroups>(), "groups") }?;
+        let server_index_out = unsafe { arg_out(server_index_out, "server_index_out") }?;
+        let key_indices_out = unsafe { arg_out(key_indices_out, "key_indices_out") }?;
+        let key_count_out = unsafe { arg_out(key_count_out, "key_count_out") }?;
+        let (server, keys) = groups.groups.get(group).ok_or_else(|| {
+            Error::OutOfRange(format!(
+                "group {group} is out of range (the plan has {})",
+                groups.groups.len()
+            ))
+        })?;
+        *server_index_out = *server;
+        *key_indices_out = keys.as_ptr();
+        *key_count_out = keys.len();
+        Ok(())
+    })
+}
+
+/// Releases a multi-GET plan. NULL is ignored.
+///
+/// # Safety
+/// `groups` is NULL or a live handle, not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_key_groups_free(groups: *mut ketama_key_groups) {
+    guard_value((), || {
+        if !groups.is_null() {
+            // SAFETY: a live handle is a Box<KeyGroups>, released once.
+            drop(unsafe { Box::from_raw(groups.cast::<KeyGroups>()) });
+        }
     })
 }

@@ -151,6 +151,8 @@ mod tests {
             (K::KETAMA_HASH_SPY_FNV1_64, HashAlgorithm::SpyFnv1_64),
             (K::KETAMA_HASH_SPY_FNV1A_64, HashAlgorithm::SpyFnv1a64),
             (K::KETAMA_HASH_CRC16, HashAlgorithm::Crc16),
+            (K::KETAMA_HASH_MURMUR3_SEED0, HashAlgorithm::Murmur3Seed0),
+            (K::KETAMA_HASH_CMEMCACHE, HashAlgorithm::Cmemcache),
         ];
         assert_eq!(hashes.len(), HashAlgorithm::ALL.len());
         for (id, hash) in hashes {
@@ -176,6 +178,9 @@ mod tests {
             (F::KETAMA_FLAVOUR_NGINX, Flavour::Nginx),
             (F::KETAMA_FLAVOUR_NODE_MEMCACHED, Flavour::NodeMemcached),
             (F::KETAMA_FLAVOUR_MEMCACHED_FAST, Flavour::MemcachedFast),
+            (F::KETAMA_FLAVOUR_PYMEMCACHE, Flavour::Pymemcache),
+            (F::KETAMA_FLAVOUR_PYTHON_MEMCACHED, Flavour::PythonMemcached),
+            (F::KETAMA_FLAVOUR_CACHE_MEMCACHED, Flavour::CacheMemcached),
         ];
         assert_eq!(flavours.len(), Flavour::ALL.len());
         for (id, flavour) in flavours {

@@ -26,3 +26,6 @@ pub mod hash;
 pub mod ring;
 pub mod set;
 pub mod status;
+
+#[cfg(test)]
+mod abi_tests;

@@ -54,6 +54,15 @@ pub enum ketama_flavour {
     KETAMA_FLAVOUR_NODE_MEMCACHED = 11,
     /// Perl Cache::Memcached::Fast with `ketama_points => 150`.
     KETAMA_FLAVOUR_MEMCACHED_FAST = 12,
+    /// pymemcache `HashClient`'s default rendezvous placement (not a
+    /// continuum: each key scores every server; no points to read).
+    KETAMA_FLAVOUR_PYMEMCACHE = 13,
+    /// python-memcached (`memcache.Client`): `hash % buckets` over the
+    /// weighted bucket list (not a continuum; no points to read).
+    KETAMA_FLAVOUR_PYTHON_MEMCACHED = 14,
+    /// Perl Cache::Memcached: `hash % buckets` over the weighted bucket list
+    /// (not a continuum; no points to read).
+    KETAMA_FLAVOUR_CACHE_MEMCACHED = 15,
 }
 
 /// Key hashes (pass as `uint32_t`); `KETAMA_HASH_DEFAULT` uses the flavour's own.
@@ -98,6 +107,10 @@ pub enum ketama_hash {
     KETAMA_HASH_SPY_FNV1A_64 = 17,
     /// twemproxy crc16.
     KETAMA_HASH_CRC16 = 18,
+    /// MurmurHash3 x86_32 with seed 0 (pymemcache `murmur3_32`).
+    KETAMA_HASH_MURMUR3_SEED0 = 19,
+    /// python-memcached `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
+    KETAMA_HASH_CMEMCACHE = 20,
 }
 
 /// Server file readings for `ketama_ring_new_from_file` (pass as `uint32_t`).
@@ -132,7 +145,10 @@ pub struct ketama_server {
 }
 
 /// Where a key landed. `address` points into the ring and stays valid while
-/// the ring is alive; it is NUL-terminated.
+/// the ring is alive; it is NUL-terminated. For a flavour that is not a
+/// continuum, `point_index` and `point` are the bucket and the key hash that
+/// chose it (python-memcached, Cache::Memcached) or the server index and its
+/// winning score (pymemcache).
 #[repr(C)]
 pub struct ketama_server_ref {
     /// Index of the server in input order.
@@ -160,7 +176,7 @@ pub struct ketama_server_info {
     pub name_len: usize,
     /// The weight as given; 0 when none was given.
     pub weight: u64,
-    /// Number of points the server owns.
+    /// Number of points the server owns (0 for a flavour that is not a continuum).
     pub point_count: u32,
 }
 
@@ -388,10 +404,16 @@ pub unsafe extern "C" fn ketama_find_server_avoiding(
             })? = true;
         }
         let at = ring.locate_live(key, |s| is_down[s]).ok_or_else(|| {
-            if ring.continuum().is_empty() {
+            if !ring.can_place() {
                 no_points()
-            } else {
+            } else if ring.is_continuum() {
                 Error::NoServerAvailable("every server owning points is marked down".into())
+            } else {
+                Error::NoServerAvailable(format!(
+                    "flavour {} found no live server for the key (every server is down, \
+                     or its rehashing gave up as the client does)",
+                    ring.config().flavour.name()
+                ))
             }
         })?;
         *out = server_ref(ring, at);
@@ -415,7 +437,9 @@ pub unsafe extern "C" fn ketama_ring_server_count(ring: *const ketama_ring) -> u
     })
 }
 
-/// Number of points on the continuum (0 for NULL).
+/// Number of points on the continuum (0 for NULL, and 0 for a flavour that
+/// is not a continuum: `KETAMA_FLAVOUR_PYMEMCACHE`, `_PYTHON_MEMCACHED`,
+/// `_CACHE_MEMCACHED`).
 ///
 /// # Safety
 /// `ring` is NULL or a live ring.
@@ -462,6 +486,9 @@ pub unsafe extern "C" fn ketama_ring_server(
 }
 
 /// Reads point `index` in continuum order: its value and owning server.
+/// A flavour that is not a continuum (`KETAMA_FLAVOUR_PYMEMCACHE`,
+/// `_PYTHON_MEMCACHED`, `_CACHE_MEMCACHED`) has no points:
+/// `KETAMA_ERR_INVALID_ARGUMENT`, naming the flavour.
 ///
 /// # Safety
 /// `ring` is a live ring; `point` and `server_index` are writable.
@@ -477,7 +504,7 @@ pub unsafe extern "C" fn ketama_ring_point(
         let ring = unsafe { ring_ref(ring) }?;
         let point = unsafe { arg_out(point, "point") }?;
         let server_index = unsafe { arg_out(server_index, "server_index") }?;
-        let len = ring.continuum().len();
+        let len = ring.require_continuum()?.len();
         if index >= len {
             return Err(out_of_range("point", index, len));
         }

@@ -4,6 +4,7 @@ use std::cell::RefCell;
 use std::ffi::c_char;
 
 use crate::Error;
+use crate::setcodec::{SetError, SetErrorKind};
 
 /// Result of a modern API call. `KETAMA_OK` is 0; every other value comes
 /// with a message readable through `ketama_error()` on the same thread.
@@ -55,7 +56,18 @@ impl ketama_status {
             Error::BufferTooSmall { .. } => ketama_status::KETAMA_ERR_BUFFER_TOO_SMALL,
             Error::NoServerAvailable(_) => ketama_status::KETAMA_ERR_NO_SERVER_AVAILABLE,
             Error::OutOfRange(_) => ketama_status::KETAMA_ERR_OUT_OF_RANGE,
-            Error::Set(error) => crate::ffi::set::status_of(error),
+            Error::Set(error) => Self::of_set_error(error),
+        }
+    }
+
+    /// The status a set-codec error maps to.
+    pub fn of_set_error(error: &SetError) -> Self {
+        match error.kind {
+            SetErrorKind::SetFull => ketama_status::KETAMA_ERR_SET_FULL,
+            SetErrorKind::Contended => ketama_status::KETAMA_ERR_SET_CONTENDED,
+            SetErrorKind::InvalidArgument => ketama_status::KETAMA_ERR_INVALID_ARGUMENT,
+            _ if error.in_member => ketama_status::KETAMA_ERR_SET_MEMBER,
+            _ => ketama_status::KETAMA_ERR_SET_DECODE,
         }
     }
 

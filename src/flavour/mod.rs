@@ -5,16 +5,23 @@
 //! key hash becomes a lookup position and which key hashes its peer offers.
 //! The ring and the lookup are shared. One file per peer; the building blocks
 //! they share are in [`points`].
+//!
+//! Three flavours are not continuums: pymemcache scores every server per key
+//! ([`rendezvous`]), python-memcached and Perl Cache::Memcached take a hash
+//! modulo a weighted bucket list ([`modulo`]). They build a [`PerKey`]
+//! placement instead of points ([`Flavour::is_continuum`]).
 
 pub mod dalli;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
 pub mod memcached_fast;
+pub mod modulo;
 pub mod nginx;
 pub mod node_memcached;
 pub mod pecl_memcache;
 pub mod points;
+pub mod rendezvous;
 pub mod spymemcached;
 pub mod twemproxy;
 
@@ -55,6 +62,21 @@ pub enum Flavour {
     NodeMemcached,
     /// Perl Cache::Memcached::Fast with `ketama_points => 150`.
     MemcachedFast,
+    /// pymemcache `HashClient`'s rendezvous hashing (not a continuum).
+    Pymemcache,
+    /// python-memcached: hash modulo the weighted bucket list (not a continuum).
+    PythonMemcached,
+    /// Perl Cache::Memcached: hash modulo the weighted bucket list (not a continuum).
+    CacheMemcached,
+}
+
+/// A placement that is not a continuum: each key is placed on its own.
+#[derive(Debug, Clone)]
+pub enum PerKey {
+    /// Highest score wins (pymemcache).
+    Rendezvous(rendezvous::Rendezvous),
+    /// `hash % buckets` over the weighted bucket list (python-memcached, Cache::Memcached).
+    Modulo(modulo::Modulo),
 }
 
 /// How a key hash becomes the position searched on the continuum.
@@ -69,6 +91,8 @@ pub enum KeyLookup {
     /// dalli: keys are prepared first ([`dalli::prepare_key`]); the *last*
     /// point ≤ the hash, wrapping to the last point.
     Dalli,
+    /// No continuum: the ring's [`PerKey`] placement places each key.
+    PerKey,
 }
 
 impl KeyLookup {
@@ -77,7 +101,7 @@ impl KeyLookup {
     #[inline]
     pub fn prepare_key(self, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
         match self {
-            KeyLookup::Direct => std::borrow::Cow::Borrowed(key),
+            KeyLookup::Direct | KeyLookup::PerKey => std::borrow::Cow::Borrowed(key),
             KeyLookup::PeclBuckets => pecl_memcache::prepare_key(key),
             KeyLookup::Dalli => dalli::prepare_key(key),
         }
@@ -87,7 +111,7 @@ impl KeyLookup {
     #[inline]
     pub fn position(self, hash: u32) -> u32 {
         match self {
-            KeyLookup::Direct | KeyLookup::Dalli => hash,
+            KeyLookup::Direct | KeyLookup::Dalli | KeyLookup::PerKey => hash,
             KeyLookup::PeclBuckets => (hash % 1024) * (u32::MAX / 1024),
         }
     }
@@ -171,6 +195,9 @@ impl Flavour {
         Flavour::Nginx,
         Flavour::NodeMemcached,
         Flavour::MemcachedFast,
+        Flavour::Pymemcache,
+        Flavour::PythonMemcached,
+        Flavour::CacheMemcached,
     ];
 
     /// The canonical name (as accepted by `--flavor`).
@@ -189,6 +216,9 @@ impl Flavour {
             Flavour::Nginx => "nginx",
             Flavour::NodeMemcached => "node-memcached",
             Flavour::MemcachedFast => "memcached-fast",
+            Flavour::Pymemcache => "pymemcache",
+            Flavour::PythonMemcached => "python-memcached",
+            Flavour::CacheMemcached => "cache-memcached",
         }
     }
 
@@ -209,6 +239,9 @@ impl Flavour {
             "nginx-consistent" | "ngx-http-upstream-hash" => Flavour::Nginx,
             "node" | "nodejs" | "hashring" | "npm-memcached" => Flavour::NodeMemcached,
             "cache-memcached-fast" | "perl-fast" => Flavour::MemcachedFast,
+            "pymemcache-hashclient" | "rendezvous" | "hrw" => Flavour::Pymemcache,
+            "python-memcache" | "memcache-py" | "python3-memcache" => Flavour::PythonMemcached,
+            "perl" | "perl-memcached" | "cache::memcached" => Flavour::CacheMemcached,
             other => *Flavour::ALL.iter().find(|f| f.name() == other)?,
         };
         Some(found)
@@ -230,6 +263,9 @@ impl Flavour {
             Flavour::PeclMemcache => PECL_HASHES,
             Flavour::Dalli | Flavour::Nginx | Flavour::MemcachedFast => &[H::Crc32],
             Flavour::NodeMemcached => &[H::Md5],
+            Flavour::Pymemcache => &[H::Murmur3Seed0],
+            Flavour::PythonMemcached => &[H::Cmemcache, H::Crc32],
+            Flavour::CacheMemcached => &[H::Crc],
         }
     }
 
@@ -242,6 +278,8 @@ impl Flavour {
         let lower = lower.strip_suffix("_hash").unwrap_or(&lower);
         let peer = match (self, lower) {
             (Flavour::Twemproxy, "crc32") => Some(H::Crc),
+            (Flavour::PythonMemcached, "crc32" | "binascii.crc32" | "old") => Some(H::Crc32),
+            (Flavour::PythonMemcached, "crc") => Some(H::Cmemcache),
             (Flavour::Spymemcached | Flavour::SpymemcachedLibmemcached, spelled) => match spelled {
                 "fnv1_64" => Some(H::SpyFnv1_64),
                 "fnv1a_64" => Some(H::SpyFnv1a64),
@@ -296,7 +334,41 @@ impl Flavour {
             Flavour::Nginx => nginx::generate(servers),
             Flavour::NodeMemcached => node_memcached::generate(servers),
             Flavour::MemcachedFast => memcached_fast::generate(servers),
+            Flavour::Pymemcache | Flavour::PythonMemcached | Flavour::CacheMemcached => {
+                Ok(GeneratedPoints {
+                    points: Vec::new(),
+                    ties: TiePolicy::FirstWins,
+                    lookup: KeyLookup::PerKey,
+                })
+            }
         }
+    }
+
+    /// True when the flavour builds a continuum (points a key hash is looked
+    /// up on); false for the per-key placements (pymemcache, python-memcached,
+    /// Cache::Memcached), which have no points to dump.
+    pub fn is_continuum(self) -> bool {
+        !matches!(
+            self,
+            Flavour::Pymemcache | Flavour::PythonMemcached | Flavour::CacheMemcached
+        )
+    }
+
+    /// The per-key placement of `servers` for a flavour that is not a
+    /// continuum; `None` for a continuum flavour.
+    pub fn per_key(self, servers: &[ServerSpec]) -> Result<Option<PerKey>, Error> {
+        Ok(Some(match self {
+            Flavour::Pymemcache => PerKey::Rendezvous(rendezvous::Rendezvous::new(servers)?),
+            Flavour::PythonMemcached => PerKey::Modulo(modulo::Modulo::new(
+                servers,
+                modulo::Rehash::PythonMemcached,
+            )?),
+            Flavour::CacheMemcached => PerKey::Modulo(modulo::Modulo::new(
+                servers,
+                modulo::Rehash::CacheMemcached,
+            )?),
+            _ => return Ok(None),
+        }))
     }
 }
 
@@ -333,6 +405,16 @@ mod tests {
             Flavour::from_name("SockIOPool"),
             Some(Flavour::LibketamaJava)
         );
+        assert_eq!(Flavour::from_name("HRW"), Some(Flavour::Pymemcache));
+        assert_eq!(
+            Flavour::from_name("python_memcache"),
+            Some(Flavour::PythonMemcached)
+        );
+        assert_eq!(
+            Flavour::from_name("Cache::Memcached"),
+            Some(Flavour::CacheMemcached)
+        );
+        assert!(!Flavour::Pymemcache.is_continuum() && Flavour::Dalli.is_continuum());
         assert_eq!(Flavour::from_name("nope"), None);
     }
 
@@ -362,6 +444,16 @@ mod tests {
         );
         assert_eq!(Flavour::Libmemcached.hash_from_name("crc"), Some(H::Crc));
         assert_eq!(Flavour::PeclMemcache.hash_from_name("md5"), None);
+        assert_eq!(
+            Flavour::PythonMemcached.hash_from_name("crc32"),
+            Some(H::Crc32)
+        );
+        assert_eq!(Flavour::PythonMemcached.default_hash(), H::Cmemcache);
+        assert_eq!(
+            Flavour::Pymemcache.hash_from_name("murmur3_32"),
+            Some(H::Murmur3Seed0)
+        );
+        assert_eq!(Flavour::CacheMemcached.hash_from_name("murmur3"), None);
         assert_eq!(Flavour::Twemproxy.default_hash(), H::Fnv1a64);
         assert_eq!(
             Flavour::LibmemcachedConsistent.default_hash(),

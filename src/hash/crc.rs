@@ -14,6 +14,13 @@ pub fn crc15(key: &[u8]) -> u32 {
     (crc32(key) >> 16) & 0x7fff
 }
 
+/// python-memcached's `cmemcache_hash`: [`crc15`], with 0 read as 1
+/// (`... or 1`).
+#[inline]
+pub fn cmemcache(key: &[u8]) -> u32 {
+    crc15(key).max(1)
+}
+
 /// The CRC-16/XMODEM table entry for `index` (polynomial 0x1021).
 const fn crc16_entry(index: u32) -> u32 {
     let mut crc = index << 8;

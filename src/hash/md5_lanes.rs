@@ -308,9 +308,11 @@ mod tests {
 
     #[test]
     fn bit_exact_with_md5_for_every_length_0_to_300() {
+        // Under Miri (minutes per thousand digests) up to three blocks.
+        let (longest, copies) = if cfg!(miri) { (130, 1) } else { (300, 3) };
         let mut state = 5u64;
-        let messages: Vec<Vec<u8>> = (0..=300)
-            .flat_map(|len| (0..3).map(move |copy| (len, copy)))
+        let messages: Vec<Vec<u8>> = (0..=longest)
+            .flat_map(|len| (0..copies).map(move |copy| (len, copy)))
             .map(|(len, _)| {
                 (0..len)
                     .map(|_| {

@@ -70,6 +70,10 @@ pub enum HashAlgorithm {
     SpyFnv1a64,
     /// twemproxy `crc16` (CRC-16/XMODEM steps in a 32-bit register).
     Crc16,
+    /// MurmurHash3 x86_32 with seed 0 (pymemcache's `murmur3_32`).
+    Murmur3Seed0,
+    /// python-memcached's `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
+    Cmemcache,
 }
 
 impl HashAlgorithm {
@@ -93,6 +97,8 @@ impl HashAlgorithm {
         HashAlgorithm::SpyFnv1_64,
         HashAlgorithm::SpyFnv1a64,
         HashAlgorithm::Crc16,
+        HashAlgorithm::Murmur3Seed0,
+        HashAlgorithm::Cmemcache,
     ];
 
     /// Hashes `key` to a 32-bit value.
@@ -117,6 +123,8 @@ impl HashAlgorithm {
             HashAlgorithm::SpyFnv1_64 => java::fnv(JavaFnv::Fnv1_64, key),
             HashAlgorithm::SpyFnv1a64 => java::fnv(JavaFnv::Fnv1a64, key),
             HashAlgorithm::Crc16 => crc::twemproxy_crc16(key),
+            HashAlgorithm::Murmur3Seed0 => murmur::murmur3_seed0(key),
+            HashAlgorithm::Cmemcache => crc::cmemcache(key),
         }
     }
 
@@ -166,6 +174,8 @@ impl HashAlgorithm {
             HashAlgorithm::SpyFnv1_64 => "spy-fnv1_64",
             HashAlgorithm::SpyFnv1a64 => "spy-fnv1a_64",
             HashAlgorithm::Crc16 => "crc16",
+            HashAlgorithm::Murmur3Seed0 => "murmur3_seed0",
+            HashAlgorithm::Cmemcache => "cmemcache",
         }
     }
 
@@ -182,6 +192,8 @@ impl HashAlgorithm {
             "oaat" => HashAlgorithm::OneAtATime,
             "fnv" => HashAlgorithm::Fnv1a32,
             "native" | "native_hash" => HashAlgorithm::SpyNative,
+            "murmur3_32" => HashAlgorithm::Murmur3Seed0,
+            "cmemcache_hash" => HashAlgorithm::Cmemcache,
             other => *HashAlgorithm::ALL
                 .iter()
                 .find(|h| h.name().replace('-', "_") == other)?,
@@ -223,5 +235,12 @@ mod tests {
         );
         assert_eq!(HashAlgorithm::SpyNative.hash(b"hello"), 99_162_322);
         assert_eq!(HashAlgorithm::Hsieh.hash(b""), 0);
+        // MurmurHash3 x86_32 published vectors (seed 0).
+        assert_eq!(HashAlgorithm::Murmur3Seed0.hash(b""), 0);
+        assert_eq!(HashAlgorithm::Murmur3Seed0.hash(b"hello"), 0x248b_fa47);
+        assert_eq!(
+            HashAlgorithm::Murmur3Seed0.hash(b"The quick brown fox jumps over the lazy dog"),
+            0x2e4f_f723
+        );
     }
 }

@@ -32,10 +32,21 @@ pub fn murmur(key: &[u8]) -> u32 {
 
 /// libmemcached's `murmur3`: MurmurHash3_x86_32 with the length seed.
 pub fn murmur3(key: &[u8]) -> u32 {
+    murmur3_seeded(key, seed(key.len()))
+}
+
+/// MurmurHash3_x86_32 with seed 0, as pymemcache's `murmur3_32` computes it
+/// (the default hash of its rendezvous placement).
+pub fn murmur3_seed0(key: &[u8]) -> u32 {
+    murmur3_seeded(key, 0)
+}
+
+/// MurmurHash3_x86_32 of `key` with `seed`.
+fn murmur3_seeded(key: &[u8], seed: u32) -> u32 {
     const C1: u32 = 0xcc9e_2d51;
     const C2: u32 = 0x1b87_3593;
     let mix = |k: u32| k.wrapping_mul(C1).rotate_left(15).wrapping_mul(C2);
-    let mut h = seed(key.len());
+    let mut h = seed;
     let mut blocks = key.chunks_exact(4);
     for block in &mut blocks {
         let k = u32::from_le_bytes([block[0], block[1], block[2], block[3]]);

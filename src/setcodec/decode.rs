@@ -1,6 +1,7 @@
 //! Detection, strict and salvage decoding, and the replay/counting engines.
 
 use super::error::{SetError, SetErrorKind};
+use super::flip::{self, Prefix};
 use super::members::{MemberSet, Span};
 use super::{Format, Op, RawRecord, binary, membase, text};
 
@@ -50,6 +51,9 @@ pub struct SetStats {
     pub value_len: usize,
     /// The format read; `None` for an empty value under detection.
     pub format: Option<Format>,
+    /// The value starts with the `^` seal: a retired list of a flipped
+    /// pair (see [`flip`](super::flip)); its records still count.
+    pub sealed: bool,
 }
 
 /// A decoded value: the live members (sorted, unique) and the counters.
@@ -110,10 +114,10 @@ pub fn detect(value: &[u8]) -> Result<Option<Format>, SetError> {
 /// byte offset and record index. Linear in the value plus a sort of the
 /// records; never allocates more than a constant times the value's size.
 pub fn decode(value: &[u8], options: &DecodeOptions) -> Result<DecodedSet, SetError> {
-    let (format, records, error) = parse(value, options)?;
+    let (format, records, error, prefix) = parse(value, options)?;
     match error {
         Some(error) => Err(error),
-        None => Ok(build(value, format, records)),
+        None => Ok(build(value, format, records, prefix.sealed)),
     }
 }
 
@@ -122,8 +126,8 @@ pub fn decode(value: &[u8], options: &DecodeOptions) -> Result<DecodedSet, SetEr
 /// salvage returns automatically, it would erase the unreadable tail.
 pub fn decode_salvage(value: &[u8], options: &DecodeOptions) -> Salvaged {
     match parse(value, options) {
-        Ok((format, records, error)) => Salvaged {
-            set: build(value, format, records),
+        Ok((format, records, error, prefix)) => Salvaged {
+            set: build(value, format, records, prefix.sealed),
             error,
         },
         Err(error) => Salvaged {
@@ -133,10 +137,12 @@ pub fn decode_salvage(value: &[u8], options: &DecodeOptions) -> Salvaged {
     }
 }
 
-type Parsed = (Option<Format>, Vec<RawRecord>, Option<SetError>);
+type Parsed = (Option<Format>, Vec<RawRecord>, Option<SetError>, Prefix);
 
 /// Splits a value into records; a detection failure is `Err`, a record
-/// failure is returned beside the valid prefix.
+/// failure is returned beside the valid prefix. A leading seal (`^`) and,
+/// for T1/B1, a flip copy header (`=gen:len `) are read first; record
+/// spans and error offsets count from the start of the whole value.
 fn parse(value: &[u8], options: &DecodeOptions) -> Result<Parsed, SetError> {
     if u32::try_from(value.len()).is_err() {
         return Err(SetError::new(
@@ -146,25 +152,76 @@ fn parse(value: &[u8], options: &DecodeOptions) -> Result<Parsed, SetError> {
             "values of 4 GiB or more are not supported",
         ));
     }
+    let prefix = match options.format {
+        Some(format) if !format.writable() => {
+            let sealed = value.iter().take_while(|&&b| b == flip::SEAL).count();
+            Prefix {
+                sealed: sealed > 0,
+                header: None,
+                body_start: sealed,
+                records_start: sealed,
+            }
+        }
+        _ => flip::parse_prefix(value)?,
+    };
+    let start = prefix.records_start;
+    let body = &value[start..];
+    let shift = |mut error: SetError| {
+        error.offset += start;
+        error
+    };
     let format = match options.format {
         Some(format) => Some(format),
-        None => detect(value)?,
+        None => detect(body).map_err(shift)?,
     };
     let mut records = Vec::new();
     let max = options.max_member_len;
     let result = match format {
         None => Ok(()),
-        Some(Format::T1) => text::parse(value, max, &mut records),
-        Some(Format::B1) => binary::parse(value, max, &mut records),
-        Some(Format::MembaseComma) => membase::parse_comma(value, max, &mut records),
-        Some(Format::MembaseTombstone) => membase::parse_tombstone(value, max, &mut records),
-        Some(Format::MembasePlusMinus) => membase::parse_plus_minus(value, max, &mut records),
+        Some(Format::T1) => text::parse(body, max, &mut records),
+        Some(Format::B1) => binary::parse(body, max, &mut records),
+        Some(Format::MembaseComma) => membase::parse_comma(body, max, &mut records),
+        Some(Format::MembaseTombstone) => membase::parse_tombstone(body, max, &mut records),
+        Some(Format::MembasePlusMinus) => membase::parse_plus_minus(body, max, &mut records),
     };
-    Ok((format, records, result.err()))
+    if start > 0 {
+        for record in &mut records {
+            record.span.start += start as u32;
+        }
+    }
+    Ok((format, records, result.err().map(shift), prefix))
+}
+
+/// One record: its op, its member, and the member's byte offset.
+pub(crate) type Record<'a> = (Op, &'a [u8], usize);
+
+/// Every record of a value in order, with the value's seal and copy
+/// header; any error fails.
+pub(crate) fn parse_records<'a>(
+    value: &'a [u8],
+    options: &DecodeOptions,
+) -> Result<(Prefix, Vec<Record<'a>>), SetError> {
+    let (_, records, error, prefix) = parse(value, options)?;
+    if let Some(error) = error {
+        return Err(error);
+    }
+    let records = records
+        .into_iter()
+        .map(|r| {
+            let start = r.span.start as usize;
+            (r.op, &value[start..start + r.span.len as usize], start)
+        })
+        .collect();
+    Ok((prefix, records))
 }
 
 /// Replays (T1, B1) or counts (Membase lists) the records into a set.
-fn build(value: &[u8], format: Option<Format>, mut records: Vec<RawRecord>) -> DecodedSet {
+fn build(
+    value: &[u8],
+    format: Option<Format>,
+    mut records: Vec<RawRecord>,
+    sealed: bool,
+) -> DecodedSet {
     let removals = records.iter().filter(|r| r.op == Op::Remove).count();
     let total = records.len();
     let member = |span: Span| &value[span.start as usize..(span.start + span.len) as usize];
@@ -210,6 +267,7 @@ fn build(value: &[u8], format: Option<Format>, mut records: Vec<RawRecord>) -> D
         redundant: total - spans.len(),
         value_len: value.len(),
         format,
+        sealed,
     };
     DecodedSet {
         members: MemberSet::from_parts(value.to_vec(), spans),

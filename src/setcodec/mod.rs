@@ -4,8 +4,8 @@
 //! Set in Memcached" keeps a set as a log of records: every change APPENDs
 //! `+member ` or `-member `, the set is created with ADD, and a read decodes
 //! the log and, when it is dirty enough, compacts it back with CAS. This
-//! module is that recipe written once, with the rules of
-//! `shared/reference/setcodec.md`:
+//! module is that recipe written once, with the rules set out in
+//! `docs/setcodec.md`:
 //!
 //! * [`text`] (T1, byte-compatible with the post, strict member validation)
 //!   and [`binary`] (B1, members of any bytes) encodings, [`detect`]ion, and
@@ -31,34 +31,18 @@
 //! assert_eq!((set.stats.records, set.stats.removals, set.stats.redundant), (5, 2, 3));
 //! ```
 //!
-//! # Deviations from `shared/reference/setcodec.md`, and why
-//!
-//! * A remove whose append fails probes the key and, if it now exists,
-//!   appends again (bounded): a concurrent creation is not a full value.
-//!   The research probed once and reported `SetFull`.
-//! * `MixedEncoding` is its own error kind (a `+`/`-`/whitespace byte where a
-//!   B1 op belongs, or a 0xA0-0xBF byte where a T1 op belongs), so a mixed
-//!   value is told apart from an unknown op.
-//! * B1 is detected only from the value's first byte; B1 has no separators.
-//! * Tombstone lists split at the *last* `|`, so writers that prepend `x,|`
-//!   and writers that prepend `x,` both read right. The `^` seal marker is
-//!   not supported (it is a `BadOp`).
-//! * The shard index item holds the shard ids `+0 ... +N-1 ` (no generation
-//!   number: growing N means a new base key); N is capped at 65,536.
-//! * SRANDMEMBER with a negative count is capped at 2^24 members (Redis
-//!   accepts LONG_MAX and runs out of memory).
-//! * A read whose remaining TTL is 0 (about to expire) does not compact:
-//!   writing exptime 0 would make the set permanent.
-//! * memcached 1.6.18 (Debian 12) has no `ms ... MA N<ttl>` autovivify
-//!   (1.6.20+), so the tests drive the classic append/add path.
+//! Where the code departs from the plain recipe, and why, is listed at the
+//! end of `docs/setcodec.md`.
 
 pub mod binary;
 pub mod compact;
 pub mod decode;
 pub mod error;
+pub mod flip;
 pub mod membase;
 pub mod members;
 pub mod ops;
+pub mod paired;
 pub mod recipe;
 pub mod shard;
 pub mod text;

@@ -15,7 +15,7 @@ use super::decode::{DEFAULT_MAX_MEMBER_LEN, DecodeOptions, decode};
 use super::error::{SetError, SetErrorKind};
 use super::members::MemberSet;
 use super::{Format, Op, encode, ops};
-use crate::Ring;
+use crate::{KeyGroup, Ring};
 
 /// memcached's key length limit (`KEY_MAX_LENGTH`).
 pub const MAX_KEY_LEN: usize = 250;
@@ -178,6 +178,17 @@ impl ShardLayout {
                 })
             })
             .collect()
+    }
+
+    /// The multi-GET plan for reading the whole set: the shards grouped by
+    /// the server that holds them ([`Ring::group_keys`] over the shard
+    /// keys), so a read costs one multi-get per server. Each group's
+    /// `key_indices` are shard numbers, ascending.
+    pub fn fetch_plan(&self, ring: &Ring) -> Result<Vec<KeyGroup>, SetError> {
+        let keys = self.keys();
+        let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
+        ring.group_keys(&refs)
+            .map_err(|e| SetError::invalid(format!("cannot plan the shard reads: {e}")))
     }
 
     /// Checks that every member of shard `shard`'s set belongs there (a

@@ -151,6 +151,20 @@ int main(int argc, char **argv)
     CHECK(ketama_hash_from_name(KETAMA_FLAVOUR_LIBKETAMA, "default", &hash) == KETAMA_OK && hash == 0);
     CHECK(ketama_hash_from_name(KETAMA_FLAVOUR_LIBKETAMA, "md5", NULL) == KETAMA_ERR_NULL_ARGUMENT);
 
+    /* A per-key placement (not a continuum): lookups work, points do not. */
+    const ketama_ring *scoring = NULL;
+    CHECK(ketama_ring_new(servers, 3, KETAMA_FLAVOUR_PYTHON_MEMCACHED, KETAMA_HASH_DEFAULT, &scoring) == KETAMA_OK);
+    ketama_server_ref placed;
+    CHECK(ketama_find_server(scoring, "user:42", 7, &placed) == KETAMA_OK);
+    CHECK(placed.server_index < 3 && placed.address_len > 0);
+    CHECK(ketama_ring_point_count(scoring) == 0);
+    uint32_t value = 0, owner = 0;
+    CHECK(ketama_ring_point(scoring, 0, &value, &owner) == KETAMA_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ketama_error(), "no continuum points") != NULL);
+    uint32_t down_all[3] = {0, 1, 2};
+    CHECK(ketama_find_server_avoiding(scoring, "user:42", 7, down_all, 3, &placed) == KETAMA_ERR_NO_SERVER_AVAILABLE);
+    ketama_ring_free(scoring);
+
     printf("OK %d\n", checks);
     return 0;
 }

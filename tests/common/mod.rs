@@ -85,9 +85,19 @@ pub fn shared_library_dir() -> &'static Path {
     })
 }
 
+/// The sanitizers the C test programs are built with: the comma-separated
+/// `-fsanitize=` list in `KETAMA_C_SANITIZE` (`make test-sanitizers` sets
+/// `address,undefined`), or none.
+pub fn c_sanitizers() -> Option<String> {
+    std::env::var("KETAMA_C_SANITIZE")
+        .ok()
+        .filter(|list| !list.is_empty())
+}
+
 /// Compiles C sources against `include/ketama.h` and the built shared
 /// library; returns the executable. `extra` is appended to the gcc command
-/// (e.g. `-lmemcached`).
+/// (e.g. `-lmemcached`). Under [`c_sanitizers`] the program is instrumented,
+/// and any report ends it with a failing status.
 pub fn compile_c(sources: &[&Path], output_name: &str, extra: &[&str]) -> PathBuf {
     require_tool("gcc", "gcc");
     let lib_dir = shared_library_dir();
@@ -109,6 +119,13 @@ pub fn compile_c(sources: &[&Path], output_name: &str, extra: &[&str]) -> PathBu
     .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
     .arg("-lketama")
     .args(extra);
+    if let Some(list) = c_sanitizers() {
+        cmd.args([
+            format!("-fsanitize={list}"),
+            "-fno-sanitize-recover=all".into(),
+            "-fno-omit-frame-pointer".into(),
+        ]);
+    }
     let result = cmd.output().expect("run gcc");
     assert!(
         result.status.success(),
@@ -162,7 +179,10 @@ pub fn run_measuring_peak_rss(cmd: &mut Command, limit: Duration) -> (Output, u6
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let figure = scratch_dir("peak-rss").join(format!("run-{run}"));
     let mut wrapped = Command::new(launcher);
-    wrapped.arg(&figure).arg(cmd.get_program()).args(cmd.get_args());
+    wrapped
+        .arg(&figure)
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
     for (name, value) in cmd.get_envs() {
         match value {
             Some(value) => wrapped.env(name, value),
@@ -188,7 +208,30 @@ fn read_all(mut r: impl std::io::Read) -> Vec<u8> {
 }
 
 /// Runs `program` under valgrind and asserts zero errors and zero leaks.
+/// Built with [`c_sanitizers`], the program checks itself instead
+/// (valgrind cannot run it): it must exit 0 with no sanitizer report.
 pub fn assert_valgrind_clean(program: &Path, args: &[&str], limit: Duration) -> Output {
+    if c_sanitizers().is_some() {
+        let output = run_with_timeout(
+            Command::new(program)
+                .args(args)
+                .env(
+                    "ASAN_OPTIONS",
+                    "detect_leaks=1:abort_on_error=0:exitcode=97",
+                )
+                .env("UBSAN_OPTIONS", "print_stacktrace=1:exitcode=97"),
+            limit,
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            output.status.success()
+                && !stderr.contains("Sanitizer")
+                && !stderr.contains("runtime error"),
+            "sanitizers reported errors for {program:?} (exit {:?}):\n{stderr}",
+            output.status.code()
+        );
+        return output;
+    }
     require_tool("valgrind", "valgrind");
     let output = run_with_timeout(
         Command::new("valgrind")
@@ -228,6 +271,8 @@ pub struct Memcached {
     child: Child,
     /// The port it listens on.
     pub port: u16,
+    /// The command line after `-p PORT`, kept for [`Memcached::restart`].
+    arguments: Vec<String>,
 }
 
 impl Memcached {
@@ -235,45 +280,99 @@ impl Memcached {
     /// optional extra arguments; waits (at most 10 s) until it accepts connections.
     pub fn start_with(memory_mb: u32, extra: &[&str]) -> Memcached {
         require_tool("memcached", "memcached");
+        let mut arguments: Vec<String> = ["-U", "0", "-m", &memory_mb.to_string()]
+            .into_iter()
+            .chain(extra.iter().copied())
+            .map(String::from)
+            .collect();
+        // memcached refuses to run as root unless told which user to be.
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            arguments.extend(["-u".to_string(), "root".to_string()]);
+        }
         for _attempt in 0..5 {
             let port = free_port();
-            let child = Command::new("memcached")
-                .args([
-                    "-l",
-                    "127.0.0.1",
-                    "-p",
-                    &port.to_string(),
-                    "-U",
-                    "0",
-                    "-m",
-                    &memory_mb.to_string(),
-                ])
-                .args(extra)
-                // memcached refuses to run as root unless told which user to be.
-                .args(if unsafe { libc::geteuid() } == 0 {
-                    &["-u", "root"][..]
-                } else {
-                    &[][..]
-                })
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("spawn memcached");
-            let mut server = Memcached { child, port };
-            let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while Instant::now() < deadline {
-                if TcpStream::connect_timeout(&addr, Duration::from_millis(100)).is_ok() {
-                    return server;
-                }
-                if server.child.try_wait().ok().flatten().is_some() {
-                    break; // port taken meanwhile: try another
-                }
-                std::thread::sleep(Duration::from_millis(20));
+            let child = spawn_memcached(port, &arguments);
+            let mut server = Memcached {
+                child,
+                port,
+                arguments: arguments.clone(),
+            };
+            if server.wait_until_accepting() {
+                return server;
             }
-            server.stop();
+            server.stop(); // port taken meanwhile: try another
         }
         panic!("memcached did not start on 127.0.0.1");
+    }
+
+    /// Waits (at most 10 s) until the server accepts connections; false if
+    /// it exited first or never did.
+    fn wait_until_accepting(&mut self) -> bool {
+        let addr: SocketAddr = format!("127.0.0.1:{}", self.port).parse().unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while Instant::now() < deadline {
+            // A stream connected to itself (the port free, chosen as the
+            // ephemeral one) is not the server.
+            if let Ok(stream) = TcpStream::connect_timeout(&addr, Duration::from_millis(100)) {
+                if stream.local_addr().ok() != Some(addr) {
+                    return true;
+                }
+            }
+            if self.child.try_wait().ok().flatten().is_some() {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        false
+    }
+
+    /// Kills the server with SIGKILL (it loses every item) and reaps it.
+    pub fn kill9(&mut self) {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            panic!(
+                "memcached on port {} had already exited: {status}",
+                self.port
+            );
+        }
+        // SAFETY: our own child, not yet reaped.
+        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGKILL) };
+        let _ = self.child.wait();
+    }
+
+    /// Starts the server again on the same port with the same arguments,
+    /// empty, after [`Memcached::kill9`].
+    pub fn restart(&mut self) {
+        for _attempt in 0..50 {
+            self.child = spawn_memcached(self.port, &self.arguments);
+            if self.wait_until_accepting() {
+                return;
+            }
+            self.stop();
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        panic!("memcached did not restart on port {}", self.port);
+    }
+
+    /// The server's `stats` counter `name` (e.g. `evictions`).
+    pub fn stat(&self, name: &str) -> u64 {
+        use std::io::{BufRead, BufReader, Write};
+        let mut stream = TcpStream::connect(self.address()).expect("connect for stats");
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        stream.write_all(b"stats\r\n").unwrap();
+        let prefix = format!("STAT {name} ");
+        for line in BufReader::new(stream).lines() {
+            let line = line.expect("stats reply");
+            if let Some(value) = line.strip_prefix(&prefix) {
+                return value.trim().parse().expect("a counter");
+            }
+            if line == "END" {
+                break;
+            }
+        }
+        panic!("memcached has no stat {name}");
     }
 
     /// Starts memcached with 64 MiB.
@@ -295,6 +394,17 @@ impl Memcached {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Spawns memcached on 127.0.0.1:`port` with `arguments`.
+fn spawn_memcached(port: u16, arguments: &[String]) -> Child {
+    Command::new("memcached")
+        .args(["-l", "127.0.0.1", "-p", &port.to_string()])
+        .args(arguments)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn memcached")
 }
 
 impl Drop for Memcached {

@@ -398,3 +398,64 @@ pub fn libketama_answers(list: &ServerList, keys: &[Vec<u8>]) -> Vec<usize> {
     }
     answers
 }
+
+/// One question to a per-key peer (pymemcache, python-memcached,
+/// Cache::Memcached): its server lines as the script reads them
+/// (`ADDRESS` or `ADDRESS<TAB>WEIGHT`), the keys, and the servers marked down.
+pub struct PerKeyCase<'a> {
+    /// Server lines for the peer script.
+    pub servers: String,
+    /// The keys.
+    pub keys: &'a [Vec<u8>],
+    /// Indices of servers the client finds down.
+    pub down: Vec<usize>,
+}
+
+/// Runs a per-key peer script (`program` with its interpreter first) over
+/// every case; returns each key's server index per case (`None` where the
+/// client gives up), and the script's standard output.
+pub fn per_key_answers(
+    name: &str,
+    program: &[&std::ffi::OsStr],
+    cases: &[PerKeyCase],
+) -> (Vec<Vec<Option<usize>>>, String) {
+    let root = fresh_dir(name);
+    let dirs: Vec<PathBuf> = cases
+        .iter()
+        .enumerate()
+        .map(|(n, case)| {
+            let dir = root.join(format!("case{n}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            write_keys(&dir.join("keys"), case.keys);
+            std::fs::write(dir.join("servers"), &case.servers).unwrap();
+            if !case.down.is_empty() {
+                let down: Vec<String> = case.down.iter().map(usize::to_string).collect();
+                std::fs::write(dir.join("down"), down.join("\n") + "\n").unwrap();
+            }
+            dir
+        })
+        .collect();
+    let output = common::run_with_timeout(
+        Command::new(program[0]).args(&program[1..]).args(&dirs),
+        Duration::from_secs(600),
+    );
+    assert!(
+        output.status.success(),
+        "{name} peer failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let answers = dirs
+        .iter()
+        .map(|dir| {
+            std::fs::read_to_string(dir.join("out"))
+                .unwrap()
+                .lines()
+                .map(|l| usize::try_from(l.parse::<i64>().unwrap()).ok())
+                .collect()
+        })
+        .collect();
+    (
+        answers,
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}

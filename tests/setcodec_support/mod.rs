@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod flip_client;
+
 use std::time::Duration;
 
 use ketama::setcodec::recipe::{self, Reply, WriteAction, WriteOutcome, Writer};
@@ -164,5 +166,39 @@ impl SetClient {
             store_reply(self.mc.set(key, value).ttl_raw(ttl).send()),
             Reply::Stored
         );
+    }
+}
+
+/// One classic multi-get (`get k1 k2 ...`) on a new connection to
+/// `address`: the values found, by key, in the server's reply order.
+pub fn multi_get(address: &str, keys: &[Vec<u8>]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let stream = std::net::TcpStream::connect(address).expect("connect to memcached");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    let mut request = b"get".to_vec();
+    for key in keys {
+        request.push(b' ');
+        request.extend_from_slice(key);
+    }
+    request.extend_from_slice(b"\r\n");
+    (&stream).write_all(&request).expect("send get");
+    let mut reader = BufReader::new(&stream);
+    let mut found = Vec::new();
+    loop {
+        let mut line = Vec::new();
+        reader.read_until(b'\n', &mut line).expect("reply line");
+        let text = String::from_utf8_lossy(&line).trim_end().to_string();
+        if text == "END" {
+            return found;
+        }
+        let fields: Vec<&str> = text.split(' ').collect();
+        assert_eq!(fields.first(), Some(&"VALUE"), "unexpected reply {text:?}");
+        let len: usize = fields[3].parse().expect("value length");
+        let mut value = vec![0u8; len + 2];
+        reader.read_exact(&mut value).expect("value bytes");
+        value.truncate(len);
+        found.push((fields[1].as_bytes().to_vec(), value));
     }
 }

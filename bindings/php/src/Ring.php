@@ -190,6 +190,55 @@ final class Ring
         return array_values(unpack('V*', FFI::string($this->batchOut, 4 * $count)));
     }
 
+    /**
+     * The multi-GET planner (`ketama_group_keys`): the keys grouped by the
+     * server that holds them, for one multi-get per server. Returns
+     * `[address => [key, ...], ...]` with servers in ring order and keys in
+     * input order; servers holding none of the keys are left out.
+     *
+     * @param list<string> $keys
+     * @return array<string, list<string>>
+     * @throws KetamaException when the ring has no points
+     */
+    public function groupKeys(array $keys): array
+    {
+        $keys = array_values($keys);
+        $count = count($keys);
+        if ($count === 0) {
+            return [];
+        }
+        $lengths = $this->ffi->new("uint32_t[{$count}]");
+        FFI::memcpy($lengths, pack('V*', ...array_map('strlen', $keys)), 4 * $count);
+        $packed = implode('', $keys);
+        $groups = $this->ffi->new('ketama_key_groups *');
+        $status = $this->ffi->ketama_group_keys(
+            $this->ring ?? $this->handle(), $packed, strlen($packed), $lengths, $count, FFI::addr($groups),
+        );
+        if ($status !== 0) {
+            Library::check($status);
+        }
+        try {
+            $plan = [];
+            $server = $this->ffi->new('uint32_t');
+            $indices = $this->ffi->new('const uint32_t *');
+            $n = $this->ffi->new('size_t');
+            $total = $this->ffi->ketama_key_groups_count($groups);
+            for ($g = 0; $g < $total; $g++) {
+                Library::check($this->ffi->ketama_key_groups_get(
+                    $groups, $g, FFI::addr($server), FFI::addr($indices), FFI::addr($n),
+                ));
+                $members = [];
+                foreach (unpack('V*', FFI::string($indices, 4 * $n->cdata)) ?: [] as $i) {
+                    $members[] = $keys[$i];
+                }
+                $plan[$this->addresses[$server->cdata]] = $members;
+            }
+            return $plan;
+        } finally {
+            $this->ffi->ketama_key_groups_free($groups);
+        }
+    }
+
     /** One ketama_find_server call into $this->out; returns the server index. */
     private function lookup(string $key): int
     {
@@ -281,7 +330,9 @@ final class Ring
     }
 
     /**
-     * The continuum in order, as `[point, server address]` pairs.
+     * The continuum in order, as `[point, server address]` pairs. A flavour
+     * that is not a continuum (pymemcache, python-memcached, cache-memcached)
+     * throws KetamaException (KETAMA_ERR_INVALID_ARGUMENT) naming it.
      *
      * @return list<array{0: int, 1: string}>
      */
@@ -292,6 +343,14 @@ final class Ring
         $server = $ffi->new('uint32_t');
         $points = [];
         $count = $ffi->ketama_ring_point_count($this->handle());
+        if ($count === 0) {
+            // An empty continuum has no point 0 (out of range: no points);
+            // a placement without a continuum is refused naming the flavour.
+            $status = $ffi->ketama_ring_point($this->handle(), 0, FFI::addr($point), FFI::addr($server));
+            if ($status === $ffi->KETAMA_ERR_INVALID_ARGUMENT) {
+                Library::check($status);
+            }
+        }
         for ($i = 0; $i < $count; $i++) {
             Library::check($ffi->ketama_ring_point($this->handle(), $i, FFI::addr($point), FFI::addr($server)));
             $points[] = [$point->cdata, $this->addresses[$server->cdata]];

@@ -40,6 +40,69 @@ final class Set implements \Countable, \IteratorAggregate
     }
 
     /**
+     * Reads a paired list (the `follow-X` and `unfollow-X` values; '' for a
+     * missing key), counted: the members occurring more often in `$adds`
+     * than in `$removes`.
+     *
+     * @throws KetamaException (`KETAMA_ERR_SET_DECODE`) when a value does not decode
+     */
+    public static function decodePaired(string $adds, string $removes, int $maxMemberLen = 0): self
+    {
+        $ffi = Library::ffi();
+        $set = $ffi->new('ketama_set*');
+        $keep = [];
+        // Two inputs: private copies (Bytes::of shares one buffer between calls).
+        Library::check($ffi->ketama_set_decode_paired(
+            Bytes::copy($adds, $keep), strlen($adds), Bytes::copy($removes, $keep), strlen($removes),
+            $maxMemberLen, FFI::addr($set),
+        ));
+        return new self($set);
+    }
+
+    /**
+     * The APPEND payload recording `$members` in one list of a pair
+     * (append it to {@see pairedKey()} of either side).
+     *
+     * @param list<string> $members
+     * @throws KetamaException (`KETAMA_ERR_SET_MEMBER`) naming a member the encoding cannot hold
+     */
+    public static function encodePaired(array $members, string $encoding = 't1', int $maxMemberLen = 0): string
+    {
+        $ffi = Library::ffi();
+        $count = count($members);
+        $refs = $ffi->new('ketama_set_member_ref[' . max(1, $count) . ']');
+        $keep = [];
+        foreach (array_values($members) as $i => $member) {
+            $member = (string) $member;
+            $refs[$i]->data = Bytes::copy($member, $keep);
+            $refs[$i]->len = strlen($member);
+        }
+        $out = $ffi->new('ketama_set_buffer');
+        Library::check($ffi->ketama_set_encode_paired($refs, $count, self::encodingId($encoding), $maxMemberLen, FFI::addr($out)));
+        return Bytes::take($out);
+    }
+
+    /** The key of one list of a pair: `follow-<base>` ('add') or `unfollow-<base>` ('remove'). */
+    public static function pairedKey(string $base, string $side = 'add'): string
+    {
+        $id = match ($side) {
+            'add' => 0,
+            'remove' => 1,
+            default => throw new \ValueError("side must be 'add' or 'remove', not '{$side}'"),
+        };
+        $ffi = Library::ffi();
+        $out = $ffi->new('ketama_set_buffer');
+        Library::check($ffi->ketama_set_paired_key(Bytes::of($base), strlen($base), $id, FFI::addr($out)));
+        return Bytes::take($out);
+    }
+
+    /** Whether the value started with the `^` seal (a retired list of a flipped pair). */
+    public function sealed(): bool
+    {
+        return Library::ffi()->ketama_set_is_sealed($this->handle());
+    }
+
+    /**
      * The APPEND (or ADD) payload recording `$op` ('add' or 'remove') of `$members`.
      *
      * @param list<string> $members

@@ -74,6 +74,25 @@ check($ring->serverIndices(['test']) === [0], 'a batch of one: test -> server 0'
 $small = $ring->serverIndices(array_slice($keys, 0, 10));
 check($ring->serverIndices(array_slice($keys, 0, 10)) === $small && count($small) === 10, 'a smaller batch after a large one');
 
+// The multi-GET planner: every key once, under the server a single lookup
+// gives, servers in ring order, keys in input order.
+$planRing = Ring::fromServers($servers);
+$sample = array_slice($keys, 0, 3000);
+$expected = [];
+foreach ($planRing->servers() as $info) {
+    $expected[$info['address']] = [];
+}
+foreach ($sample as $key) {
+    $expected[$planRing->server($key)][] = $key;
+}
+$expected = array_filter($expected, fn ($group) => $group !== []);
+$plan = $planRing->groupKeys($sample);
+check($plan === $expected, 'groupKeys: ' . count($plan) . ' servers, each with its keys in input order');
+check(array_sum(array_map('count', $plan)) === 3000, 'groupKeys: every key once');
+$few = Ring::fromServers($servers)->groupKeys(['user:1', 'user:2']);
+check(count($few) <= 2 && count($few) >= 1, 'groupKeys leaves out servers without keys');
+check($planRing->groupKeys([]) === [], 'groupKeys of no keys');
+
 // Error paths: the library's message, and the ring left usable.
 $e = throws(fn () => $ring->serverIndicesPacked('abcdef', [3, 4]), 'lengths past the end of packed');
 check($e->status === 'KETAMA_ERR_INVALID_ARGUMENT', 'lengths past the end: KETAMA_ERR_INVALID_ARGUMENT');

@@ -72,6 +72,23 @@ check(str_contains($e->getMessage(), "'no-such-flavour'"), 'unknown flavour mess
 throws(fn () => Ring::fromFile($file, 'libketama', 'no-such-hash'), 'unknown hash');
 
 // Key hashes.
+// python-memcached's placement: ((crc32 >> 16) & 0x7fff) or 1, modulo the weighted bucket list.
+$weights = ['10.0.0.1:11211' => 1, '10.0.0.2:11211' => 3, '10.0.0.3:11211' => 2];
+$buckets = [];
+foreach ($weights as $address => $weight) {
+    for ($i = 0; $i < $weight; $i++) {
+        $buckets[] = $address;
+    }
+}
+$modulo = Ring::fromServers($weights, 'python-memcached');
+$same = true;
+for ($i = 0; $i < 2000; $i++) {
+    $key = "key:$i";
+    $same = $same && $modulo->server($key) === $buckets[(((crc32($key) >> 16) & 0x7fff) ?: 1) % count($buckets)];
+}
+check($same, "python-memcached flavour: 2000 keys land in bucket ((crc32 >> 16) & 0x7fff ?: 1) % 6");
+$e = throws(fn () => $modulo->points(), "points() of a python-memcached ring");
+check($e->status === 'KETAMA_ERR_INVALID_ARGUMENT' && str_contains($e->getMessage(), 'no continuum points'), 'python-memcached flavour: points() refused naming the placement');
 check(Ring::hash('test') === 3446378249, "hash('test') = ketama_hashi('test') = 3446378249");
 check(Ring::hash('test', 'crc32') === crc32('test'), "hash('test', 'crc32') = PHP's crc32()");
 check(Ring::hash('test', 'fnv1a_32') !== Ring::hash('test', 'fnv1_32'), 'fnv1a_32 and fnv1_32 differ');

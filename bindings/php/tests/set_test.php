@@ -113,4 +113,15 @@ check($e !== null && $e->status === 'KETAMA_ERR_SET_FULL', 'a key that exists bu
 throws(fn () => (new SetWriter())->step('maybe'), '', 'an unknown reply');
 throws(fn () => (new SetWriter())->step('exists'), 'KETAMA_ERR_INVALID_ARGUMENT', 'a reply that is not possible now');
 
+// Paired lists (the manual's follow-X / unfollow-X, counted) and the seal.
+$follows = Set::encodePaired(['1234', '222', '987', '222']);
+check($follows === '+1234 +222 +987 +222 ', 'encodePaired writes add records');
+$pair = Set::decodePaired($follows, Set::encodePaired(['222', '987']));
+check($pair->members() === ['1234', '222'], 'decodePaired counts: 222 followed twice, unfollowed once');
+check(!$pair->sealed(), 'a pair is not sealed');
+check(Set::decodePaired('', '')->count() === 0, 'missing lists: an empty set');
+check(Set::pairedKey('X') === 'follow-X' && Set::pairedKey('X', 'remove') === 'unfollow-X', 'pairedKey');
+throws(fn () => Set::decodePaired('+a ', '*b '), 'KETAMA_ERR_SET_DECODE', 'a bad remove list');
+check(Set::decode('^+1234', 'membase-plusminus')->sealed(), "the manual's ^+1234 is sealed");
+
 echo "PASS {$checks} checks\n";

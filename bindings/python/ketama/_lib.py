@@ -153,11 +153,31 @@ _SIGNATURES = {
         _STATUS,
         [c_void_p, c_char_p, c_size_t, _P(c_u32), c_size_t, _P(c_u32)],
     ),
+    "ketama_group_keys": (
+        _STATUS,
+        [c_void_p, c_char_p, c_size_t, _P(c_u32), c_size_t, _P(c_void_p)],
+    ),
+    "ketama_key_groups_count": (c_size_t, [c_void_p]),
+    "ketama_key_groups_get": (
+        _STATUS,
+        [c_void_p, c_size_t, _P(c_u32), _P(_P(c_u32)), _P(c_size_t)],
+    ),
+    "ketama_key_groups_free": (None, [c_void_p]),
     "ketama_set_decode": (
         _STATUS,
         [c_char_p, c_size_t, c_u32, c_size_t, _P(c_void_p), _P(SetError)],
     ),
     "ketama_set_free": (None, [c_void_p]),
+    "ketama_set_is_sealed": (c_bool, [c_void_p]),
+    "ketama_set_paired_key": (_STATUS, [c_char_p, c_size_t, c_u32, _P(SetBuffer)]),
+    "ketama_set_encode_paired": (
+        _STATUS,
+        [_P(MemberRef), c_size_t, c_u32, c_size_t, _P(SetBuffer)],
+    ),
+    "ketama_set_decode_paired": (
+        _STATUS,
+        [c_char_p, c_size_t, c_char_p, c_size_t, c_size_t, _P(c_void_p)],
+    ),
     "ketama_set_buffer_free": (None, [SetBuffer]),
     "ketama_set_get_stats": (_STATUS, [c_void_p, _P(SetStats)]),
     "ketama_set_card": (c_size_t, [c_void_p]),

@@ -196,11 +196,20 @@ class Ring(_Handle):
         return lib().ketama_ring_point_count(self._live())
 
     def points(self):
-        """Every ``(point, server_index)`` in continuum order."""
+        """Every ``(point, server_index)`` in continuum order. A flavour that
+        is not a continuum (pymemcache, python-memcached, cache-memcached)
+        raises :class:`KetamaError` (KETAMA_ERR_INVALID_ARGUMENT) naming it."""
         ptr = self._live()
         point, index = ctypes.c_uint32(), ctypes.c_uint32()
         out = []
-        for i in range(lib().ketama_ring_point_count(ptr)):
+        count = lib().ketama_ring_point_count(ptr)
+        if count == 0:
+            # Point 0 of an empty continuum is out of range (no points: []);
+            # a placement without a continuum is an error naming the flavour.
+            status = lib().ketama_ring_point(ptr, 0, ctypes.byref(point), ctypes.byref(index))
+            if (lib().ketama_status_name(status) or b"") == b"KETAMA_ERR_INVALID_ARGUMENT":
+                check(status)
+        for i in range(count):
             check(lib().ketama_ring_point(ptr, i, ctypes.byref(point), ctypes.byref(index)))
             out.append((point.value, index.value))
         return out
@@ -277,6 +286,29 @@ class Ring(_Handle):
         packed = to_bytes(packed, "packed keys")
         check(lib().ketama_find_servers_packed(self._live(), packed, len(packed), c_lengths, count, c_out))
         return out.tolist()
+
+    def group_keys(self, keys):
+        """The multi-GET plan: ``[(address, [key, ...]), ...]``, one entry per
+        server holding any of ``keys``, servers in ring order and keys in
+        input order, so a client sends one multi-get per server."""
+        keys = list(keys)
+        encoded = [k if type(k) is bytes else to_bytes(k) for k in keys]
+        packed = b"".join(encoded)
+        count = len(encoded)
+        lengths = (ctypes.c_uint32 * count)(*map(len, encoded)) if count else None
+        handle = ctypes.c_void_p()
+        check(lib().ketama_group_keys(self._live(), packed, len(packed), lengths, count, ctypes.byref(handle)))
+        try:
+            plan = []
+            server = ctypes.c_uint32()
+            indices = ctypes.POINTER(ctypes.c_uint32)()
+            n = ctypes.c_size_t()
+            for g in range(lib().ketama_key_groups_count(handle)):
+                check(lib().ketama_key_groups_get(handle, g, ctypes.byref(server), ctypes.byref(indices), ctypes.byref(n)))
+                plan.append((self._addresses[server.value], [keys[indices[i]] for i in range(n.value)]))
+            return plan
+        finally:
+            lib().ketama_key_groups_free(handle)
 
     def servers_for(self, keys):
         """Server addresses for many keys (a list in key order; a dict for a dict of keys)."""

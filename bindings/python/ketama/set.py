@@ -17,6 +17,7 @@ ENCODINGS = {
 }
 _ENCODING_NAMES = {v: k for k, v in ENCODINGS.items()}
 OPS = {"add": 0, "remove": 1}
+SIDES = {"add": 0, "remove": 1}
 REPLIES = {"stored": 0, "not_stored": 1, "exists": 2, "not_found": 3, "too_large": 4}
 ACTIONS = {
     1: "append",
@@ -67,6 +68,45 @@ class Set(_Handle):
             e.offset, e.record = error.offset, error.record
             raise
         return cls(out.value)
+
+    @classmethod
+    def decode_paired(cls, adds, removes, max_member_len=0):
+        """Reads a paired list (``follow-X`` / ``unfollow-X`` values; ``b""``
+        for a missing key), counted: members occurring more often in
+        ``adds`` than in ``removes``."""
+        adds, removes = to_bytes(adds, "adds"), to_bytes(removes, "removes")
+        out = ctypes.c_void_p()
+        check(
+            lib().ketama_set_decode_paired(
+                adds, len(adds), removes, len(removes), max_member_len, ctypes.byref(out)
+            )
+        )
+        return cls(out.value)
+
+    @staticmethod
+    def encode_paired(members, encoding="t1", max_member_len=0):
+        """The APPEND payload recording members in one list of a pair."""
+        members = [to_bytes(m, "member") for m in members]
+        refs = (_lib.MemberRef * len(members))()
+        for ref, member in zip(refs, members):
+            ref.data, ref.len = member, len(member)
+        buffer = _lib.SetBuffer()
+        check(
+            lib().ketama_set_encode_paired(
+                refs, len(members), _encoding(encoding), max_member_len, ctypes.byref(buffer)
+            )
+        )
+        return take_buffer(buffer)
+
+    @staticmethod
+    def paired_key(base, side="add"):
+        """The key of one list of a pair: ``follow-<base>`` or ``unfollow-<base>``."""
+        if side not in SIDES:
+            raise ValueError(f"side must be 'add' or 'remove', not {side!r}")
+        data = to_bytes(base, "base")
+        buffer = _lib.SetBuffer()
+        check(lib().ketama_set_paired_key(data, len(data), SIDES[side], ctypes.byref(buffer)))
+        return take_buffer(buffer)
 
     @classmethod
     def encode(cls, members, op="add", encoding="t1", max_member_len=0):
@@ -161,6 +201,11 @@ class Set(_Handle):
             stats.members, stats.records, stats.removals, stats.redundant, stats.value_len,
             _ENCODING_NAMES.get(stats.encoding, str(stats.encoding)),
         )
+
+    @property
+    def sealed(self):
+        """Whether the value started with the ``^`` seal (a retired list)."""
+        return lib().ketama_set_is_sealed(self._live())
 
     def should_compact(self, force=False, **policy):
         """Whether the policy (threshold, soft_limit, ratio) asks for compaction."""

@@ -112,6 +112,17 @@ class RingTests(unittest.TestCase):
                 self.assertEqual([ring.server(k) for k in KEYS], expected, flavour)
                 self.assertEqual(ring.flavour, flavour)
 
+    def test_pymemcache_flavour_places_like_rendezvous_hash(self):
+        from pymemcache.client.rendezvous import RendezvousHash
+
+        peer = RendezvousHash(nodes=list(self.servers))
+        keys = KEYS + ["clé-%d" % i for i in range(500)]
+        with ketama.Ring(self.servers, "pymemcache") as ring:
+            self.assertEqual([ring.server(k) for k in keys], [peer.get_node(k) for k in keys])
+            with self.assertRaises(ketama.KetamaError) as caught:
+                ring.points()
+            self.assertIn("no continuum points", str(caught.exception))
+
     def test_hash_names_follow_the_peer(self):
         crc15 = ketama.Ring(self.servers, "twemproxy", "crc32")
         crc32a = ketama.Ring(self.servers, "twemproxy", "crc32a")
@@ -130,6 +141,16 @@ class RingTests(unittest.TestCase):
         expected = cli("--servers", spec, keys=KEYS)
         self.assertEqual(ketama.Ring(weights).servers_for(KEYS), expected)
         self.assertEqual(ketama.Ring(list(weights.items())).servers_for(KEYS), expected)
+
+    def test_group_keys_plans_one_multi_get_per_server(self):
+        ring = ketama.Ring(self.servers)
+        servers = cli("--servers", ",".join(self.servers), keys=KEYS)
+        expected = [(s, [k for k, ks in zip(KEYS, servers) if ks == s]) for s in self.servers]
+        expected = [(s, keys) for s, keys in expected if keys]
+        self.assertEqual(ring.group_keys(KEYS), expected)
+        as_bytes = [(s, [k.encode() for k in keys]) for s, keys in expected]
+        self.assertEqual(ring.group_keys(k.encode() for k in KEYS), as_bytes)
+        self.assertEqual(ring.group_keys([]), [])
 
     def test_lookups(self):
         ring = ketama.Ring(self.servers, "php-memcached")
@@ -240,6 +261,24 @@ class SetTests(unittest.TestCase):
         self.assertTrue(s.closed)
         with self.assertRaises(ValueError):
             s.members()
+
+    def test_paired_lists_and_the_seal(self):
+        # The manual's follow-X / unfollow-X: 222 followed twice, unfollowed once.
+        follows = ketama.Set.encode_paired(["1234", "222", "987", "222"])
+        self.assertEqual(follows, b"+1234 +222 +987 +222 ")
+        unfollows = ketama.Set.encode_paired([b"222", b"987"])
+        with ketama.Set.decode_paired(follows, unfollows) as s:
+            self.assertEqual(s.members(), [b"1234", b"222"])
+            self.assertFalse(s.sealed)
+        self.assertEqual(ketama.Set.decode_paired(b"", b"").members(), [])
+        self.assertEqual(ketama.Set.paired_key("X"), b"follow-X")
+        self.assertEqual(ketama.Set.paired_key(b"X", "remove"), b"unfollow-X")
+        with self.assertRaises(ValueError):
+            ketama.Set.paired_key("X", "sideways")
+        with self.assertRaises(ketama.KetamaError) as caught:
+            ketama.Set.decode_paired(b"+a ", b"*b ")
+        self.assertEqual(caught.exception.status_name, "KETAMA_ERR_SET_DECODE")
+        self.assertTrue(ketama.Set.decode(b"^+1234", "membase-plusminus").sealed)
 
     def test_plan_read(self):
         value = b"".join(ketama.Set.encode([f"m{i}"]) + ketama.Set.encode([f"m{i}"], "remove") for i in range(40))

@@ -18,6 +18,8 @@ pub struct RingArgs {
     /// `--down H:P,...`: servers to skip (failover lookup).
     pub down: Option<String>,
     pub parse_mode: ParseMode,
+    /// `--group-by-server` (find): the multi-GET plan instead of one line per key.
+    pub group_by_server: bool,
     /// Arguments that were not options (after the file, if any).
     pub rest: Vec<String>,
 }
@@ -34,6 +36,7 @@ impl RingArgs {
             servers_file: None,
             down: None,
             parse_mode: ParseMode::Strict,
+            group_by_server: false,
             rest: Vec::new(),
         };
         let mut positional = Vec::new();
@@ -57,6 +60,7 @@ impl RingArgs {
                 "--down" => parsed.down = Some(value(arg)?),
                 "--weights" => parsed.weights = Some(value(arg)?),
                 "--libketama-parser" => parsed.parse_mode = ParseMode::Libketama,
+                "--group-by-server" => parsed.group_by_server = true,
                 "--" => positional.extend(iter.by_ref().cloned()),
                 option if option.starts_with("--") => {
                     return Err(Failure::usage(format!("unknown option '{option}'")));
@@ -106,7 +110,27 @@ impl RingArgs {
             servers_file: None,
             down: None,
             parse_mode: self.parse_mode,
+            group_by_server: false,
             rest: Vec::new(),
+        }
+    }
+
+    /// The same options and server source (not the positional rest).
+    pub fn clone_source(&self) -> RingArgs {
+        RingArgs {
+            file: self.file.clone(),
+            servers: self.servers.clone(),
+            weights: self.weights.clone(),
+            servers_file: self.servers_file.clone(),
+            ..self.clone_options()
+        }
+    }
+
+    /// How the server source is named in messages.
+    pub fn source_name(&self) -> String {
+        match (&self.file, &self.servers_file) {
+            (Some(file), _) | (None, Some(file)) => file.display().to_string(),
+            (None, None) => "--servers".to_string(),
         }
     }
 

@@ -17,7 +17,9 @@ usage: ketama <command> [options]
 commands:
   find  [RING OPTIONS] [--down H:P,...] (SERVERS_FILE | --servers H:P,...) [KEY...]
         print KEY<TAB>SERVER for each key (keys from stdin, one per line, when none given);
-        with --down, servers listed there are skipped (failover to the next live one)
+        with --down, servers listed there are skipped (failover to the next live one);
+        with --group-by-server, the multi-GET plan instead: SERVER<TAB>KEY<TAB>KEY... for each
+        server holding keys (servers in list order, keys in input order)
   dump  [RING OPTIONS] (SERVERS_FILE | --servers H:P,...)
         print POINT<TAB>SERVER for every point in continuum order
   check SERVERS_FILE
@@ -25,8 +27,12 @@ commands:
   dist  [RING OPTIONS] (SERVERS_FILE | --servers H:P,...) [--keys FILE]
         each server's share of the keyspace (exact) against its weight share;
         --keys measures the share of a sample of real keys instead
-  diff  [RING OPTIONS] OLD_FILE NEW_FILE
-        the fraction of the keyspace that moves between two server lists
+  diff  [RING OPTIONS] [--from-flavor F --to-flavor F] [--from-hash H --to-hash H]
+        [--keys FILE] OLD_FILE [NEW_FILE]
+        the fraction of the keyspace that moves between two server lists, two flavours
+        or two key hashes (one list serves both sides when NEW_FILE is left out, or with
+        --servers); exact for two continuums hashing keys alike, otherwise measured on
+        the keys of --keys FILE or on 100,000 generated keys key:0..key:99999
   set decode [--encoding auto|t1|b1|membase-comma|membase-tombstone|membase-plusminus]
         read a set value on stdin; print its members and a '# records=...' line
   set encode (add|remove) [--binary] MEMBER...
@@ -41,7 +47,10 @@ ring options:
                        libketama-java (sockiopool: files are SERVER<TAB>WEIGHT lines read
                        as SockIOPool reads them, a bad weight read as 1), dalli (ruby),
                        nginx (--servers-file: an upstream block's server directives),
-                       node-memcached (node), memcached-fast (Perl, ketama_points 150)
+                       node-memcached (node), memcached-fast (Perl, ketama_points 150),
+                       pymemcache (HashClient's rendezvous hashing), python-memcached,
+                       cache-memcached (Perl Cache::Memcached): the last three are not
+                       continuums (dump refuses them)
   --hash NAME          key hash in the peer's own spelling (default: the flavour's own)
   --servers LIST       comma-separated HOST:PORT[:WEIGHT] entries ([IPV6]:PORT) instead of a file
   --servers-file FILE  a list of HOST:PORT[:WEIGHT] [NAME] lines (NAME: twemproxy's name column)

@@ -109,11 +109,12 @@ fn decode(args: &[String]) -> Result<(), Failure> {
     let stats = set.stats;
     writeln!(
         out,
-        "# records={} removals={} redundant={} encoding={}",
+        "# records={} removals={} redundant={} encoding={}{}",
         stats.records,
         stats.removals,
         stats.redundant,
-        stats.format.map_or("empty", Format::name)
+        stats.format.map_or("empty", Format::name),
+        if stats.sealed { " sealed=1" } else { "" }
     )?;
     out.flush()?;
     Ok(())

@@ -30,7 +30,13 @@ public enum Flavour {
     /** The npm {@code memcached} client (hashring): {@code KETAMA_FLAVOUR_NODE_MEMCACHED}. */
     NODE_MEMCACHED(11),
     /** Perl Cache::Memcached::Fast with {@code ketama_points => 150}: {@code KETAMA_FLAVOUR_MEMCACHED_FAST}. */
-    MEMCACHED_FAST(12);
+    MEMCACHED_FAST(12),
+    /** pymemcache {@code HashClient}'s rendezvous hashing (no continuum points): {@code KETAMA_FLAVOUR_PYMEMCACHE}. */
+    PYMEMCACHE(13),
+    /** python-memcached: hash modulo the weighted bucket list (no continuum points): {@code KETAMA_FLAVOUR_PYTHON_MEMCACHED}. */
+    PYTHON_MEMCACHED(14),
+    /** Perl Cache::Memcached: hash modulo the weighted bucket list (no continuum points): {@code KETAMA_FLAVOUR_CACHE_MEMCACHED}. */
+    CACHE_MEMCACHED(15);
 
     private final int id;
 

@@ -42,7 +42,11 @@ public enum Hash {
     /** spymemcached FNV1A_64_HASH (UTF-16 code units, low 32 bits): {@code KETAMA_HASH_SPY_FNV1A_64}. */
     SPY_FNV1A_64(17),
     /** twemproxy's crc16 (the register is never cut back to 16 bits): {@code KETAMA_HASH_CRC16}. */
-    CRC16(18);
+    CRC16(18),
+    /** MurmurHash3 x86_32 with seed 0 (pymemcache {@code murmur3_32}): {@code KETAMA_HASH_MURMUR3_SEED0}. */
+    MURMUR3_SEED0(19),
+    /** python-memcached {@code cmemcache_hash} (15-bit CRC, 0 read as 1): {@code KETAMA_HASH_CMEMCACHE}. */
+    CMEMCACHE(20);
 
     private final int id;
 

@@ -109,6 +109,18 @@ final class KetamaNative {
     static native int ketama_find_servers_packed(
             long ring, byte[] packed, long packedLen, int[] lengths, long count, int[] out);
 
+    /** Multi-GET planner: {@code groupsOut[0]} receives a {@code ketama_key_groups *}. */
+    static native int ketama_group_keys(
+            long ring, byte[] packed, long packedLen, int[] lengths, long count, long[] groupsOut);
+
+    static native long ketama_key_groups_count(long groups);
+
+    /** {@code indicesOut[0]} receives a {@code const uint32_t *} owned by the plan. */
+    static native int ketama_key_groups_get(
+            long groups, long group, int[] serverOut, long[] indicesOut, long[] countOut);
+
+    static native void ketama_key_groups_free(long groups);
+
     static native long ketama_ring_server_count(long ring);
 
     static native long ketama_ring_point_count(long ring);
@@ -137,6 +149,16 @@ final class KetamaNative {
     static native int ketama_set_decode(byte[] value, long len, int encoding, long maxMemberLen, long[] setOut, Pointer errorOut);
 
     static native void ketama_set_free(long set);
+
+    /** C {@code bool}: one byte, read as a Java byte (0 = false). */
+    static native byte ketama_set_is_sealed(long set);
+
+    static native int ketama_set_paired_key(byte[] base, long baseLen, int side, long[] bufferOut);
+
+    static native int ketama_set_encode_paired(Pointer members, long count, int encoding, long maxMemberLen, long[] bufferOut);
+
+    static native int ketama_set_decode_paired(
+            byte[] adds, long addsLen, byte[] removes, long removesLen, long maxMemberLen, long[] setOut);
 
     static native void ketama_set_buffer_free(SetBuffer buffer);
 

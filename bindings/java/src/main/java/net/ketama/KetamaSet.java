@@ -53,6 +53,63 @@ public final class KetamaSet implements AutoCloseable {
         return new KetamaSet(out[0]);
     }
 
+    /**
+     * Reads a paired list ({@code follow-X} and {@code unfollow-X} values; an
+     * empty array for a missing key), counted: the members occurring more often
+     * in {@code adds} than in {@code removes}.
+     *
+     * @throws KetamaException KETAMA_ERR_SET_DECODE when a value does not decode
+     */
+    public static KetamaSet decodePaired(byte[] adds, byte[] removes) {
+        KetamaNative.ensureLoaded();
+        long[] out = new long[1];
+        KetamaNative.check(KetamaNative.ketama_set_decode_paired(adds, adds.length, removes, removes.length, 0, out));
+        return new KetamaSet(out[0]);
+    }
+
+    /** The T1 APPEND payload recording string members (UTF-8) in one list of a pair. */
+    public static byte[] encodePaired(Collection<String> members) {
+        KetamaNative.ensureLoaded();
+        List<byte[]> bytes = new ArrayList<>();
+        for (String m : members) {
+            bytes.add(m.getBytes(StandardCharsets.UTF_8));
+        }
+        List<Memory> keep = new ArrayList<>();
+        Memory refs = memberRefs(bytes, keep);
+        long[] out = new long[2];
+        KetamaNative.check(KetamaNative.ketama_set_encode_paired(refs, bytes.size(), SetEncoding.T1.id(), 0, out));
+        java.lang.ref.Reference.reachabilityFence(keep);
+        return take(out[0], out[1]);
+    }
+
+    /** The key of one list of a pair: {@code follow-<base>} ({@code adds} true) or {@code unfollow-<base>}. */
+    public static String pairedKey(String base, boolean adds) {
+        KetamaNative.ensureLoaded();
+        byte[] bytes = base.getBytes(StandardCharsets.UTF_8);
+        long[] out = new long[2];
+        KetamaNative.check(KetamaNative.ketama_set_paired_key(bytes, bytes.length, adds ? 0 : 1, out));
+        return new String(take(out[0], out[1]), StandardCharsets.UTF_8);
+    }
+
+    /** {@code ketama_set_member_ref[]} for {@code members}; the copies stay alive in {@code keep}. */
+    private static Memory memberRefs(List<byte[]> members, List<Memory> keep) {
+        Memory refs = new Memory(16L * Math.max(1, members.size()));
+        for (int i = 0; i < members.size(); i++) {
+            byte[] m = members.get(i);
+            Memory copy = new Memory(Math.max(1, m.length));
+            copy.write(0, m, 0, m.length);
+            keep.add(copy);
+            refs.setPointer(16L * i, copy);
+            refs.setLong(16L * i + 8, m.length);
+        }
+        return refs;
+    }
+
+    /** Whether the value started with the {@code ^} seal (a retired list of a flipped pair). */
+    public boolean isSealed() {
+        return handle.with(p -> KetamaNative.ketama_set_is_sealed(p) != 0);
+    }
+
     /** The T1 APPEND/ADD payload recording {@code op} of string members (UTF-8). */
     public static byte[] encode(SetOp op, Collection<String> members) {
         List<byte[]> bytes = new ArrayList<>();
@@ -65,16 +122,8 @@ public final class KetamaSet implements AutoCloseable {
     /** The APPEND/ADD payload recording {@code op} of {@code members} in {@code encoding}. @throws KetamaException KETAMA_ERR_SET_MEMBER */
     public static byte[] encode(SetOp op, SetEncoding encoding, List<byte[]> members) {
         KetamaNative.ensureLoaded();
-        Memory refs = new Memory(16L * Math.max(1, members.size())); // ketama_set_member_ref[]
         List<Memory> keep = new ArrayList<>();
-        for (int i = 0; i < members.size(); i++) {
-            byte[] m = members.get(i);
-            Memory copy = new Memory(Math.max(1, m.length));
-            copy.write(0, m, 0, m.length);
-            keep.add(copy);
-            refs.setPointer(16L * i, copy);
-            refs.setLong(16L * i + 8, m.length);
-        }
+        Memory refs = memberRefs(members, keep);
         long[] out = new long[2];
         KetamaNative.check(KetamaNative.ketama_set_encode(op.id(), encoding.id(), refs, members.size(), 0, out));
         return take(out[0], out[1]);

@@ -218,6 +218,59 @@ public final class Ring implements AutoCloseable {
         return out;
     }
 
+    /**
+     * The multi-GET planner ({@code ketama_group_keys}): the keys grouped by the
+     * server that holds them, for one multi-get per server. The map iterates
+     * servers in ring order (address to its keys in input order); servers
+     * holding none of the keys are left out.
+     *
+     * @throws KetamaException when the ring has no points
+     */
+    public Map<String, List<String>> groupKeys(List<String> keys) {
+        byte[][] bytes = new byte[keys.size()][];
+        int total = 0;
+        int[] lengths = new int[bytes.length];
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = keys.get(i).getBytes(StandardCharsets.UTF_8);
+            lengths[i] = bytes[i].length;
+            total = Math.addExact(total, lengths[i]);
+        }
+        byte[] packed = new byte[total];
+        int offset = 0;
+        for (byte[] key : bytes) {
+            System.arraycopy(key, 0, packed, offset, key.length);
+            offset += key.length;
+        }
+        long[] groupsOut = new long[1];
+        long stamp = readLock();
+        try {
+            KetamaNative.check(KetamaNative.ketama_group_keys(
+                    handle.ring, packed, packed.length, lengths, lengths.length, groupsOut));
+        } finally {
+            lock.unlockRead(stamp);
+        }
+        long groups = groupsOut[0];
+        try {
+            Map<String, List<String>> plan = new java.util.LinkedHashMap<>();
+            long count = KetamaNative.ketama_key_groups_count(groups);
+            int[] server = new int[1];
+            long[] indices = new long[1];
+            long[] n = new long[1];
+            for (long g = 0; g < count; g++) {
+                KetamaNative.check(KetamaNative.ketama_key_groups_get(groups, g, server, indices, n));
+                int[] keyIndices = n[0] == 0 ? new int[0] : new Pointer(indices[0]).getIntArray(0, (int) n[0]);
+                List<String> group = new ArrayList<>(keyIndices.length);
+                for (int index : keyIndices) {
+                    group.add(keys.get(index));
+                }
+                plan.put(addresses[server[0]], group);
+            }
+            return plan;
+        } finally {
+            KetamaNative.ketama_key_groups_free(groups);
+        }
+    }
+
     /** Batch lookup of string keys (UTF-8): the address of each key's server, in order. */
     public List<String> serversFor(List<String> keys) {
         int[] indices = serverIndices(keys);

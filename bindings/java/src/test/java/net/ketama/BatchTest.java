@@ -146,4 +146,25 @@ public class BatchTest {
             assertThrows(NullPointerException.class, () -> open.serverIndices(new byte[][] {null}));
         }
     }
+
+    /** The multi-GET planner groups every key under the server a single lookup gives. */
+    @Test
+    public void groupKeysPlansOneMultiGetPerServer() {
+        List<String> keys = stringKeys().subList(0, 3000);
+        try (Ring ring = ring(Flavour.LIBKETAMA)) {
+            Map<String, List<String>> expected = new LinkedHashMap<>();
+            for (ServerInfo info : ring.servers()) {
+                expected.put(info.address(), new ArrayList<>());
+            }
+            for (String key : keys) {
+                expected.get(ring.server(key)).add(key);
+            }
+            expected.values().removeIf(List::isEmpty);
+            Map<String, List<String>> plan = ring.groupKeys(keys);
+            assertEquals(expected, plan);
+            assertEquals(new ArrayList<>(expected.keySet()), new ArrayList<>(plan.keySet()));
+            assertEquals(3000, plan.values().stream().mapToInt(List::size).sum());
+            assertTrue(ring.groupKeys(List.of()).isEmpty());
+        }
+    }
 }

@@ -262,4 +262,28 @@ public class RingTest {
         assertEquals("KETAMA_HASH_MD5", Hash.MD5.cName());
         assertTrue(Ring.libraryVersion().matches("\\d+\\.\\d+\\.\\d+.*"));
     }
+
+    /** Perl Cache::Memcached's placement: ((crc32 >> 16) & 0x7fff) modulo the weighted bucket list. */
+    @Test
+    public void cacheMemcachedFlavourTakesTheHashModuloTheBuckets() {
+        Map<String, Long> weights = new LinkedHashMap<>();
+        weights.put("10.0.0.1:11211", 2L);
+        weights.put("10.0.0.2:11211", 1L);
+        weights.put("10.0.0.3:11211", 4L);
+        List<String> buckets = new ArrayList<>();
+        weights.forEach((address, weight) -> {
+            for (long i = 0; i < weight; i++) {
+                buckets.add(address);
+            }
+        });
+        try (Ring ring = Ring.fromWeights(weights, Flavour.CACHE_MEMCACHED, Hash.DEFAULT)) {
+            for (int i = 0; i < 2000; i++) {
+                String key = "key:" + i;
+                java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+                crc.update(key.getBytes(StandardCharsets.UTF_8));
+                long hash = (crc.getValue() >> 16) & 0x7fff;
+                assertEquals(key, buckets.get((int) (hash % buckets.size())), ring.server(key));
+            }
+        }
+    }
 }

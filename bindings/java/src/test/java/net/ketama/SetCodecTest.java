@@ -140,4 +140,23 @@ public class SetCodecTest {
         assertThrows(IllegalStateException.class, writer::close);
         assertThrows(IllegalStateException.class, () -> writer.step(SetWriter.Reply.STORED));
     }
+
+    /** Paired lists (the manual's follow-X / unfollow-X, counted) and the seal. */
+    @Test
+    public void pairedListsAndTheSeal() {
+        byte[] follows = KetamaSet.encodePaired(List.of("1234", "222", "987", "222"));
+        assertArrayEquals(utf8("+1234 +222 +987 +222 "), follows);
+        try (KetamaSet pair = KetamaSet.decodePaired(follows, KetamaSet.encodePaired(List.of("222", "987")))) {
+            assertEquals(List.of("1234", "222"), pair.memberStrings());
+            assertEquals(false, pair.isSealed());
+        }
+        try (KetamaSet empty = KetamaSet.decodePaired(new byte[0], new byte[0])) {
+            assertEquals(0, empty.size());
+        }
+        assertEquals("follow-X", KetamaSet.pairedKey("X", true));
+        assertEquals("unfollow-X", KetamaSet.pairedKey("X", false));
+        try (KetamaSet sealed = KetamaSet.decode(utf8("^+1234"), SetEncoding.MEMBASE_PLUSMINUS)) {
+            assertEquals(true, sealed.isSealed());
+        }
+    }
 }

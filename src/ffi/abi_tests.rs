@@ -1,0 +1,343 @@
+//! Round trips through the exported C functions, called from Rust as a C
+//! client calls them: every handle made is freed, every buffer handed out
+//! is released, every out-pointer is read back.
+//!
+//! Small on purpose: `make test-sanitizers` runs these under Miri (which
+//! checks every pointer the `unsafe` code of the boundary dereferences) and
+//! under AddressSanitizer.
+
+use super::batch::*;
+use super::compat::*;
+use super::file_ring::*;
+use super::ring::*;
+use super::set::*;
+use super::status::ketama_status::{self, *};
+use std::ffi::{CStr, CString, c_char};
+use std::ptr;
+
+const T1: u32 = ketama_set_encoding::KETAMA_SET_ENCODING_T1 as u32;
+
+fn server(address: &'static str, weight: u64) -> ketama_server {
+    ketama_server {
+        address: address.as_ptr().cast(),
+        address_len: address.len(),
+        weight,
+        name: ptr::null(),
+        name_len: 0,
+    }
+}
+
+/// A fresh ring of three servers (libketama flavour, default hash).
+fn three_server_ring() -> *const ketama_ring {
+    let servers = [
+        server("10.0.0.1:11211", 100),
+        server("10.0.0.2:11211", 200),
+        server("10.0.0.3:11211", 100),
+    ];
+    let mut ring = ptr::null();
+    // SAFETY: `servers` holds 3 records whose addresses outlive the call.
+    let status = unsafe { ketama_ring_new(servers.as_ptr(), 3, 0, 0, &mut ring) };
+    assert_eq!(status, KETAMA_OK);
+    assert!(!ring.is_null());
+    ring
+}
+
+fn find(ring: *const ketama_ring, key: &[u8]) -> ketama_server_ref {
+    let mut out = ketama_server_ref {
+        server_index: u32::MAX,
+        point: 0,
+        point_index: 0,
+        address: ptr::null(),
+        address_len: 0,
+    };
+    // SAFETY: `ring` is live; `key` is valid for its length.
+    let status = unsafe { ketama_find_server(ring, key.as_ptr().cast(), key.len(), &mut out) };
+    assert_eq!(status, KETAMA_OK);
+    out
+}
+
+#[test]
+fn a_ring_is_built_queried_cloned_and_freed() {
+    let ring = three_server_ring();
+    // SAFETY: `ring` is live for every call below until it is freed.
+    unsafe {
+        assert_eq!(ketama_ring_server_count(ring), 3);
+        let points = ketama_ring_point_count(ring);
+        assert_eq!(points, 3 * 160);
+        let hit = find(ring, b"user:42");
+        let address = CStr::from_ptr(hit.address).to_bytes();
+        assert_eq!(address.len(), hit.address_len);
+        let mut info = std::mem::zeroed::<ketama_server_info>();
+        assert_eq!(
+            ketama_ring_server(ring, hit.server_index as usize, &mut info),
+            KETAMA_OK
+        );
+        assert_eq!(CStr::from_ptr(info.address).to_bytes(), address);
+        let (mut point, mut owner) = (0u32, u32::MAX);
+        assert_eq!(
+            ketama_ring_point(ring, hit.point_index, &mut point, &mut owner),
+            KETAMA_OK
+        );
+        assert_eq!((point, owner), (hit.point, hit.server_index));
+        assert_eq!(
+            ketama_ring_point(ring, points, &mut point, &mut owner),
+            KETAMA_ERR_OUT_OF_RANGE
+        );
+
+        let down = [hit.server_index];
+        let mut avoided = find(ring, b"other");
+        assert_eq!(
+            ketama_find_server_avoiding(
+                ring,
+                b"user:42".as_ptr().cast(),
+                7,
+                down.as_ptr(),
+                1,
+                &mut avoided
+            ),
+            KETAMA_OK
+        );
+        assert_ne!(avoided.server_index, hit.server_index);
+
+        let keys = [b"a".as_slice(), b"bb", b"user:42"];
+        let pointers: Vec<*const c_char> = keys.iter().map(|k| k.as_ptr().cast()).collect();
+        let lengths: Vec<usize> = keys.iter().map(|k| k.len()).collect();
+        let mut indices = [u32::MAX; 3];
+        assert_eq!(
+            ketama_find_servers(
+                ring,
+                pointers.as_ptr(),
+                lengths.as_ptr(),
+                3,
+                indices.as_mut_ptr()
+            ),
+            KETAMA_OK
+        );
+        let packed = keys.concat();
+        let packed_lengths: Vec<u32> = keys.iter().map(|k| k.len() as u32).collect();
+        let mut packed_indices = [u32::MAX; 3];
+        assert_eq!(
+            ketama_find_servers_packed(
+                ring,
+                packed.as_ptr().cast(),
+                packed.len(),
+                packed_lengths.as_ptr(),
+                3,
+                packed_indices.as_mut_ptr()
+            ),
+            KETAMA_OK
+        );
+        assert_eq!(indices, packed_indices);
+        assert_eq!(indices[2], hit.server_index);
+
+        let clone = ketama_ring_clone(ring);
+        ketama_ring_free(ring);
+        assert_eq!(find(clone, b"user:42").server_index, hit.server_index);
+        ketama_ring_free(clone);
+        ketama_ring_free(ptr::null());
+    }
+}
+
+#[test]
+fn the_compat_functions_roll_look_up_and_smoke() {
+    let dir = std::env::temp_dir().join(format!("ketama-abi-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("servers");
+    std::fs::write(&path, "10.0.0.1:11211\t100\n10.0.0.2:11211\t200\n").unwrap();
+    let name = CString::new(path.to_str().unwrap()).unwrap();
+    let mut key = *b"user:42\0";
+    // SAFETY: NUL-terminated strings and a writable continuum handle; the
+    // continuum is released with ketama_smoke.
+    unsafe {
+        let mut cont: ketama_continuum = ptr::null_mut();
+        assert_eq!(ketama_roll(&mut cont, name.as_ptr().cast_mut()), 1);
+        // Weights 1:2 give 26 and 53 groups of four points.
+        assert_eq!((*cont).numpoints, 316);
+        let hit = ketama_get_server(key.as_mut_ptr().cast(), cont);
+        let array = (*cont).array.cast::<mcs>();
+        let offset = hit.offset_from(array);
+        assert!((0..316).contains(&offset), "{offset}");
+        let hash = ketama_hashi(key.as_mut_ptr().cast());
+        let previous = if offset == 0 { 0 } else { (*hit.sub(1)).point };
+        assert!(offset == 0 || (previous < hash && hash <= (*hit).point));
+        assert_eq!(CStr::from_ptr(ketama_error()).to_bytes(), b"");
+        let mut digest = [0u8; 16];
+        ketama_md5_digest(key.as_mut_ptr().cast(), digest.as_mut_ptr());
+        assert_eq!(
+            ketama_hashi(key.as_mut_ptr().cast()),
+            u32::from_le_bytes(digest[..4].try_into().unwrap())
+        );
+        ketama_smoke(cont);
+
+        let missing = CString::new(dir.join("missing").to_str().unwrap()).unwrap();
+        let mut untouched: ketama_continuum = ptr::null_mut();
+        assert_eq!(ketama_roll(&mut untouched, missing.as_ptr().cast_mut()), 0);
+        assert!(untouched.is_null());
+        assert!(!CStr::from_ptr(ketama_error()).to_bytes().is_empty());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_file_ring_hands_out_rings_that_outlive_it() {
+    let dir = std::env::temp_dir().join(format!("ketama-abi-file-ring-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("servers");
+    std::fs::write(&path, "10.0.0.1:11211 1\n10.0.0.2:11211 1\n").unwrap();
+    let name = CString::new(path.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path and writable out-pointers; every handle
+    // is freed once.
+    unsafe {
+        let mut file_ring = ptr::null();
+        assert_eq!(
+            ketama_file_ring_open(name.as_ptr(), 0, 0, 0, 0, &mut file_ring),
+            KETAMA_OK
+        );
+        let mut ring = ptr::null();
+        assert_eq!(ketama_file_ring_current(file_ring, &mut ring), KETAMA_OK);
+        ketama_file_ring_free(file_ring);
+        assert_eq!(ketama_ring_server_count(ring), 2);
+        find(ring, b"k");
+        ketama_ring_free(ring);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Decodes `value` (T1, auto-detected) into a set the caller frees.
+fn decode(value: &[u8]) -> *mut ketama_set {
+    let mut set = ptr::null_mut();
+    let mut error = ketama_set_error {
+        kind: 0,
+        offset: 0,
+        record: 0,
+    };
+    // SAFETY: `value` is valid for its length; out-pointers are writable.
+    let status =
+        unsafe { ketama_set_decode(value.as_ptr(), value.len(), 0, 0, &mut set, &mut error) };
+    assert_eq!(status, KETAMA_OK, "{error:?}");
+    set
+}
+
+fn members(set: *const ketama_set) -> Vec<Vec<u8>> {
+    // SAFETY: `set` is live; member pointers are valid while it is.
+    unsafe {
+        (0..ketama_set_card(set))
+            .map(|i| {
+                let (mut data, mut len) = (ptr::null(), 0);
+                assert_eq!(ketama_set_member(set, i, &mut data, &mut len), KETAMA_OK);
+                std::slice::from_raw_parts(data, len).to_vec()
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn sets_are_encoded_decoded_combined_and_freed() {
+    let refs = |items: &[&'static [u8]]| -> Vec<ketama_set_member_ref> {
+        items
+            .iter()
+            .map(|m| ketama_set_member_ref {
+                data: m.as_ptr(),
+                len: m.len(),
+            })
+            .collect()
+    };
+    let encode = |op: u32, items: &[&'static [u8]]| -> Vec<u8> {
+        let items = refs(items);
+        let mut buffer = ketama_set_buffer {
+            data: ptr::null_mut(),
+            len: 0,
+        };
+        // SAFETY: `items` point at static bytes; the buffer is freed below.
+        unsafe {
+            assert_eq!(
+                ketama_set_encode(op, T1, items.as_ptr(), items.len(), 0, &mut buffer),
+                KETAMA_OK
+            );
+            let bytes = std::slice::from_raw_parts(buffer.data, buffer.len).to_vec();
+            ketama_set_buffer_free(buffer);
+            bytes
+        }
+    };
+    let mut value = encode(0, &[b"a", b"b", b"c"]);
+    value.extend(encode(1, &[b"b"]));
+    let left = decode(&value);
+    let right = decode(&encode(0, &[b"c", b"d"]));
+    assert_eq!(members(left), [b"a".to_vec(), b"c".to_vec()]);
+    // SAFETY: live sets, writable out-pointers; each result freed once.
+    unsafe {
+        let mut contained = [false; 2];
+        let probes = refs(&[b"a", b"b"]);
+        assert_eq!(
+            ketama_set_contains_many(left, probes.as_ptr(), 2, contained.as_mut_ptr()),
+            KETAMA_OK
+        );
+        assert_eq!(contained, [true, false]);
+        let both = [left.cast_const(), right.cast_const()];
+        for (combine, expected) in [
+            (ketama_set_union as unsafe extern "C" fn(_, _, _) -> _, 3),
+            (ketama_set_inter, 1),
+            (ketama_set_diff, 1),
+        ] {
+            let mut result = ptr::null_mut();
+            assert_eq!(combine(both.as_ptr(), 2, &mut result), KETAMA_OK);
+            assert_eq!(ketama_set_card(result), expected);
+            ketama_set_free(result);
+        }
+        let mut compacted = ketama_set_buffer {
+            data: ptr::null_mut(),
+            len: 0,
+        };
+        assert_eq!(ketama_set_compacted(left, T1, &mut compacted), KETAMA_OK);
+        let again = decode(std::slice::from_raw_parts(compacted.data, compacted.len));
+        assert_eq!(members(again), members(left));
+        ketama_set_buffer_free(compacted);
+        ketama_set_free(again);
+        ketama_set_free(left);
+        ketama_set_free(right);
+        ketama_set_free(ptr::null_mut());
+    }
+}
+
+#[test]
+fn the_writer_state_machine_runs_to_done_and_is_freed() {
+    // SAFETY: writable out-pointers; the writer is freed once.
+    unsafe {
+        let (mut writer, mut action) = (ptr::null_mut(), 0u32);
+        assert_eq!(
+            ketama_set_writer_new(0, 0, &mut writer, &mut action),
+            KETAMA_OK
+        );
+        assert_eq!(action, ketama_set_action::KETAMA_SET_DO_APPEND as u32);
+        let not_stored = ketama_set_reply::KETAMA_SET_REPLY_NOT_STORED as u32;
+        assert_eq!(
+            ketama_set_writer_step(writer, not_stored, &mut action),
+            KETAMA_OK
+        );
+        assert_eq!(action, ketama_set_action::KETAMA_SET_DO_ADD as u32);
+        let stored = ketama_set_reply::KETAMA_SET_REPLY_STORED as u32;
+        assert_eq!(
+            ketama_set_writer_step(writer, stored, &mut action),
+            KETAMA_OK
+        );
+        assert_eq!(action, ketama_set_action::KETAMA_SET_DONE_CREATED as u32);
+        ketama_set_writer_free(writer);
+    }
+}
+
+#[test]
+fn errors_come_back_as_statuses_not_crashes() {
+    let ring = three_server_ring();
+    // SAFETY: NULL where the functions document that they check for it.
+    unsafe {
+        let mut out = find(ring, b"k");
+        let status: ketama_status = ketama_find_server(ring, ptr::null(), 1, &mut out);
+        assert_eq!(status, KETAMA_ERR_NULL_ARGUMENT);
+        assert!(!CStr::from_ptr(ketama_error()).to_bytes().is_empty());
+        assert_eq!(
+            ketama_find_server(ptr::null(), b"k".as_ptr().cast(), 1, &mut out),
+            KETAMA_ERR_NULL_ARGUMENT
+        );
+        ketama_ring_free(ring);
+    }
+}

@@ -1,0 +1,342 @@
+//! The set codec's C ABI (`ketama_set_*`), a thin layer over
+//! [`crate::setcodec`], split by concept as the codec is:
+//!
+//! * this module: the set handle, buffers, encodings and error kinds;
+//! * [`values`]: decoding, reading members, encoding payloads;
+//! * [`writer`]: the write state machine, compaction and the read plan;
+//! * [`algebra`]: Redis set operations on decoded sets;
+//! * [`shards`]: a set spread over N keys;
+//! * [`membase`]: the Membase list formats.
+//!
+//! Conventions as in the rest of the modern API: status returns, outputs
+//! written only on success (the one exception is the optional
+//! `ketama_set_error` out-parameter, filled on a decode failure), every
+//! pointer checked, every allocation with a `*_free` that accepts NULL.
+//! Decoded sets are immutable and may be shared by threads. A NULL set
+//! handle where a set is read means "missing key" (empty set).
+
+pub mod algebra;
+pub mod membase;
+pub mod shards;
+pub mod values;
+pub mod writer;
+
+pub use algebra::*;
+pub use membase::*;
+pub use shards::*;
+pub use values::*;
+pub use writer::*;
+
+use std::ffi::c_char;
+
+use super::boundary::{arg_ref, arg_slice, guard_value};
+use crate::Error;
+use crate::setcodec::{
+    DEFAULT_MAX_MEMBER_LEN, DecodeOptions, DecodedSet, Format, MemberSet, Op, SetError,
+    SetErrorKind, SetStats,
+};
+
+/// A decoded set (or the result of set algebra). Opaque and immutable;
+/// release it with `ketama_set_free`.
+pub struct ketama_set {
+    _private: [u8; 0],
+}
+
+pub(super) struct SetHandle {
+    pub(super) set: DecodedSet,
+    pub(super) max_member_len: usize,
+}
+
+/// Value encodings (pass as `uint32_t`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ketama_set_encoding {
+    /// Detect T1 or B1 from the bytes (decode only).
+    KETAMA_SET_ENCODING_AUTO = 0,
+    /// Text records `+m ` / `-m `.
+    KETAMA_SET_ENCODING_T1 = 1,
+    /// Binary records (0xA1/0xA2, LEB128 length, bytes).
+    KETAMA_SET_ENCODING_B1 = 2,
+    /// Membase comma list (read only).
+    KETAMA_SET_ENCODING_MEMBASE_COMMA = 3,
+    /// Membase `|` tombstone list (read only, counted).
+    KETAMA_SET_ENCODING_MEMBASE_TOMBSTONE = 4,
+    /// Membase `+1234+222-222` list (read only, counted).
+    KETAMA_SET_ENCODING_MEMBASE_PLUSMINUS = 5,
+}
+
+/// Record operations (pass as `uint32_t`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ketama_set_op {
+    /// Add members.
+    KETAMA_SET_ADD = 0,
+    /// Remove members.
+    KETAMA_SET_REMOVE = 1,
+}
+
+/// Set error kinds as found in `ketama_set_error.kind` (ids of
+/// `SetErrorKind`; name them with `ketama_set_error_kind_name`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ketama_set_error_kind {
+    /// No error.
+    KETAMA_SET_ERROR_NONE = 0,
+    /// `EmptyMember`.
+    KETAMA_SET_ERROR_EMPTY_MEMBER = 1,
+    /// `BadOp`.
+    KETAMA_SET_ERROR_BAD_OP = 2,
+    /// `InvalidByte`.
+    KETAMA_SET_ERROR_INVALID_BYTE = 3,
+    /// `MemberHasWhitespace`.
+    KETAMA_SET_ERROR_MEMBER_HAS_WHITESPACE = 4,
+    /// `MemberTooLong`.
+    KETAMA_SET_ERROR_MEMBER_TOO_LONG = 5,
+    /// `Truncated`.
+    KETAMA_SET_ERROR_TRUNCATED = 6,
+    /// `OverlongLength`.
+    KETAMA_SET_ERROR_OVERLONG_LENGTH = 7,
+    /// `LengthTooLarge`.
+    KETAMA_SET_ERROR_LENGTH_TOO_LARGE = 8,
+    /// `UnsupportedOp`.
+    KETAMA_SET_ERROR_UNSUPPORTED_OP = 9,
+    /// `MixedEncoding`.
+    KETAMA_SET_ERROR_MIXED_ENCODING = 10,
+    /// `UnknownEncoding`.
+    KETAMA_SET_ERROR_UNKNOWN_ENCODING = 11,
+    /// `BadListEntry`.
+    KETAMA_SET_ERROR_BAD_LIST_ENTRY = 12,
+    /// `ValueTooLarge`.
+    KETAMA_SET_ERROR_VALUE_TOO_LARGE = 13,
+    /// `InvalidArgument`.
+    KETAMA_SET_ERROR_INVALID_ARGUMENT = 14,
+    /// `SetFull`.
+    KETAMA_SET_ERROR_SET_FULL = 15,
+    /// `Contended`.
+    KETAMA_SET_ERROR_CONTENDED = 16,
+}
+
+/// An owned byte buffer handed out by the library; release it with
+/// `ketama_set_buffer_free`. `data` is NULL when `len` is 0.
+#[repr(C)]
+pub struct ketama_set_buffer {
+    /// The bytes.
+    pub data: *mut u8,
+    /// Number of bytes.
+    pub len: usize,
+}
+
+/// A member passed in: `len` bytes at `data` (any bytes).
+#[repr(C)]
+pub struct ketama_set_member_ref {
+    /// The bytes (may be NULL when `len` is 0).
+    pub data: *const u8,
+    /// Number of bytes.
+    pub len: usize,
+}
+
+/// Where a decode failed: `kind` is a `ketama_set_error_kind` id (0: no
+/// error), `offset` the byte offset in the value, `record` the index of the
+/// failing record (= records decoded before it).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ketama_set_error {
+    /// Error kind id; name it with `ketama_set_error_kind_name`.
+    pub kind: u32,
+    /// Byte offset in the value.
+    pub offset: usize,
+    /// Index of the failing record.
+    pub record: usize,
+}
+
+pub(super) fn format_from_u32(id: u32, allow_auto: bool) -> Result<Option<Format>, Error> {
+    match id {
+        0 if allow_auto => Ok(None),
+        1..=5 => Ok(Some(Format::ALL[id as usize - 1])),
+        _ => Err(Error::InvalidArgument(format!(
+            "unknown set encoding id {id}"
+        ))),
+    }
+}
+
+pub(super) fn writable_format(id: u32) -> Result<Format, Error> {
+    match format_from_u32(id, false)? {
+        Some(format) if format.writable() => Ok(format),
+        _ => Err(Error::InvalidArgument(format!(
+            "set encoding id {id} cannot be written (use T1 or B1)"
+        ))),
+    }
+}
+
+pub(super) fn format_id(format: Option<Format>) -> u32 {
+    format
+        .and_then(|f| Format::ALL.iter().position(|x| *x == f))
+        .map_or(0, |i| i as u32 + 1)
+}
+
+pub(super) fn op_from_u32(id: u32) -> Result<Op, Error> {
+    match id {
+        0 => Ok(Op::Add),
+        1 => Ok(Op::Remove),
+        _ => Err(Error::InvalidArgument(format!("unknown set op id {id}"))),
+    }
+}
+
+pub(super) fn options(encoding: u32, max_member_len: usize) -> Result<DecodeOptions, Error> {
+    Ok(DecodeOptions {
+        format: format_from_u32(encoding, true)?,
+        max_member_len: if max_member_len == 0 {
+            DEFAULT_MAX_MEMBER_LEN
+        } else {
+            max_member_len
+        },
+    })
+}
+
+pub(super) fn hand_out_set(set: DecodedSet, max_member_len: usize) -> *mut ketama_set {
+    Box::into_raw(Box::new(SetHandle {
+        set,
+        max_member_len,
+    }))
+    .cast()
+}
+
+pub(super) fn hand_out_members(members: MemberSet, max_member_len: usize) -> *mut ketama_set {
+    let n = members.len();
+    let stats = SetStats {
+        records: n,
+        ..SetStats::default()
+    };
+    hand_out_set(DecodedSet { members, stats }, max_member_len)
+}
+
+pub(super) fn buffer(bytes: Vec<u8>) -> ketama_set_buffer {
+    if bytes.is_empty() {
+        return ketama_set_buffer {
+            data: std::ptr::null_mut(),
+            len: 0,
+        };
+    }
+    let boxed = bytes.into_boxed_slice();
+    let len = boxed.len();
+    ketama_set_buffer {
+        data: Box::into_raw(boxed).cast(),
+        len,
+    }
+}
+
+pub(super) fn error_info(error: &SetError) -> ketama_set_error {
+    ketama_set_error {
+        kind: error.kind.id(),
+        offset: error.offset,
+        record: error.record,
+    }
+}
+
+/// # Safety
+/// `set` is NULL or a live handle.
+pub(super) unsafe fn set_ref<'a>(set: *const ketama_set) -> Result<&'a SetHandle, Error> {
+    // SAFETY: live handles are Box<SetHandle> pointers.
+    unsafe { arg_ref(set.cast::<SetHandle>(), "set") }
+}
+
+/// Reads an array of set handles; NULL entries are missing keys (empty sets).
+///
+/// # Safety
+/// `sets` points to `count` entries, each NULL or a live handle.
+pub(super) unsafe fn set_list<'a>(
+    sets: *const *const ketama_set,
+    count: usize,
+) -> Result<(Vec<&'a MemberSet>, usize), Error> {
+    static EMPTY: std::sync::OnceLock<MemberSet> = std::sync::OnceLock::new();
+    let empty = EMPTY.get_or_init(MemberSet::new);
+    // SAFETY: per the caller.
+    let handles = unsafe { arg_slice(sets, count, "sets") }?;
+    let mut max = DEFAULT_MAX_MEMBER_LEN;
+    let list = handles
+        .iter()
+        .map(|&h| {
+            // SAFETY: each entry is NULL or a live handle.
+            match unsafe { h.cast::<SetHandle>().as_ref() } {
+                None => empty,
+                Some(handle) => {
+                    max = max.max(handle.max_member_len);
+                    &handle.set.members
+                }
+            }
+        })
+        .collect();
+    Ok((list, max))
+}
+
+/// Releases a set. NULL is ignored.
+///
+/// # Safety
+/// `set` is NULL or a live handle, not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_set_free(set: *mut ketama_set) {
+    guard_value((), || {
+        if !set.is_null() {
+            // SAFETY: a live handle is a Box<SetHandle>, released once.
+            drop(unsafe { Box::from_raw(set.cast::<SetHandle>()) });
+        }
+    })
+}
+
+/// Releases a buffer handed out by the library. A NULL `data` is ignored.
+///
+/// # Safety
+/// `buffer` is `{NULL, 0}` or was returned by this library and not yet freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_set_buffer_free(buffer: ketama_set_buffer) {
+    guard_value((), || {
+        if !buffer.data.is_null() {
+            // SAFETY: the buffer was made by `buffer()` from a boxed slice of `len` bytes.
+            drop(unsafe {
+                Box::from_raw(std::ptr::slice_from_raw_parts_mut(buffer.data, buffer.len))
+            });
+        }
+    })
+}
+
+/// The name of a `ketama_set_error` kind id (`"Truncated"`), `"None"` for 0,
+/// `"Unknown"` for other values. Static string.
+#[unsafe(no_mangle)]
+pub extern "C" fn ketama_set_error_kind_name(kind: u32) -> *const c_char {
+    guard_value(c"Unknown".as_ptr(), || match kind {
+        0 => c"None".as_ptr(),
+        _ => SetErrorKind::ALL
+            .get(kind as usize - 1)
+            .map_or(c"Unknown".as_ptr(), |k| k.c_name().as_ptr()),
+    })
+}
+
+/// Reads `count` member references.
+///
+/// # Safety
+/// `members` points to `count` entries, each valid for its length.
+pub(super) unsafe fn member_list<'a>(
+    members: *const ketama_set_member_ref,
+    count: usize,
+) -> Result<Vec<&'a [u8]>, Error> {
+    // SAFETY: per the caller.
+    let entries = unsafe { arg_slice(members, count, "members") }?;
+    entries
+        .iter()
+        // SAFETY: each entry is valid for its length.
+        .map(|m| unsafe { crate::ffi::boundary::arg_bytes(m.data, m.len, "members[].data") })
+        .collect()
+}
+
+/// Whether a set's value started with the `^` seal (a retired list of a
+/// flipped pair; its records still count). False for NULL.
+///
+/// # Safety
+/// `set` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_set_is_sealed(set: *const ketama_set) -> bool {
+    guard_value(false, || {
+        // SAFETY: NULL or a live handle.
+        unsafe { set.cast::<SetHandle>().as_ref() }.is_some_and(|h| h.set.stats.sealed)
+    })
+}

@@ -1,0 +1,361 @@
+//! The write state machine, compaction and the read plan.
+
+use super::*;
+use crate::ffi::boundary::{arg_bytes, arg_out, guard_status, guard_value};
+use crate::ffi::status::ketama_status;
+use crate::setcodec::recipe::{self, Reply, WriteAction, WriteOutcome, Writer};
+use crate::setcodec::{self, CompactionPolicy};
+
+/// Server replies fed to `ketama_set_writer_step` (pass as `uint32_t`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ketama_set_reply {
+    /// STORED / HD.
+    KETAMA_SET_REPLY_STORED = 0,
+    /// NOT_STORED / NS.
+    KETAMA_SET_REPLY_NOT_STORED = 1,
+    /// EXISTS / EX; for a probe: the key is present.
+    KETAMA_SET_REPLY_EXISTS = 2,
+    /// NOT_FOUND / NF / EN; for a probe: the key is missing.
+    KETAMA_SET_REPLY_NOT_FOUND = 3,
+    /// SERVER_ERROR object too large for cache.
+    KETAMA_SET_REPLY_TOO_LARGE = 4,
+}
+
+/// What the client must do next in a write.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ketama_set_action {
+    /// APPEND the payload.
+    KETAMA_SET_DO_APPEND = 1,
+    /// ADD the payload (with the set's flags and TTL).
+    KETAMA_SET_DO_ADD = 2,
+    /// Probe whether the key exists; reply EXISTS or NOT_FOUND.
+    KETAMA_SET_DO_PROBE = 3,
+    /// Done: the payload was appended.
+    KETAMA_SET_DONE_APPENDED = 4,
+    /// Done: the set was created with the payload.
+    KETAMA_SET_DONE_CREATED = 5,
+    /// Done: a remove on a missing set, nothing to do.
+    KETAMA_SET_DONE_NOTHING_TO_REMOVE = 6,
+}
+
+/// Compaction policy: compact when `redundant > threshold` (in ratio mode
+/// `max(threshold, members)`), or when the value is over `soft_limit` bytes
+/// and holds any redundant record. Defaults: 100, 523776, false.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ketama_set_policy {
+    /// Redundant records tolerated.
+    pub threshold: usize,
+    /// Size above which any redundancy triggers compaction.
+    pub soft_limit: usize,
+    /// Use max(threshold, members) as the threshold.
+    pub ratio: bool,
+}
+
+/// The compaction write a read asks for: when `needed`, store `value` with
+/// `ms <key> <len> C<cas> T<exptime>` (or classic `cas`), ignoring EXISTS /
+/// NOT_FOUND. `exptime_known` is false when the remaining TTL was not given.
+#[repr(C)]
+pub struct ketama_set_compaction {
+    /// Whether to write.
+    pub needed: bool,
+    /// The canonical value (release with `ketama_set_buffer_free`).
+    pub value: ketama_set_buffer,
+    /// CAS of the value that was read.
+    pub cas: u64,
+    /// Exptime to write: the remaining TTL, 0 = never expires.
+    pub exptime: u32,
+    /// Whether `exptime` comes from a known remaining TTL.
+    pub exptime_known: bool,
+}
+
+/// The write state machine (opaque); see `ketama_set_writer_new`.
+pub struct ketama_set_writer {
+    _private: [u8; 0],
+}
+
+fn policy_from(policy: Option<&ketama_set_policy>) -> CompactionPolicy {
+    policy.map_or_else(CompactionPolicy::default, |p| CompactionPolicy {
+        threshold: p.threshold,
+        soft_limit: p.soft_limit,
+        ratio: p.ratio,
+    })
+}
+
+/// Whether a decoded set should be compacted (`policy` NULL = defaults).
+///
+/// # Safety
+/// `set` is live; `policy` is NULL or valid; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_set_should_compact(
+    set: *const ketama_set,
+    policy: *const ketama_set_policy,
+    force: bool,
+    out: *mut bool,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let handle = unsafe { set_ref(set) }?;
+        let out = unsafe { arg_out(out, "out") }?;
+        let policy = policy_from(unsafe { policy.as_ref() });
+        *out =
+            setcodec::should_compact(&handle.set.stats, handle.set.members.len(), &policy, force);
+        Ok(())
+    })
+}
+
+/// The canonical encoding of a set in `encoding` (T1 or B1): add records in
+/// bytewise order, empty for an empty set. Also the *STORE value.
+///
+/// # Safety
+/// `set` is live; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_set_compacted(
+    set: *const ketama_set,
+    encoding: u32,
+    out: *mut ketama_set_buffer,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let handle = unsafe { set_ref(set) }?;
+        let out = unsafe { arg_out(out, "out") }?;
+        *out = buffer(setcodec::compacted(
+            &handle.set.members,
+            writable_format(encoding)?,
+            handle.max_member_len,
+        )?);
+        Ok(())
+    })
+}
+
+/// The read step of the recipe: decodes `value` strictly into `*set_out`
+/// and fills `*compaction_out` (`needed` false when no write is due).
+/// `remaining_ttl` is what `mg <key> t` returned (-1 = never expires);
+/// pass `ttl_known` false when unknown. A value that fails to decode is
+/// never compacted.
+///
+/// # Safety
+/// `value` is valid for `value_len` bytes; `policy` NULL or valid; the outs writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_set_plan_read(
+    value: *const u8,
+    value_len: usize,
+    encoding: u32,
+    cas: u64,
+    remaining_ttl: i64,
+    ttl_known: bool,
+    policy: *const ketama_set_policy,
+    force: bool,
+    set_out: *mut *mut ketama_set,
+    compaction_out: *mut ketama_set_compaction,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        unsafe {
+            plan_read_into(
+                value,
+                value_len,
+                encoding,
+                cas,
+                ttl_known.then_some(remaining_ttl),
+                policy,
+                force,
+                None,
+                set_out,
+                compaction_out,
+            )
+        }
+    })
+}
+
+/// The body of both read-plan exports; `sampled` is (probability, seed).
+///
+/// # Safety
+/// As `ketama_set_plan_read`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn plan_read_into(
+    value: *const u8,
+    value_len: usize,
+    encoding: u32,
+    cas: u64,
+    remaining_ttl: Option<i64>,
+    policy: *const ketama_set_policy,
+    force: bool,
+    sampled: Option<(f64, u64)>,
+    set_out: *mut *mut ketama_set,
+    compaction_out: *mut ketama_set_compaction,
+) -> Result<(), Error> {
+    // SAFETY: per the caller.
+    let set_out = unsafe { arg_out(set_out, "set_out") }?;
+    let compaction_out = unsafe { arg_out(compaction_out, "compaction_out") }?;
+    let value = unsafe { arg_bytes(value, value_len, "value") }?;
+    let policy = policy_from(unsafe { policy.as_ref() });
+    let options = options(encoding, 0)?;
+    let plan = match sampled {
+        None => recipe::plan_read(value, cas, remaining_ttl, &options, &policy, force)?,
+        Some((probability, seed)) => recipe::plan_read_sampled(
+            value,
+            cas,
+            remaining_ttl,
+            &options,
+            &policy,
+            force,
+            probability,
+            &mut recipe::Sampler::new(seed),
+        )?,
+    };
+    *compaction_out = match plan.compaction {
+        Some(write) => ketama_set_compaction {
+            needed: true,
+            value: buffer(write.value),
+            cas: write.cas,
+            exptime: write.exptime.unwrap_or(0),
+            exptime_known: write.exptime.is_some(),
+        },
+        None => ketama_set_compaction {
+            needed: false,
+            value: buffer(Vec::new()),
+            cas,
+            exptime: 0,
+            exptime_known: false,
+        },
+    };
+    *set_out = hand_out_set(plan.set, options.max_member_len);
+    Ok(())
+}
+
+fn action_id(action: WriteAction) -> ketama_set_action {
+    match action {
+        WriteAction::Append => ketama_set_action::KETAMA_SET_DO_APPEND,
+        WriteAction::Add => ketama_set_action::KETAMA_SET_DO_ADD,
+        WriteAction::Probe => ketama_set_action::KETAMA_SET_DO_PROBE,
+        WriteAction::Done(WriteOutcome::Appended) => ketama_set_action::KETAMA_SET_DONE_APPENDED,
+        WriteAction::Done(WriteOutcome::Created) => ketama_set_action::KETAMA_SET_DONE_CREATED,
+        WriteAction::Done(WriteOutcome::NothingToRemove) => {
+            ketama_set_action::KETAMA_SET_DONE_NOTHING_TO_REMOVE
+        }
+    }
+}
+
+/// Starts the write recipe for one payload of `op` records: `*action_out`
+/// receives the first action (always APPEND). Feed each server reply to
+/// `ketama_set_writer_step`; release with `ketama_set_writer_free`.
+/// `max_retries` bounds the append/add rounds (0 means 3).
+///
+/// # Safety
+/// `writer_out` and `action_out` are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_set_writer_new(
+    op: u32,
+    max_retries: u32,
+    writer_out: *mut *mut ketama_set_writer,
+    action_out: *mut u32,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let writer_out = unsafe { arg_out(writer_out, "writer_out") }?;
+        let action_out = unsafe { arg_out(action_out, "action_out") }?;
+        let retries = if max_retries == 0 {
+            recipe::DEFAULT_MAX_RETRIES
+        } else {
+            max_retries
+        };
+        let writer = Writer::new(op_from_u32(op)?, retries);
+        *action_out = action_id(writer.first()) as u32;
+        *writer_out = Box::into_raw(Box::new(writer)).cast();
+        Ok(())
+    })
+}
+
+/// Advances the write recipe with the server's reply (`ketama_set_reply`)
+/// to the last action; `*action_out` receives the next action (a DONE_*
+/// value when finished). Fails with `KETAMA_ERR_SET_FULL` (the key exists
+/// but cannot grow: compact or shard) or `KETAMA_ERR_SET_CONTENDED`.
+///
+/// # Safety
+/// `writer` is live; `action_out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_set_writer_step(
+    writer: *mut ketama_set_writer,
+    reply: u32,
+    action_out: *mut u32,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let writer = unsafe { arg_out(writer.cast::<Writer>(), "writer") }?;
+        let action_out = unsafe { arg_out(action_out, "action_out") }?;
+        let reply = match reply {
+            0 => Reply::Stored,
+            1 => Reply::NotStored,
+            2 => Reply::Exists,
+            3 => Reply::NotFound,
+            4 => Reply::TooLarge,
+            other => return Err(Error::InvalidArgument(format!("unknown reply id {other}"))),
+        };
+        *action_out = action_id(writer.on_reply(reply)?) as u32;
+        Ok(())
+    })
+}
+
+/// Releases a writer. NULL is ignored.
+///
+/// # Safety
+/// `writer` is NULL or live, not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_set_writer_free(writer: *mut ketama_set_writer) {
+    guard_value((), || {
+        if !writer.is_null() {
+            // SAFETY: a live writer is a Box<Writer>, released once.
+            drop(unsafe { Box::from_raw(writer.cast::<Writer>()) });
+        }
+    })
+}
+
+/// `ketama_set_plan_read` with randomised piggy-back compaction: a due
+/// compaction is kept only with `probability` (0 to 1), drawn from `seed`
+/// (pass a fresh value from the client's own generator on every read; the
+/// same seed gives the same answer), so that many readers of a hot set do
+/// not all try their CAS at once. `force` compacts whatever the draw.
+///
+/// # Safety
+/// As `ketama_set_plan_read`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_set_plan_read_sampled(
+    value: *const u8,
+    value_len: usize,
+    encoding: u32,
+    cas: u64,
+    remaining_ttl: i64,
+    ttl_known: bool,
+    policy: *const ketama_set_policy,
+    force: bool,
+    probability: f64,
+    seed: u64,
+    set_out: *mut *mut ketama_set,
+    compaction_out: *mut ketama_set_compaction,
+) -> ketama_status {
+    guard_status(|| {
+        if !(0.0..=1.0).contains(&probability) {
+            return Err(Error::InvalidArgument(format!(
+                "probability {probability} is not between 0 and 1"
+            )));
+        }
+        // SAFETY: per the contract above.
+        unsafe {
+            plan_read_into(
+                value,
+                value_len,
+                encoding,
+                cas,
+                ttl_known.then_some(remaining_ttl),
+                policy,
+                force,
+                Some((probability, seed)),
+                set_out,
+                compaction_out,
+            )
+        }
+    })
+}
