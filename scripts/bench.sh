@@ -6,7 +6,8 @@
 # 1,000 and 10,000 servers, and the PHP, Java and Python bindings (single key
 # and batch) next to spymemcached's KetamaNodeLocator in the same JVM. Writes bench-results/results.md (table with
 # ratios) and bench-results/lookup.svg (chart); `--publish` copies both to
-# docs/ for the README.
+# docs/ and rewrites the README's performance table (between its
+# bench-table markers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh --check >/dev/null || scripts/deps.sh
@@ -127,5 +128,12 @@ if [ "${1:-}" = "--publish" ]; then
   mkdir -p docs
   cp "$out/results.md" docs/benchmark-results.md
   cp "$out/lookup.svg" docs/benchmark-lookup.svg
+  python3 - "$out/readme-table.md" README.md <<'PY'
+import sys
+table, readme = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+start, end = "<!-- bench-table:start -->\n", "<!-- bench-table:end -->"
+head, rest = readme.split(start, 1)
+open(sys.argv[2], "w").write(head + start + table + rest[rest.index(end):])
+PY
 fi
 echo "bench: wrote $out/results.md and $out/lookup.svg"
