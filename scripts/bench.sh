@@ -16,6 +16,7 @@ work=target/bench
 mkdir -p "$out" "$work"
 : > "$out/peers.tsv"
 
+cut -d' ' -f1-3 /proc/loadavg > "$out/load.txt"   # the machine's load, start and end of the run
 echo "bench: building the release library"
 cargo build --release --quiet
 ln -sf libketama.so target/release/libketama.so.1
@@ -123,6 +124,7 @@ done
 echo "bench: criterion (lookup, batch, MD5 floor, roll)"
 cargo bench --quiet --bench ring -- --warm-up-time 1 --measurement-time 4 > "$work/criterion.log" 2>&1
 
+cut -d' ' -f1-3 /proc/loadavg >> "$out/load.txt"
 python3 scripts/bench_report.py "$out" target/criterion
 if [ "${1:-}" = "--publish" ]; then
   mkdir -p docs

@@ -160,6 +160,13 @@ def main():
              "compiled from the PyPI ketama==0.1.1 sources with its shared memory segment raised from "
              "512 KiB to 64 MiB and run with an unlimited stack, for the benchmark only, so that it "
              "holds 1,000 and 10,000 servers.", ""]
+    load_file = os.path.join(out, "load.txt")
+    if os.path.exists(load_file):
+        with open(load_file) as f:
+            loads = [line.split() for line in f if line.strip()]
+        if len(loads) == 2:
+            lines += [f"Load average (1, 5, 15 min) at the start of the run: {', '.join(loads[0])}; "
+                      f"at the end: {', '.join(loads[1])} (on {os.cpu_count()} CPUs).", ""]
     lines.append(f"MD5 of one key alone (the floor): **{md5:.1f} ns** (md-5, scalar); "
                  f"multi-lane MD5: **{md5_many:.1f} ns/key**." if md5 and md5_many else "MD5 floor: n/a")
     lines += ["", "Lookup cost, ns per key (median), by number of servers (160 points each):", "",
