@@ -7,9 +7,17 @@
 #   make test-sanitizers the C test programs under AddressSanitizer + UBSan, the
 #                        Rust side under AddressSanitizer, the C ABI under Miri
 #   make bench           criterion benchmarks (results under target/criterion)
+#   make man             the CLI's man page at target/man/ketama.1 (rendered by build.rs
+#                        from the clap definition, with clap_mangen, into cargo's OUT_DIR)
+#   make completions     shell completions: target/completions/ketama.bash, _ketama (zsh),
+#                        ketama.fish (written by `ketama completions SHELL`)
 #   make install PREFIX=/usr DESTDIR=/tmp/pkg
 #                        library with its SONAME links, static library, header,
 #                        pkg-config file and the ketama CLI
+#   make java            the Java binding as target/ketama.jar (javac and jar only,
+#                        against Debian's jna.jar and spymemcached.jar)
+#   make deb             Debian packages in target/deb: libketama1, libketama-dev,
+#                        ketama, libketama-java, php-ketama (docs/packaging.md)
 
 CARGO      ?= cargo
 PREFIX     ?= /usr/local
@@ -24,7 +32,7 @@ SHARED_LIB ?= target/$(PROFILE)/libketama.so
 STATIC_LIB ?= target/$(PROFILE)/libketama.a
 CLI        ?= target/$(PROFILE)/ketama
 
-.PHONY: all build demo deps test test-sanitizers bench install install-files uninstall clean
+.PHONY: all build demo deps test test-sanitizers bench man man-files completions completions-files install install-files uninstall clean
 
 all: build
 
@@ -60,6 +68,30 @@ test-sanitizers:
 bench:
 	$(CARGO) bench --bench ring
 
+# build.rs renders ketama.1 into the package's OUT_DIR; cargo names that
+# directory in its build-script-executed message. man-files and
+# completions-files only copy/write (MAN_SOURCE, CLI, MAN_OUT, COMPLETIONS_OUT).
+MAN_OUT         ?= target/man
+COMPLETIONS_OUT ?= target/completions
+
+man:
+	out_dir=$$($(CARGO) build --release --message-format=json-render-diagnostics \
+	    | sed -n 's/.*"reason":"build-script-executed","package_id":"[^"]*#ketama@[^"]*".*"out_dir":"\([^"]*\)".*/\1/p' \
+	    | tail -n 1); \
+	test -n "$$out_dir" && $(MAKE) --no-print-directory man-files MAN_SOURCE="$$out_dir/ketama.1"
+
+man-files:
+	mkdir -p $(MAN_OUT)
+	cp $(MAN_SOURCE) $(MAN_OUT)/ketama.1
+
+completions: build completions-files
+
+completions-files:
+	mkdir -p $(COMPLETIONS_OUT)
+	$(CLI) completions bash > $(COMPLETIONS_OUT)/ketama.bash
+	$(CLI) completions zsh > $(COMPLETIONS_OUT)/_ketama
+	$(CLI) completions fish > $(COMPLETIONS_OUT)/ketama.fish
+
 install: build install-files
 
 install-files:
@@ -77,6 +109,33 @@ uninstall:
 	rm -f $(DESTDIR)$(LIBDIR)/libketama.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libketama.so.1 \
 	      $(DESTDIR)$(LIBDIR)/libketama.so $(DESTDIR)$(LIBDIR)/libketama.a \
 	      $(DESTDIR)$(INCLUDEDIR)/ketama.h $(DESTDIR)$(BINDIR)/ketama $(DESTDIR)$(LIBDIR)/pkgconfig/ketama.pc
+
+.PHONY: java deb
+
+# The Java binding: classes compiled against Debian's jars (libjna-java;
+# libspymemcached-java for KetamaNodeLocator only), packed with a manifest
+# whose Class-Path names the jars beside it in /usr/share/java.
+JAVA_JARS    ?= /usr/share/java/jna.jar:/usr/share/java/spymemcached.jar
+JAVA_RELEASE ?= 17
+JAR          ?= target/ketama.jar
+
+java:
+	rm -rf target/java/jar-classes
+	mkdir -p target/java/jar-classes
+	javac --release $(JAVA_RELEASE) -encoding UTF-8 -d target/java/jar-classes -cp $(JAVA_JARS) \
+	    $$(find bindings/java/src/main/java -name '*.java' | LC_ALL=C sort)
+	sed -e 's|@VERSION@|$(VERSION)|' bindings/java/MANIFEST.MF.in > target/java/MANIFEST.MF
+	rm -f $(JAR)
+	jar --create --file $(JAR) --manifest target/java/MANIFEST.MF --date=$(JAR_DATE) \
+	    -C target/java/jar-classes .
+
+# Reproducible archive entries: the last commit's time, else a fixed date.
+JAR_DATE := $(shell git log -1 --format=%cI 2>/dev/null | grep . || echo 2026-01-01T00:00:00Z)
+
+# Debian packages (packaging/deb/build.sh); the man page and completions come
+# from `make man` and `make completions`.
+deb: build man completions java
+	packaging/deb/build.sh
 
 clean:
 	$(CARGO) clean

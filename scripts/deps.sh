@@ -29,6 +29,7 @@ declare -A tools=(
   [python3]=python3 [valgrind]=valgrind
   [memcached]=memcached [nutcracker]=nutcracker
   [php]=php8.2-cli [java]=openjdk-17-jdk-headless [javac]=openjdk-17-jdk-headless
+  [groff]=groff-base
 )
 for tool in "${!tools[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || need "${tools[$tool]}"
@@ -109,6 +110,18 @@ perl -MCache::Memcached -e 1 >/dev/null 2>&1 || need libcache-memcached-perl
 echo 'int main(void) { return 0; }' \
   | gcc -x c -fsanitize=address,undefined -o /dev/null - >/dev/null 2>&1 \
   || { need libasan8; need libubsan1; }
+
+# --- Packaging (make deb, make java, tests/packages.rs): dpkg-deb,
+# dpkg-shlibdeps and dpkg-architecture from dpkg-dev, fakeroot for root-owned
+# package files, lintian to check the packages, the JDK's jar tool, and
+# composer to validate bindings/php/composer.json. Each probed on its own.
+command -v dpkg-shlibdeps >/dev/null 2>&1 || need dpkg-dev
+command -v dpkg-architecture >/dev/null 2>&1 || need dpkg-dev
+command -v fakeroot >/dev/null 2>&1 || need fakeroot
+command -v lintian >/dev/null 2>&1 || need lintian
+command -v jar >/dev/null 2>&1 || need openjdk-17-jdk-headless
+command -v composer >/dev/null 2>&1 || need composer
+# --- end of the packaging block
 
 # unique, sorted
 mapfile -t missing_packages < <(printf '%s\n' "${missing_packages[@]}" | sort -u | sed '/^$/d')

@@ -92,6 +92,70 @@ pub fn keyspace_shares_measured(ring: &Ring) -> (Vec<f64>, Measure) {
     (shares, Measure::Exact)
 }
 
+/// One server's line in a [`Distribution`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerShare {
+    /// The fraction of the keys (or keyspace) the server receives.
+    pub share: f64,
+    /// Its weight's fraction of the total weight (weights not given count as 1).
+    pub expected: f64,
+    /// `share / expected` (0 when nothing is expected).
+    pub ratio: f64,
+}
+
+/// How evenly a ring spreads keys relative to the servers' weights.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Distribution {
+    /// Each server's share, in input order.
+    pub servers: Vec<ServerShare>,
+    /// The largest `share / expected`.
+    pub max_ratio: f64,
+    /// The smallest `share / expected`.
+    pub min_ratio: f64,
+    /// Standard deviation of `share / expected` over the servers (1.0 on
+    /// every server is a perfect spread, deviation 0).
+    pub stddev: f64,
+}
+
+/// Sets the `shares` of the ring's servers (input order, from
+/// [`keyspace_shares`] or counted keys) against their weights.
+pub fn distribution(ring: &Ring, shares: &[f64]) -> Distribution {
+    let weight = |server: &crate::Server| server.weight().unwrap_or(1) as f64;
+    let total_weight: f64 = ring.servers().iter().map(weight).sum();
+    let servers = ring
+        .servers()
+        .iter()
+        .zip(shares)
+        .map(|(server, &share)| {
+            let expected = weight(server) / total_weight;
+            ServerShare {
+                share,
+                expected,
+                ratio: if expected > 0.0 {
+                    share / expected
+                } else {
+                    0.0
+                },
+            }
+        })
+        .collect();
+    let ratios: Vec<f64> = ring
+        .servers()
+        .iter()
+        .zip(shares)
+        .map(|(server, share)| share / (weight(server) / total_weight))
+        .collect();
+    let mean_ratio = ratios.iter().sum::<f64>() / ratios.len() as f64;
+    let stddev =
+        (ratios.iter().map(|r| (r - mean_ratio).powi(2)).sum::<f64>() / ratios.len() as f64).sqrt();
+    Distribution {
+        servers,
+        max_ratio: ratios.iter().copied().fold(0.0, f64::max),
+        min_ratio: ratios.iter().copied().fold(f64::INFINITY, f64::min),
+        stddev,
+    }
+}
+
 /// Walks the circle cut at the points of all `rings`; for each arc calls
 /// `visit(length, owner in each ring)`.
 fn for_each_arc(rings: &[&Ring], mut visit: impl FnMut(u64, &[usize])) {

@@ -49,7 +49,12 @@ impl Ring {
         self.find_server_indices(keys, &mut servers)?;
         let mut by_server: Vec<Vec<usize>> = vec![Vec::new(); self.servers().len()];
         for (key_index, &server) in servers.iter().enumerate() {
-            by_server[server as usize].push(key_index);
+            by_server
+                .get_mut(server as usize)
+                .ok_or_else(|| {
+                    Error::NoServerAvailable(format!("no server can take key {key_index}"))
+                })?
+                .push(key_index);
         }
         Ok(by_server
             .into_iter()

@@ -35,6 +35,7 @@ pub mod analysis;
 mod batch;
 pub mod continuum;
 pub mod error;
+pub mod escape;
 pub mod ffi;
 pub mod file_ring;
 pub mod flavour;

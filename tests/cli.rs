@@ -229,7 +229,13 @@ fn find_group_by_server_prints_the_multi_get_plan() {
     let servers = "10.0.0.1:11211,10.0.0.2:11211,10.0.0.3:11211,10.0.0.4:11211,10.0.0.5:11211";
     let keys: Vec<String> = (0..300).map(|i| format!("user:{i}")).collect();
     let stdin = keys.join("\n") + "\n";
-    for flavour in ["libketama", "libmemcached", "spymemcached"] {
+    for flavour in [
+        "libketama",
+        "libmemcached",
+        "spymemcached",
+        "pymemcache",
+        "python-memcached",
+    ] {
         let single = ketama(
             &["find", "--flavor", flavour, "--servers", servers],
             stdin.as_bytes(),

@@ -17,12 +17,12 @@ mod peers;
 
 use std::ffi::OsStr;
 
-use ketama::parser::peers as peer_lists;
 use ketama::{Flavour, Ring, RingConfig};
-use peer_programs::{PerKeyCase, per_key_answers};
-use peers::{
-    ServerList, Weights, assert_same, keys, non_ascii_keys, odd_keys, servers, standard_lists,
+use peer_programs::{
+    PerKeyCase, compare_per_key, per_key_answers, weighted_peer_lines, weighted_ring,
+    zero_hash_keys,
 };
+use peers::{ServerList, Weights, keys, non_ascii_keys, odd_keys, servers, standard_lists};
 
 const FLAVOUR: Flavour = Flavour::CacheMemcached;
 
@@ -38,16 +38,6 @@ fn require_peer() {
     );
 }
 
-/// Keys whose 15-bit CRC is 0 (python-memcached reads that hash as 1,
-/// Cache::Memcached keeps it).
-fn zero_hash_keys() -> Vec<Vec<u8>> {
-    (0..3_000_000u32)
-        .map(|i| format!("zero:{i}").into_bytes())
-        .filter(|k| ketama::hash::crc::crc15(k) == 0)
-        .take(20)
-        .collect()
-}
-
 fn all_keys() -> Vec<Vec<u8>> {
     let mut keys = keys();
     keys.extend(non_ascii_keys());
@@ -56,66 +46,17 @@ fn all_keys() -> Vec<Vec<u8>> {
     keys
 }
 
-/// The servers as the peer script reads them: `ADDRESS[<TAB>WEIGHT]`.
-fn peer_lines(list: &ServerList) -> String {
-    list.servers
-        .iter()
-        .map(|s| match s.weight {
-            Some(w) => format!("{}\t{w}\n", s.address()),
-            None => format!("{}\n", s.address()),
-        })
-        .collect()
-}
-
-/// The same servers as the library reads them: `host:port[:weight]`.
-fn ring(list: &ServerList) -> Ring {
-    let text: String = list
-        .servers
-        .iter()
-        .map(|s| match s.weight {
-            Some(w) => format!("{}:{w}\n", s.address()),
-            None => format!("{}\n", s.address()),
-        })
-        .collect();
-    let servers = peer_lists::parse(text.as_bytes(), "servers").unwrap();
-    Ring::new(servers, RingConfig::flavour(FLAVOUR)).unwrap()
-}
-
-fn ask_perl(asked: &[PerKeyCase]) -> (Vec<Vec<Option<usize>>>, String) {
-    let script = common::repo_root().join("tests/peers/cache_memcached_peer.pl");
-    per_key_answers(
-        "cache-memcached",
-        &[OsStr::new("perl"), script.as_os_str()],
-        asked,
-    )
-}
-
 fn compare(cases: &[(ServerList, Vec<usize>)], keys: &[Vec<u8>]) -> usize {
     require_peer();
-    let asked: Vec<PerKeyCase> = cases
-        .iter()
-        .map(|(list, down)| PerKeyCase {
-            servers: peer_lines(list),
-            keys,
-            down: down.clone(),
-        })
-        .collect();
-    let (answers, said) = ask_perl(&asked);
-    print!("{said}");
-    let mut compared = 0;
-    for ((list, down), answer) in cases.iter().zip(answers) {
-        let ring = ring(list);
-        let ours: Vec<Option<usize>> = keys
-            .iter()
-            .map(|k| {
-                ring.locate_live(k, |s| down.contains(&s))
-                    .map(|at| at.server_index)
-            })
-            .collect();
-        let name = format!("{} (down: {down:?})", list.name);
-        compared += assert_same(&name, keys, &ours, &answer);
-    }
-    compared
+    let script = common::repo_root().join("tests/peers/cache_memcached_peer.pl");
+    compare_per_key(
+        "cache-memcached",
+        &[OsStr::new("perl"), script.as_os_str()],
+        weighted_peer_lines,
+        |list| weighted_ring(list, FLAVOUR),
+        cases,
+        keys,
+    )
 }
 
 #[test]
@@ -152,11 +93,16 @@ fn python_memcached_and_cache_memcached_differ_only_on_keys_whose_hash_is_0() {
     for n in [3, 10, 100] {
         let list = servers(n, Weights::Unequal);
         let case = PerKeyCase {
-            servers: peer_lines(&list),
+            servers: weighted_peer_lines(&list),
             keys: &keys,
             down: vec![],
         };
-        let (perl, _) = ask_perl(std::slice::from_ref(&case));
+        let perl_script = common::repo_root().join("tests/peers/cache_memcached_peer.pl");
+        let (perl, _) = per_key_answers(
+            "cache-memcached-vs-python",
+            &[OsStr::new("perl"), perl_script.as_os_str()],
+            std::slice::from_ref(&case),
+        );
         let script = common::repo_root().join("tests/peers/python_memcached_peer.py");
         let (python, _) = per_key_answers(
             "python-memcached-vs-perl",
@@ -172,7 +118,7 @@ fn python_memcached_and_cache_memcached_differ_only_on_keys_whose_hash_is_0() {
             differing.iter().all(|&i| zero[i]),
             "{n} servers: {differing:?}"
         );
-        let ring = ring(&list);
+        let ring = weighted_ring(&list, FLAVOUR);
         let same_server_in_buckets_0_and_1 =
             ring.locate_hash(0).unwrap().server_index == ring.locate_hash(1).unwrap().server_index;
         let expected = if same_server_in_buckets_0_and_1 {

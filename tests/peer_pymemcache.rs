@@ -16,10 +16,8 @@ use std::ffi::OsStr;
 
 use ketama::parser::peers as peer_lists;
 use ketama::{Flavour, Ring, RingConfig};
-use peer_programs::{PerKeyCase, per_key_answers};
-use peers::{
-    ServerList, Weights, assert_same, edge_lists, keys, non_ascii_keys, odd_keys, servers,
-};
+use peer_programs::compare_per_key;
+use peers::{ServerList, Weights, edge_lists, keys, non_ascii_keys, odd_keys, servers};
 
 fn require_pymemcache() {
     let probe = std::process::Command::new("/usr/bin/python3")
@@ -52,35 +50,15 @@ fn ring(list: &ServerList) -> Ring {
 /// Asks pymemcache about each (list, down servers) and compares every key.
 fn compare(cases: &[(ServerList, Vec<usize>)], keys: &[Vec<u8>]) -> usize {
     require_pymemcache();
-    let asked: Vec<PerKeyCase> = cases
-        .iter()
-        .map(|(list, down)| PerKeyCase {
-            servers: lines(list),
-            keys,
-            down: down.clone(),
-        })
-        .collect();
     let script = common::repo_root().join("tests/peers/pymemcache_peer.py");
-    let (answers, said) = per_key_answers(
+    compare_per_key(
         "pymemcache",
         &[OsStr::new("/usr/bin/python3"), script.as_os_str()],
-        &asked,
-    );
-    print!("{said}");
-    let mut compared = 0;
-    for ((list, down), answer) in cases.iter().zip(answers) {
-        let ring = ring(list);
-        let ours: Vec<Option<usize>> = keys
-            .iter()
-            .map(|k| {
-                ring.locate_live(k, |s| down.contains(&s))
-                    .map(|at| at.server_index)
-            })
-            .collect();
-        let name = format!("{} (down: {down:?})", list.name);
-        compared += assert_same(&name, keys, &ours, &answer);
-    }
-    compared
+        lines,
+        ring,
+        cases,
+        keys,
+    )
 }
 
 #[test]

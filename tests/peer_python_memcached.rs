@@ -15,9 +15,8 @@ mod peers;
 
 use std::ffi::OsStr;
 
-use ketama::parser::peers as peer_lists;
 use ketama::{Flavour, Ring, RingConfig};
-use peer_programs::{PerKeyCase, per_key_answers};
+use peer_programs::{compare_per_key, weighted_peer_lines, weighted_ring, zero_hash_keys};
 use peers::{
     ServerList, Weights, assert_same, keys, non_ascii_keys, odd_keys, servers, standard_lists,
 };
@@ -35,15 +34,6 @@ fn require_peer() {
     );
 }
 
-/// Keys whose 15-bit CRC is 0 (python-memcached reads that hash as 1).
-fn zero_hash_keys() -> Vec<Vec<u8>> {
-    (0..3_000_000u32)
-        .map(|i| format!("zero:{i}").into_bytes())
-        .filter(|k| ketama::hash::crc::crc15(k) == 0)
-        .take(20)
-        .collect()
-}
-
 fn all_keys() -> Vec<Vec<u8>> {
     let mut keys = keys();
     keys.extend(non_ascii_keys());
@@ -52,62 +42,17 @@ fn all_keys() -> Vec<Vec<u8>> {
     keys
 }
 
-/// The servers as the peer script reads them: `ADDRESS[<TAB>WEIGHT]`.
-fn peer_lines(list: &ServerList) -> String {
-    list.servers
-        .iter()
-        .map(|s| match s.weight {
-            Some(w) => format!("{}\t{w}\n", s.address()),
-            None => format!("{}\n", s.address()),
-        })
-        .collect()
-}
-
-/// The same servers as the library reads them: `host:port[:weight]`.
-fn ring(list: &ServerList) -> Ring {
-    let text: String = list
-        .servers
-        .iter()
-        .map(|s| match s.weight {
-            Some(w) => format!("{}:{w}\n", s.address()),
-            None => format!("{}\n", s.address()),
-        })
-        .collect();
-    let servers = peer_lists::parse(text.as_bytes(), "servers").unwrap();
-    Ring::new(servers, RingConfig::flavour(FLAVOUR)).unwrap()
-}
-
 fn compare(cases: &[(ServerList, Vec<usize>)], keys: &[Vec<u8>]) -> usize {
     require_peer();
-    let asked: Vec<PerKeyCase> = cases
-        .iter()
-        .map(|(list, down)| PerKeyCase {
-            servers: peer_lines(list),
-            keys,
-            down: down.clone(),
-        })
-        .collect();
     let script = common::repo_root().join("tests/peers/python_memcached_peer.py");
-    let (answers, said) = per_key_answers(
+    compare_per_key(
         "python-memcached",
         &[OsStr::new("/usr/bin/python3"), script.as_os_str()],
-        &asked,
-    );
-    print!("{said}");
-    let mut compared = 0;
-    for ((list, down), answer) in cases.iter().zip(answers) {
-        let ring = ring(list);
-        let ours: Vec<Option<usize>> = keys
-            .iter()
-            .map(|k| {
-                ring.locate_live(k, |s| down.contains(&s))
-                    .map(|at| at.server_index)
-            })
-            .collect();
-        let name = format!("{} (down: {down:?})", list.name);
-        compared += assert_same(&name, keys, &ours, &answer);
-    }
-    compared
+        weighted_peer_lines,
+        |list| weighted_ring(list, FLAVOUR),
+        cases,
+        keys,
+    )
 }
 
 #[test]
@@ -151,7 +96,7 @@ fn old_server_hash_function_is_the_full_crc32() {
     let keys = keys();
     let dir = common::scratch_dir("python-memcached-old-hash");
     peers::write_keys(&dir.join("keys"), &keys);
-    std::fs::write(dir.join("servers"), peer_lines(&list)).unwrap();
+    std::fs::write(dir.join("servers"), weighted_peer_lines(&list)).unwrap();
     let script = common::repo_root().join("tests/peers/python_memcached_peer.py");
     let output = common::run_with_timeout(
         std::process::Command::new("/usr/bin/python3")

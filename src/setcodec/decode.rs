@@ -52,7 +52,7 @@ pub struct SetStats {
     /// The format read; `None` for an empty value under detection.
     pub format: Option<Format>,
     /// The value starts with the `^` seal: a retired list of a flipped
-    /// pair (see [`flip`](super::flip)); its records still count.
+    /// pair (see [`super::flip`]); its records still count.
     pub sealed: bool,
 }
 

@@ -459,3 +459,78 @@ pub fn per_key_answers(
         String::from_utf8_lossy(&output.stdout).into_owned(),
     )
 }
+
+/// Asks a per-key peer about each (list, servers down) case and compares
+/// every key with the library's ring for the same list (`ring`); returns
+/// the number of keys compared (any difference fails the test). `program`
+/// is the peer script with its interpreter first; `peer_lines` writes a
+/// list as the script reads it.
+pub fn compare_per_key(
+    name: &str,
+    program: &[&std::ffi::OsStr],
+    peer_lines: impl Fn(&ServerList) -> String,
+    ring: impl Fn(&ServerList) -> ketama::Ring,
+    cases: &[(ServerList, Vec<usize>)],
+    keys: &[Vec<u8>],
+) -> usize {
+    let asked: Vec<PerKeyCase> = cases
+        .iter()
+        .map(|(list, down)| PerKeyCase {
+            servers: peer_lines(list),
+            keys,
+            down: down.clone(),
+        })
+        .collect();
+    let (answers, said) = per_key_answers(name, program, &asked);
+    print!("{said}");
+    let mut compared = 0;
+    for ((list, down), answer) in cases.iter().zip(answers) {
+        let ring = ring(list);
+        let ours: Vec<Option<usize>> = keys
+            .iter()
+            .map(|k| {
+                ring.locate_live(k, |s| down.contains(&s))
+                    .map(|at| at.server_index)
+            })
+            .collect();
+        let name = format!("{} (down: {down:?})", list.name);
+        compared += crate::peers::assert_same(&name, keys, &ours, &answer);
+    }
+    compared
+}
+
+/// A list as python-memcached and Cache::Memcached scripts read it:
+/// `ADDRESS[<TAB>WEIGHT]` lines.
+pub fn weighted_peer_lines(list: &ServerList) -> String {
+    list.servers
+        .iter()
+        .map(|s| match s.weight {
+            Some(w) => format!("{}\t{w}\n", s.address()),
+            None => format!("{}\n", s.address()),
+        })
+        .collect()
+}
+
+/// The library's ring of `flavour` for `list`, read from `host:port[:weight]` lines.
+pub fn weighted_ring(list: &ServerList, flavour: ketama::Flavour) -> ketama::Ring {
+    let text: String = list
+        .servers
+        .iter()
+        .map(|s| match s.weight {
+            Some(w) => format!("{}:{w}\n", s.address()),
+            None => format!("{}\n", s.address()),
+        })
+        .collect();
+    let servers = ketama::parser::peers::parse(text.as_bytes(), "servers").unwrap();
+    ketama::Ring::new(servers, ketama::RingConfig::flavour(flavour)).unwrap()
+}
+
+/// Keys whose 15-bit CRC is 0, where python-memcached (which reads that
+/// hash as 1) and Cache::Memcached (which keeps it) part ways.
+pub fn zero_hash_keys() -> Vec<Vec<u8>> {
+    (0..3_000_000u32)
+        .map(|i| format!("zero:{i}").into_bytes())
+        .filter(|k| ketama::hash::crc::crc15(k) == 0)
+        .take(20)
+        .collect()
+}

@@ -1,13 +1,17 @@
-//! Argument parsing shared by the ring commands.
+//! The ring inputs shared by `find`, `dump`, `dist` and `diff`: clap's
+//! parsed options turned into a ring.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use ketama::parser::{ParseMode, nginx, peers, sockiopool};
 use ketama::{Flavour, Ring, RingConfig, ServerSpec};
 
 use crate::Failure;
+use crate::cli::{PlacementArgs, ServerListArgs};
 
 /// Where the servers come from and how to build the ring.
+#[derive(Clone)]
 pub struct RingArgs {
     pub config: RingConfig,
     pub file: Option<PathBuf>,
@@ -15,115 +19,38 @@ pub struct RingArgs {
     pub weights: Option<String>,
     /// `--servers-file`: a peer-style list (`host:port[:weight] [name]` lines).
     pub servers_file: Option<PathBuf>,
-    /// `--down H:P,...`: servers to skip (failover lookup).
-    pub down: Option<String>,
     pub parse_mode: ParseMode,
-    /// `--group-by-server` (find): the multi-GET plan instead of one line per key.
-    pub group_by_server: bool,
-    /// Arguments that were not options (after the file, if any).
-    pub rest: Vec<String>,
 }
 
 impl RingArgs {
-    /// Parses ring options; the first positional argument is the server
-    /// file unless `--servers` is given.
-    pub fn parse(args: &[String]) -> Result<RingArgs, Failure> {
+    /// The ring of `--servers`/`--servers-file`, or else of the server file
+    /// `file`. When an option gives the servers, `file` is handed back: the
+    /// first positional argument is then not a file (for `find`, a key).
+    pub fn from_options(
+        placement: &PlacementArgs,
+        list: &ServerListArgs,
+        file: Option<OsString>,
+    ) -> Result<(RingArgs, Option<OsString>), Failure> {
         let mut parsed = RingArgs {
-            config: RingConfig::default(),
+            config: ring_config(placement)?,
             file: None,
-            servers: None,
-            weights: None,
-            servers_file: None,
-            down: None,
-            parse_mode: ParseMode::Strict,
-            group_by_server: false,
-            rest: Vec::new(),
+            servers: list.servers.clone(),
+            weights: list.weights.clone(),
+            servers_file: list.servers_file.clone(),
+            parse_mode: parse_mode(placement),
         };
-        let mut positional = Vec::new();
-        let mut hash_name = None;
-        let mut iter = args.iter();
-        while let Some(arg) = iter.next() {
-            let mut value = |name: &str| {
-                iter.next()
-                    .cloned()
-                    .ok_or_else(|| Failure::usage(format!("{name} needs a value")))
-            };
-            match arg.as_str() {
-                "--flavor" | "--flavour" => {
-                    let name = value(arg)?;
-                    parsed.config.flavour = Flavour::from_name(&name)
-                        .ok_or_else(|| Failure::usage(format!("unknown flavour '{name}'")))?;
-                }
-                "--hash" => hash_name = Some(value(arg)?),
-                "--servers" => parsed.servers = Some(value(arg)?),
-                "--servers-file" => parsed.servers_file = Some(PathBuf::from(value(arg)?)),
-                "--down" => parsed.down = Some(value(arg)?),
-                "--weights" => parsed.weights = Some(value(arg)?),
-                "--libketama-parser" => parsed.parse_mode = ParseMode::Libketama,
-                "--group-by-server" => parsed.group_by_server = true,
-                "--" => positional.extend(iter.by_ref().cloned()),
-                option if option.starts_with("--") => {
-                    return Err(Failure::usage(format!("unknown option '{option}'")));
-                }
-                _ => positional.push(arg.clone()),
-            }
+        if parsed.servers.is_some() || parsed.servers_file.is_some() {
+            return Ok((parsed, file));
         }
-        if let Some(name) = hash_name {
-            let flavour = parsed.config.flavour;
-            parsed.config.hash = Some(flavour.hash_from_name(&name).ok_or_else(|| {
-                let offered: Vec<&str> = flavour.hashes().iter().map(|h| h.name()).collect();
-                Failure::usage(format!(
-                    "unknown hash '{name}' for flavour {} (it offers: {})",
-                    flavour.name(),
-                    offered.join(", ")
-                ))
-            })?);
-        }
-        if parsed.servers.is_some() && parsed.servers_file.is_some() {
+        let file =
+            file.ok_or_else(|| Failure::usage("give a SERVERS_FILE or --servers H:P,..."))?;
+        if parsed.weights.is_some() {
             return Err(Failure::usage(
-                "give either --servers or --servers-file, not both",
+                "--weights needs --servers or --servers-file",
             ));
         }
-        let mut positional = positional.into_iter();
-        if parsed.servers.is_none() && parsed.servers_file.is_none() {
-            let file = positional
-                .next()
-                .ok_or_else(|| Failure::usage("give a SERVERS_FILE or --servers H:P,..."))?;
-            parsed.file = Some(PathBuf::from(file));
-            if parsed.weights.is_some() {
-                return Err(Failure::usage(
-                    "--weights needs --servers or --servers-file",
-                ));
-            }
-        }
-        parsed.rest = positional.collect();
-        Ok(parsed)
-    }
-
-    /// The same ring options, without the server source.
-    pub fn clone_options(&self) -> RingArgs {
-        RingArgs {
-            config: self.config,
-            file: None,
-            servers: None,
-            weights: None,
-            servers_file: None,
-            down: None,
-            parse_mode: self.parse_mode,
-            group_by_server: false,
-            rest: Vec::new(),
-        }
-    }
-
-    /// The same options and server source (not the positional rest).
-    pub fn clone_source(&self) -> RingArgs {
-        RingArgs {
-            file: self.file.clone(),
-            servers: self.servers.clone(),
-            weights: self.weights.clone(),
-            servers_file: self.servers_file.clone(),
-            ..self.clone_options()
-        }
+        parsed.file = Some(PathBuf::from(file));
+        Ok((parsed, None))
     }
 
     /// How the server source is named in messages.
@@ -164,10 +91,9 @@ impl RingArgs {
     }
 
     /// The indices of the `--down` servers, matched by address or name.
-    pub fn down_servers(&self, ring: &Ring) -> Result<Vec<bool>, Failure> {
+    pub fn down_servers(ring: &Ring, list: Option<&str>) -> Result<Vec<bool>, Failure> {
         let mut down = vec![false; ring.servers().len()];
-        for entry in self
-            .down
+        for entry in list
             .iter()
             .flat_map(|d| d.split(','))
             .map(str::trim)
@@ -187,6 +113,36 @@ impl RingArgs {
             }
         }
         Ok(down)
+    }
+}
+
+/// The flavour and hash `placement` names.
+pub fn ring_config(placement: &PlacementArgs) -> Result<RingConfig, Failure> {
+    let mut config = RingConfig::default();
+    if let Some(name) = &placement.flavor {
+        config.flavour = Flavour::from_name(name)
+            .ok_or_else(|| Failure::usage(format!("unknown flavour '{name}'")))?;
+    }
+    if let Some(name) = &placement.hash {
+        let flavour = config.flavour;
+        config.hash = Some(flavour.hash_from_name(name).ok_or_else(|| {
+            let offered: Vec<&str> = flavour.hashes().iter().map(|h| h.name()).collect();
+            Failure::usage(format!(
+                "unknown hash '{name}' for flavour {} (it offers: {})",
+                flavour.name(),
+                offered.join(", ")
+            ))
+        })?);
+    }
+    Ok(config)
+}
+
+/// How a SERVERS_FILE is read.
+fn parse_mode(placement: &PlacementArgs) -> ParseMode {
+    if placement.libketama_parser {
+        ParseMode::Libketama
+    } else {
+        ParseMode::Strict
     }
 }
 

@@ -1,9 +1,13 @@
 //! `ketama`: the command-line tool of the ketama library.
 //!
-//! It maps keys to servers (`find`), prints continuums (`dump`) and checks
-//! server files (`check`) with exactly the library's engine.
+//! It maps keys to servers (`find`), prints continuums (`dump`), checks
+//! server files (`check`), plans pool changes (`dist`, `diff`) and inspects
+//! set values (`set`) with exactly the library's engine. The command line is
+//! declared in `cli.rs`; each command turns its arguments into library calls
+//! and prints the answer.
 
 mod args;
+mod cli;
 mod plan_commands;
 mod ring_commands;
 mod set_commands;
@@ -11,53 +15,9 @@ mod set_commands;
 use std::io::Write;
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-usage: ketama <command> [options]
+use clap::{CommandFactory, Parser};
 
-commands:
-  find  [RING OPTIONS] [--down H:P,...] (SERVERS_FILE | --servers H:P,...) [KEY...]
-        print KEY<TAB>SERVER for each key (keys from stdin, one per line, when none given);
-        with --down, servers listed there are skipped (failover to the next live one);
-        with --group-by-server, the multi-GET plan instead: SERVER<TAB>KEY<TAB>KEY... for each
-        server holding keys (servers in list order, keys in input order)
-  dump  [RING OPTIONS] (SERVERS_FILE | --servers H:P,...)
-        print POINT<TAB>SERVER for every point in continuum order
-  check SERVERS_FILE
-        validate a server file strictly; exit 1 with line-precise errors
-  dist  [RING OPTIONS] (SERVERS_FILE | --servers H:P,...) [--keys FILE]
-        each server's share of the keyspace (exact) against its weight share;
-        --keys measures the share of a sample of real keys instead
-  diff  [RING OPTIONS] [--from-flavor F --to-flavor F] [--from-hash H --to-hash H]
-        [--keys FILE] OLD_FILE [NEW_FILE]
-        the fraction of the keyspace that moves between two server lists, two flavours
-        or two key hashes (one list serves both sides when NEW_FILE is left out, or with
-        --servers); exact for two continuums hashing keys alike, otherwise measured on
-        the keys of --keys FILE or on 100,000 generated keys key:0..key:99999
-  set decode [--encoding auto|t1|b1|membase-comma|membase-tombstone|membase-plusminus]
-        read a set value on stdin; print its members and a '# records=...' line
-  set encode (add|remove) [--binary] MEMBER...
-        write the APPEND payload for the members to stdout
-  set compact [--encoding E] [--to t1|b1]
-        read a set value on stdin and write its compacted form
-
-ring options:
-  --flavor NAME        placement flavour (default: libketama): libketama, spymemcached (java),
-                       spymemcached-libmemcached, libmemcached (php-memcached),
-                       libmemcached-consistent, libmemcached-spy, twemproxy, pecl-memcache,
-                       libketama-java (sockiopool: files are SERVER<TAB>WEIGHT lines read
-                       as SockIOPool reads them, a bad weight read as 1), dalli (ruby),
-                       nginx (--servers-file: an upstream block's server directives),
-                       node-memcached (node), memcached-fast (Perl, ketama_points 150),
-                       pymemcache (HashClient's rendezvous hashing), python-memcached,
-                       cache-memcached (Perl Cache::Memcached): the last three are not
-                       continuums (dump refuses them)
-  --hash NAME          key hash in the peer's own spelling (default: the flavour's own)
-  --servers LIST       comma-separated HOST:PORT[:WEIGHT] entries ([IPV6]:PORT) instead of a file
-  --servers-file FILE  a list of HOST:PORT[:WEIGHT] [NAME] lines (NAME: twemproxy's name column)
-  --weights LIST       comma-separated weights for --servers, in list order
-  --libketama-parser   read the server file exactly like the original libketama
-                       (default: strict, rejecting lines the original misreads)
-";
+use cli::{Cli, Command, CompletionShell, CompletionsArgs, SetCommand};
 
 /// A command's failure: the message and the exit code.
 pub struct Failure {
@@ -66,7 +26,7 @@ pub struct Failure {
 }
 
 impl Failure {
-    /// A usage error (exit code 2).
+    /// A usage error (exit code 2), reported the way clap reports its own.
     pub fn usage(message: impl Into<String>) -> Self {
         Failure {
             message: message.into(),
@@ -74,7 +34,7 @@ impl Failure {
         }
     }
 
-    /// A runtime failure (exit code 1).
+    /// A runtime failure: invalid input (exit code 1).
     pub fn failed(message: impl Into<String>) -> Self {
         Failure {
             message: message.into(),
@@ -96,34 +56,58 @@ impl From<std::io::Error> for Failure {
 }
 
 fn main() -> ExitCode {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let result = match argv.first().map(String::as_str) {
-        Some("find") => ring_commands::find(&argv[1..]),
-        Some("dump") => ring_commands::dump(&argv[1..]),
-        Some("check") => ring_commands::check(&argv[1..]),
-        Some("dist") => plan_commands::dist(&argv[1..]),
-        Some("diff") => plan_commands::diff(&argv[1..]),
-        Some("set") => set_commands::run(&argv[1..]),
-        Some("-h" | "--help" | "help") => {
-            print!("{USAGE}");
-            Ok(())
+    // clap exits with 2 on its own usage errors and 0 after --help/--version.
+    let cli = Cli::parse();
+    let (path, result): (&[&str], _) = match cli.command {
+        Command::Find(args) => (&["find"], ring_commands::find(args)),
+        Command::Dump(args) => (&["dump"], ring_commands::dump(args)),
+        Command::Check(args) => (&["check"], ring_commands::check(args)),
+        Command::Dist(args) => (&["dist"], plan_commands::dist(args)),
+        Command::Diff(args) => (&["diff"], plan_commands::diff(args)),
+        Command::Set(SetCommand::Decode(args)) => (&["set", "decode"], set_commands::decode(args)),
+        Command::Set(SetCommand::Encode(args)) => (&["set", "encode"], set_commands::encode(args)),
+        Command::Set(SetCommand::Compact(args)) => {
+            (&["set", "compact"], set_commands::compact(args))
         }
-        Some("--version" | "-V") => {
-            println!("ketama {}", env!("CARGO_PKG_VERSION"));
-            Ok(())
-        }
-        Some(other) => Err(Failure::usage(format!("unknown command '{other}'"))),
-        None => Err(Failure::usage("no command given")),
+        Command::Completions(args) => (&["completions"], completions(args)),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) if failure.message.contains("Broken pipe") => ExitCode::SUCCESS,
+        Err(failure) if failure.code == 2 => usage_error(path, &failure.message),
         Err(failure) => {
             let _ = writeln!(std::io::stderr(), "ketama: {}", failure.message);
-            if failure.code == 2 {
-                let _ = write!(std::io::stderr(), "{USAGE}");
-            }
             ExitCode::from(failure.code)
         }
     }
+}
+
+/// Reports a usage error found after parsing (an unknown flavour, a missing
+/// server file…) as clap reports its own: message, the command's usage line
+/// and a pointer to `--help`; exits with 2.
+fn usage_error(path: &[&str], message: &str) -> ! {
+    let mut command = Cli::command();
+    command.build();
+    let mut current = &mut command;
+    for name in path {
+        current = current
+            .find_subcommand_mut(name)
+            .expect("the command path names declared subcommands");
+    }
+    current
+        .error(clap::error::ErrorKind::ValueValidation, message)
+        .exit()
+}
+
+/// `ketama completions SHELL`: the completion script on standard output.
+fn completions(args: CompletionsArgs) -> Result<(), Failure> {
+    let shell = match args.shell {
+        CompletionShell::Bash => clap_complete::Shell::Bash,
+        CompletionShell::Zsh => clap_complete::Shell::Zsh,
+        CompletionShell::Fish => clap_complete::Shell::Fish,
+    };
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "ketama", &mut script);
+    std::io::stdout().lock().write_all(&script)?;
+    Ok(())
 }

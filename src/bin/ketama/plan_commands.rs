@@ -1,53 +1,181 @@
-//! Capacity planning: `dist` (how evenly a ring spreads keys) and `diff`
-//! (how many keys move between two server lists).
+//! Capacity and migration planning: `dist` (how evenly a ring spreads keys)
+//! and `diff` (how many keys move between two server lists, two flavours or
+//! two key hashes).
 
-use std::io::{BufRead, Write};
+use std::borrow::Cow;
+use std::ffi::OsStr;
+use std::io::{BufRead, IsTerminal, Write};
+use std::os::unix::ffi::OsStrExt;
 
-use ketama::analysis::{DEFAULT_SAMPLE_KEYS, Measure, keyspace_shares_measured, plan_migration};
-use ketama::{Flavour, Ring};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use ketama::analysis::{
+    DEFAULT_SAMPLE_KEYS, Measure, distribution, keyspace_shares_measured, plan_migration,
+};
+use ketama::escape::json_text;
+use ketama::{Flavour, Ring, RingConfig};
+use serde::Serialize;
 
 use crate::Failure;
 use crate::args::RingArgs;
+use crate::cli::{DiffArgs, DistArgs, PlacementArgs};
 
-/// Keys per progress report when sampling a key file.
-const PROGRESS_EVERY: usize = 1_000_000;
 const BAR_WIDTH: f64 = 40.0;
 
-/// `ketama dist …ring inputs… [--keys FILE]`.
-pub fn dist(args: &[String]) -> Result<(), Failure> {
-    let (keys_file, rest) = take_option(args, "--keys")?;
-    let parsed = RingArgs::parse(&rest)?;
-    if parsed.group_by_server {
-        return Err(Failure::usage(
-            "dist takes no --group-by-server (only find does)",
-        ));
+/// Bytes of a key file read between two progress updates.
+const PROGRESS_BYTES: u64 = 64 * 1024;
+
+/// Continuum points (old and new together), or sampled keys, from which
+/// `diff` shows a spinner while it compares.
+const LARGE_DIFF: usize = 1_000_000;
+
+/// Longest key line read from a key file.
+const MAX_KEY_LINE: usize = 1 << 20;
+/// Most bytes read from a character device given as a key file.
+const MAX_DEVICE_BYTES: u64 = 64 << 10;
+
+/// `dist --json`.
+#[derive(Serialize)]
+struct DistJson<'a> {
+    /// "keyspace" (exact), "generated" (the default key sample) or "keys"
+    /// (the keys of `keys_file`).
+    source: &'static str,
+    keys_file: Option<Cow<'a, str>>,
+    keys: Option<usize>,
+    points: Option<usize>,
+    servers: Vec<ServerShareJson<'a>>,
+    max_ratio: f64,
+    min_ratio: f64,
+    stddev: f64,
+}
+
+#[derive(Serialize)]
+struct ServerShareJson<'a> {
+    server: Cow<'a, str>,
+    weight: Option<u64>,
+    points: Option<u32>,
+    share: f64,
+    expected: f64,
+    ratio: f64,
+}
+
+/// `diff --json`.
+#[derive(Serialize)]
+struct DiffJson<'a> {
+    old: SideJson<'a>,
+    new: SideJson<'a>,
+    /// "exact" or "sampled".
+    measure: &'static str,
+    keys: Option<usize>,
+    keys_file: Option<Cow<'a, str>>,
+    moved: f64,
+    ideal: f64,
+    flows: Vec<FlowJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct SideJson<'a> {
+    source: Cow<'a, str>,
+    flavour: &'static str,
+    hash: &'static str,
+    points: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct FlowJson<'a> {
+    from: Cow<'a, str>,
+    to: Cow<'a, str>,
+    share: f64,
+}
+
+fn write_json(value: &impl Serialize) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, value).map_err(std::io::Error::from)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
+/// A progress display on standard error, drawn only when standard error is
+/// a terminal (hidden otherwise: nothing is written).
+fn progress() -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
     }
-    if !parsed.rest.is_empty() {
+    ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr())
+}
+
+/// Where `dist`'s shares come from.
+enum Source {
+    /// Exactly, over the whole keyspace.
+    Keyspace,
+    /// On this many keys of the default sample (a per-key placement).
+    Generated(usize),
+    /// On this many keys of the `--keys` file.
+    Keys(usize),
+}
+
+/// `ketama dist …ring inputs… [--keys FILE]`.
+pub fn dist(args: DistArgs) -> Result<(), Failure> {
+    let (parsed, extra) = RingArgs::from_options(&args.placement, &args.list, args.file)?;
+    if let Some(extra) = extra {
         return Err(Failure::usage(format!(
             "dist takes no keys (got '{}'); use --keys FILE",
-            parsed.rest[0]
+            extra.to_string_lossy()
         )));
     }
     let ring = parsed.ring()?;
-    let (shares, source) = match keys_file {
+    let (shares, source) = match &args.keys {
         None => match keyspace_shares_measured(&ring) {
-            (shares, Measure::Exact) => (shares, "exact share of the keyspace".to_string()),
-            (shares, Measure::Sampled(n)) => (
-                shares,
-                format!(
-                    "share of {n} generated keys key:0..key:{} (flavour {} is not a continuum; --keys FILE samples real keys)",
-                    n - 1,
-                    ring.config().flavour.name()
-                ),
-            ),
+            (shares, Measure::Exact) => (shares, Source::Keyspace),
+            (shares, Measure::Sampled(n)) => (shares, Source::Generated(n)),
         },
-        Some(path) => sample_shares(&ring, &path)?,
+        Some(path) => {
+            let (shares, total) = sample_shares(&ring, path)?;
+            (shares, Source::Keys(total))
+        }
     };
-    let total_weight: f64 = ring
-        .servers()
-        .iter()
-        .map(|s| s.weight().unwrap_or(1) as f64)
-        .sum();
+    let report = distribution(&ring, &shares);
+    let continuum = ring.is_continuum();
+    if args.json {
+        let (name, keys) = match source {
+            Source::Keyspace => ("keyspace", None),
+            Source::Generated(n) => ("generated", Some(n)),
+            Source::Keys(n) => ("keys", Some(n)),
+        };
+        return write_json(&DistJson {
+            source: name,
+            keys_file: args.keys.as_ref().map(|p| json_text(p.as_bytes())),
+            keys,
+            points: continuum.then(|| ring.continuum().len()),
+            servers: ring
+                .servers()
+                .iter()
+                .zip(&report.servers)
+                .map(|(server, share)| ServerShareJson {
+                    server: json_text(server.address()),
+                    weight: server.weight(),
+                    points: continuum.then(|| server.point_count()),
+                    share: share.share,
+                    expected: share.expected,
+                    ratio: share.ratio,
+                })
+                .collect(),
+            max_ratio: report.max_ratio,
+            min_ratio: report.min_ratio,
+            stddev: report.stddev,
+        });
+    }
+    let source = match source {
+        Source::Keyspace => "exact share of the keyspace".to_string(),
+        Source::Generated(n) => format!(
+            "share of {n} generated keys key:0..key:{} (flavour {} is not a continuum; --keys FILE samples real keys)",
+            n.saturating_sub(1),
+            ring.config().flavour.name()
+        ),
+        Source::Keys(total) => format!(
+            "share of {total} keys from {}",
+            args.keys.as_deref().unwrap_or_default().to_string_lossy()
+        ),
+    };
     let widest = ring
         .servers()
         .iter()
@@ -68,46 +196,32 @@ pub fn dist(args: &[String]) -> Result<(), Failure> {
         "SERVER", "WEIGHT", "POINTS", "SHARE", "EXPECTED", "RATIO"
     )?;
     let max_share = shares.iter().copied().fold(0.0, f64::max);
-    for (server, &share) in ring.servers().iter().zip(&shares) {
-        let expected = server.weight().unwrap_or(1) as f64 / total_weight;
-        let bar = "#".repeat((share / max_share * BAR_WIDTH).round() as usize);
+    for (server, line) in ring.servers().iter().zip(&report.servers) {
+        let bar = "#".repeat((line.share / max_share * BAR_WIDTH).round() as usize);
         writeln!(
             out,
             "{:<widest$}  {:>8}  {:>7}  {:>7.3}%  {:>7.3}%  {:>6.3}  {bar}",
             String::from_utf8_lossy(server.address()),
             server.weight().map_or("-".to_string(), |w| w.to_string()),
             server.point_count(),
-            share * 100.0,
-            expected * 100.0,
-            if expected > 0.0 {
-                share / expected
-            } else {
-                0.0
-            },
+            line.share * 100.0,
+            line.expected * 100.0,
+            line.ratio,
         )?;
     }
-    // Balance relative to the weights: 1.0 everywhere is a perfect spread.
-    let ratios: Vec<f64> = ring
-        .servers()
-        .iter()
-        .zip(&shares)
-        .map(|(server, share)| share / (server.weight().unwrap_or(1) as f64 / total_weight))
-        .collect();
-    let mean_ratio = ratios.iter().sum::<f64>() / ratios.len() as f64;
-    let deviation =
-        (ratios.iter().map(|r| (r - mean_ratio).powi(2)).sum::<f64>() / ratios.len() as f64).sqrt();
     writeln!(
         out,
         "# share/expected: max {:.3}  min {:.3}  stddev {:.2}%",
-        ratios.iter().copied().fold(0.0, f64::max),
-        ratios.iter().copied().fold(f64::INFINITY, f64::min),
-        deviation * 100.0
+        report.max_ratio,
+        report.min_ratio,
+        report.stddev * 100.0
     )?;
     Ok(())
 }
 
-/// Shares measured on a sample of real keys (one per line).
-fn sample_shares(ring: &Ring, path: &str) -> Result<(Vec<f64>, String), Failure> {
+/// Shares measured on a sample of real keys (one per line), with how many
+/// keys were read.
+fn sample_shares(ring: &Ring, path: &OsStr) -> Result<(Vec<f64>, usize), Failure> {
     let mut counts = vec![0u64; ring.servers().len()];
     let mut total = 0usize;
     for_each_key(path, |key| {
@@ -117,39 +231,28 @@ fn sample_shares(ring: &Ring, path: &str) -> Result<(Vec<f64>, String), Failure>
             .server_index;
         counts[server] += 1;
         total += 1;
-        if total % PROGRESS_EVERY == 0 {
-            eprintln!("ketama: {total} keys read from {path}");
-        }
         Ok(())
     })?;
     if total == 0 {
-        return Err(Failure::failed(format!("{path}: no keys")));
+        return Err(Failure::failed(format!(
+            "{}: no keys",
+            path.to_string_lossy()
+        )));
     }
     let shares = counts.iter().map(|&c| c as f64 / total as f64).collect();
-    Ok((shares, format!("share of {total} keys from {path}")))
+    Ok((shares, total))
 }
 
 /// `ketama diff [ring options] [--from-flavor F] [--to-flavor F]
 /// [--from-hash H] [--to-hash H] [--keys FILE] OLD [NEW]`: the same list on
 /// both sides when only one is given (or with `--servers`/`--servers-file`).
-pub fn diff(args: &[String]) -> Result<(), Failure> {
-    let (keys_file, args) = take_option(args, "--keys")?;
-    let (flavour, args) = take_either(&args, "--flavor", "--flavour")?;
-    let (from_flavour, args) = take_either(&args, "--from-flavor", "--from-flavour")?;
-    let (to_flavour, args) = take_either(&args, "--to-flavor", "--to-flavour")?;
-    let (hash, args) = take_option(&args, "--hash")?;
-    let (from_hash, args) = take_option(&args, "--from-hash")?;
-    let (to_hash, args) = take_option(&args, "--to-hash")?;
-    let parsed = RingArgs::parse(&args)?;
-    if parsed.group_by_server {
-        return Err(Failure::usage(
-            "diff takes no --group-by-server (only find does)",
-        ));
-    }
-    if parsed.down.is_some() {
-        return Err(Failure::usage("diff takes no --down (only find does)"));
-    }
-    let base = flavour.as_deref().map(flavour_named).transpose()?;
+pub fn diff(args: DiffArgs) -> Result<(), Failure> {
+    let base = args
+        .placement
+        .flavor
+        .as_deref()
+        .map(flavour_named)
+        .transpose()?;
     let side = |chosen: Option<&str>, hash_name: Option<&str>, what: &str| {
         let flavour = match chosen {
             Some(name) => flavour_named(name)?,
@@ -167,67 +270,114 @@ pub fn diff(args: &[String]) -> Result<(), Failure> {
                 })
             })
             .transpose()?;
-        Ok::<_, Failure>(ketama::RingConfig { flavour, hash })
+        Ok::<_, Failure>(RingConfig { flavour, hash })
     };
+    let hash = args.placement.hash.as_deref();
     let old_config = side(
-        from_flavour.as_deref(),
-        from_hash.as_deref().or(hash.as_deref()),
+        args.from_flavor.as_deref(),
+        args.from_hash.as_deref().or(hash),
         "--from",
     )?;
     let new_config = side(
-        to_flavour.as_deref(),
-        to_hash.as_deref().or(hash.as_deref()),
+        args.to_flavor.as_deref(),
+        args.to_hash.as_deref().or(hash),
         "--to",
     )?;
+    let two_sides = || {
+        Failure::usage(
+            "diff takes two server files OLD NEW, or one list for both sides (with --from-flavor/--to-flavor)",
+        )
+    };
+    if args.files.len() > 2 {
+        return Err(two_sides());
+    }
+    // The sides' flavours and hashes are set below: the source is read with
+    // the base flavour's reading of server files.
+    let placement = PlacementArgs {
+        hash: None,
+        ..args.placement.clone()
+    };
+    let mut files = args.files.into_iter();
+    let (source, unused) = RingArgs::from_options(&placement, &args.list, files.next())?;
+    let new_file = files.next();
+    if unused.is_some() || (source.file.is_none() && new_file.is_some()) {
+        return Err(two_sides());
+    }
     let old_args = RingArgs {
         config: old_config,
-        ..parsed.clone_source()
+        ..source.clone()
     };
-    let (new_args, old_name, new_name) = match (&parsed.file, parsed.rest.as_slice()) {
-        (Some(old_file), [new_file]) => (
-            RingArgs {
-                config: new_config,
-                file: Some(new_file.into()),
-                ..parsed.clone_options()
-            },
-            old_file.display().to_string(),
-            new_file.clone(),
-        ),
-        (_, []) => {
-            let shown = parsed.source_name();
-            (
-                RingArgs {
-                    config: new_config,
-                    ..parsed.clone_source()
-                },
-                shown.clone(),
-                shown,
-            )
-        }
-        _ => {
-            return Err(Failure::usage(
-                "diff takes two server files OLD NEW, or one list for both sides (with --from-flavor/--to-flavor)",
-            ));
-        }
+    let new_args = RingArgs {
+        config: new_config,
+        file: new_file.clone().map(Into::into).or(source.file.clone()),
+        ..source.clone()
     };
+    let old_name = source.source_name();
+    let new_name = new_args.source_name();
     let old = old_args.ring()?;
     let new = new_args.ring()?;
-    eprintln!(
-        "ketama: comparing {old_name} ({}) with {new_name} ({})",
-        describe(&old),
-        describe(&new)
-    );
-    let m = match &keys_file {
-        Some(path) => plan_migration(&old, &new, Some(read_keys(path)?)),
-        None => plan_migration(&old, &new, None::<Vec<Vec<u8>>>),
+    if std::io::stderr().is_terminal() {
+        eprintln!(
+            "ketama: comparing {old_name} ({}) with {new_name} ({})",
+            describe(&old),
+            describe(&new)
+        );
+    }
+    let keys = args.keys.as_deref().map(read_keys).transpose()?;
+    let work = keys
+        .as_ref()
+        .map_or(old.continuum().len() + new.continuum().len(), Vec::len);
+    let spinner = if work >= LARGE_DIFF {
+        progress()
+    } else {
+        ProgressBar::hidden()
     };
+    spinner.set_style(
+        ProgressStyle::with_template("{spinner} {msg} ({elapsed})")
+            .expect("a valid progress template"),
+    );
+    spinner.set_message("comparing the two sides");
+    spinner.enable_steady_tick(std::time::Duration::from_millis(120));
+    let m = plan_migration(&old, &new, keys);
+    spinner.finish_and_clear();
+    if args.json {
+        let side_json = |ring: &Ring, name: &str| SideJson {
+            source: Cow::Owned(name.to_string()),
+            flavour: ring.config().flavour.name(),
+            hash: ring.key_hash().name(),
+            points: ring.is_continuum().then(|| ring.continuum().len()),
+        };
+        let (measure, sampled) = match m.measure {
+            Measure::Exact => ("exact", None),
+            Measure::Sampled(n) => ("sampled", Some(n)),
+        };
+        return write_json(&DiffJson {
+            old: side_json(&old, &old_name),
+            new: side_json(&new, &new_name),
+            measure,
+            keys: sampled,
+            keys_file: args.keys.as_ref().map(|p| json_text(p.as_bytes())),
+            moved: m.moved,
+            ideal: m.ideal,
+            flows: m
+                .flows
+                .iter()
+                .map(|(from, to, share)| FlowJson {
+                    from: json_text(from),
+                    to: json_text(to),
+                    share: *share,
+                })
+                .collect(),
+        });
+    }
     let mut out = std::io::stdout().lock();
-    match (m.measure, &keys_file) {
+    match (m.measure, &args.keys) {
         (Measure::Exact, _) => writeln!(out, "moved: {:.3}% of the keyspace", m.moved * 100.0)?,
         (Measure::Sampled(n), Some(path)) => writeln!(
             out,
-            "moved: {:.3}% of {n} keys from {path}",
-            m.moved * 100.0
+            "moved: {:.3}% of {n} keys from {}",
+            m.moved * 100.0,
+            path.to_string_lossy()
         )?,
         (Measure::Sampled(n), None) => writeln!(
             out,
@@ -275,36 +425,37 @@ fn flavour_named(name: &str) -> Result<Flavour, Failure> {
 }
 
 /// Every line of `path` as a key (see [`for_each_key`]).
-fn read_keys(path: &str) -> Result<Vec<Vec<u8>>, Failure> {
+fn read_keys(path: &OsStr) -> Result<Vec<Vec<u8>>, Failure> {
     let mut keys = Vec::new();
     for_each_key(path, |key| {
         keys.push(key.to_vec());
         Ok(())
     })?;
     if keys.is_empty() {
-        return Err(Failure::failed(format!("{path}: no keys")));
+        return Err(Failure::failed(format!(
+            "{}: no keys",
+            path.to_string_lossy()
+        )));
     }
     Ok(keys)
 }
 
-/// Longest key line read from a key file.
-const MAX_KEY_LINE: usize = 1 << 20;
-/// Most bytes read from a character device given as a key file.
-const MAX_DEVICE_BYTES: u64 = 64 << 10;
-
 /// Calls `visit` with each line of the key file `path` (a trailing CR
 /// dropped), streaming. Bounded: a regular file is read to its end, a
 /// character device up to 64 KiB; directories, FIFOs and sockets are
-/// refused; a line longer than 1 MiB stops the read naming its line.
+/// refused; a line longer than 1 MiB stops the read naming its line. When
+/// standard error is a terminal a progress bar follows the bytes read.
 fn for_each_key(
-    path: &str,
+    path: &OsStr,
     mut visit: impl FnMut(&[u8]) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
     use std::io::Read;
     use std::os::unix::fs::FileTypeExt;
-    let failed = |e: std::io::Error| Failure::failed(format!("{path}: {e}"));
+    let shown = path.to_string_lossy();
+    let failed = |e: std::io::Error| Failure::failed(format!("{shown}: {e}"));
     let file = std::fs::File::open(path).map_err(failed)?;
-    let kind = file.metadata().map_err(failed)?.file_type();
+    let metadata = file.metadata().map_err(failed)?;
+    let kind = metadata.file_type();
     let limit = if kind.is_file() {
         u64::MAX
     } else if kind.is_char_device() {
@@ -320,9 +471,25 @@ fn for_each_key(
             "not a regular file"
         };
         return Err(Failure::failed(format!(
-            "{path}: is {what}; give a file of keys, one per line"
+            "{shown}: is {what}; give a file of keys, one per line"
         )));
     };
+    let bar = progress();
+    if kind.is_file() {
+        bar.set_length(metadata.len());
+        bar.set_style(
+            ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} ({eta} left)")
+                .expect("a valid progress template")
+                .progress_chars("=> "),
+        );
+    } else {
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} {bytes}")
+                .expect("a valid progress template"),
+        );
+    }
+    bar.set_message(format!("reading keys from {shown}"));
+    let mut unreported = 0u64;
     let mut reader = std::io::BufReader::new(file.take(limit));
     let mut line = Vec::new();
     for number in 1.. {
@@ -334,11 +501,16 @@ fn for_each_key(
         if read == 0 {
             break;
         }
+        unreported += read as u64;
+        if unreported >= PROGRESS_BYTES {
+            bar.inc(unreported);
+            unreported = 0;
+        }
         if line.last() == Some(&b'\n') {
             line.pop();
         } else if line.len() > MAX_KEY_LINE {
             return Err(Failure::failed(format!(
-                "{path}: line {number} is longer than {MAX_KEY_LINE} bytes"
+                "{shown}: line {number} is longer than {MAX_KEY_LINE} bytes"
             )));
         }
         if line.last() == Some(&b'\r') {
@@ -346,35 +518,6 @@ fn for_each_key(
         }
         visit(&line)?;
     }
+    bar.finish_and_clear();
     Ok(())
-}
-
-/// Removes `--a VALUE` or `--b VALUE` from `args`.
-fn take_either(
-    args: &[String],
-    a: &str,
-    b: &str,
-) -> Result<(Option<String>, Vec<String>), Failure> {
-    let (first, rest) = take_option(args, a)?;
-    let (second, rest) = take_option(&rest, b)?;
-    Ok((first.or(second), rest))
-}
-
-/// Removes `--name VALUE` from `args`.
-fn take_option(args: &[String], name: &str) -> Result<(Option<String>, Vec<String>), Failure> {
-    let mut value = None;
-    let mut rest = Vec::new();
-    let mut iter = args.iter();
-    while let Some(arg) = iter.next() {
-        if arg == name {
-            value = Some(
-                iter.next()
-                    .cloned()
-                    .ok_or_else(|| Failure::usage(format!("{name} needs a value")))?,
-            );
-        } else {
-            rest.push(arg.clone());
-        }
-    }
-    Ok((value, rest))
 }

@@ -1,21 +1,65 @@
 //! `find`, `dump` and `check`.
 
+use std::ffi::OsString;
 use std::io::{BufRead, BufWriter, Write};
+use std::os::unix::ffi::OsStrExt;
 
+use ketama::escape::json_text;
 use ketama::parser::{libketama, strict};
 use ketama::ring::read_server_file;
+use serde::Serialize;
 
 use crate::Failure;
 use crate::args::RingArgs;
+use crate::cli::{CheckArgs, DumpArgs, FindArgs};
+
+/// One `find --json` line.
+#[derive(Serialize)]
+struct FoundJson<'a> {
+    key: &'a str,
+    server: &'a str,
+    point: u32,
+}
+
+/// One `find --group-by-server --json` line.
+#[derive(Serialize)]
+struct GroupJson<'a> {
+    server: &'a str,
+    keys: Vec<std::borrow::Cow<'a, str>>,
+}
+
+/// One `dump --json` line.
+#[derive(Serialize)]
+struct PointJson<'a> {
+    point: u32,
+    server: &'a str,
+}
+
+/// `check --json`.
+#[derive(Serialize)]
+struct CheckJson<'a> {
+    file: &'a str,
+    servers: usize,
+    points: usize,
+    warnings: Vec<String>,
+}
+
+/// Writes `value` as one line of JSON.
+fn write_json_line(out: &mut impl Write, value: &impl Serialize) -> Result<(), Failure> {
+    serde_json::to_writer(&mut *out, value).map_err(std::io::Error::from)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}
 
 /// `ketama find`: KEY<TAB>SERVER per key.
-pub fn find(args: &[String]) -> Result<(), Failure> {
-    let parsed = RingArgs::parse(args)?;
-    if parsed.group_by_server {
-        return find_grouped(&parsed);
-    }
+pub fn find(args: FindArgs) -> Result<(), Failure> {
+    let (parsed, first_key) = RingArgs::from_options(&args.placement, &args.list, args.file)?;
+    let keys: Vec<OsString> = first_key.into_iter().chain(args.keys).collect();
     let ring = parsed.ring()?;
-    let down = parsed.down_servers(&ring)?;
+    if args.group_by_server {
+        return find_grouped(&ring, &keys, args.json);
+    }
+    let down = RingArgs::down_servers(&ring, args.down.as_deref())?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut answer = |key: &[u8]| -> Result<(), Failure> {
@@ -28,20 +72,28 @@ pub fn find(args: &[String]) -> Result<(), Failure> {
                 "no live server for the key: every server is down, or the flavour's rehashing gave up as its client does (--down)"
             })
         })?;
-        let server = &ring.servers()[at.server_index];
+        let server = ring.servers()[at.server_index].address();
+        if args.json {
+            let line = FoundJson {
+                key: &json_text(key),
+                server: &json_text(server),
+                point: at.point,
+            };
+            return write_json_line(&mut out, &line);
+        }
         out.write_all(key)?;
         out.write_all(b"\t")?;
-        out.write_all(server.address())?;
+        out.write_all(server)?;
         out.write_all(b"\n")?;
         Ok(())
     };
-    if parsed.rest.is_empty() {
+    if keys.is_empty() {
         for line in std::io::stdin().lock().split(b'\n') {
             let line = line?;
             answer(line.strip_suffix(b"\r").unwrap_or(&line))?;
         }
     } else {
-        for key in &parsed.rest {
+        for key in &keys {
             answer(key.as_bytes())?;
         }
     }
@@ -52,14 +104,8 @@ pub fn find(args: &[String]) -> Result<(), Failure> {
 /// `ketama find --group-by-server`: the multi-GET plan, one line
 /// `SERVER<TAB>KEY<TAB>KEY...` per server holding keys, servers in the
 /// list's order and keys in input order.
-fn find_grouped(parsed: &RingArgs) -> Result<(), Failure> {
-    if parsed.down.is_some() {
-        return Err(Failure::usage(
-            "--group-by-server takes no --down (it plans reads of the ring as it is)",
-        ));
-    }
-    let ring = parsed.ring()?;
-    let keys: Vec<Vec<u8>> = if parsed.rest.is_empty() {
+fn find_grouped(ring: &ketama::Ring, arguments: &[OsString], json: bool) -> Result<(), Failure> {
+    let keys: Vec<Vec<u8>> = if arguments.is_empty() {
         let mut keys = Vec::new();
         for line in std::io::stdin().lock().split(b'\n') {
             let mut line = line?;
@@ -70,14 +116,27 @@ fn find_grouped(parsed: &RingArgs) -> Result<(), Failure> {
         }
         keys
     } else {
-        parsed.rest.iter().map(|k| k.as_bytes().to_vec()).collect()
+        arguments.iter().map(|k| k.as_bytes().to_vec()).collect()
     };
     let refs: Vec<&[u8]> = keys.iter().map(Vec::as_slice).collect();
     let plan = ring.group_keys(&refs)?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     for group in plan {
-        out.write_all(ring.servers()[group.server_index].address())?;
+        let server = ring.servers()[group.server_index].address();
+        if json {
+            let line = GroupJson {
+                server: &json_text(server),
+                keys: group
+                    .key_indices
+                    .iter()
+                    .map(|&i| json_text(&keys[i]))
+                    .collect(),
+            };
+            write_json_line(&mut out, &line)?;
+            continue;
+        }
+        out.write_all(server)?;
         for index in group.key_indices {
             out.write_all(b"\t")?;
             out.write_all(&keys[index])?;
@@ -89,20 +148,12 @@ fn find_grouped(parsed: &RingArgs) -> Result<(), Failure> {
 }
 
 /// `ketama dump`: POINT<TAB>SERVER for every point in continuum order.
-pub fn dump(args: &[String]) -> Result<(), Failure> {
-    let parsed = RingArgs::parse(args)?;
-    if parsed.down.is_some() {
-        return Err(Failure::usage("dump takes no --down (only find does)"));
-    }
-    if parsed.group_by_server {
-        return Err(Failure::usage(
-            "dump takes no --group-by-server (only find does)",
-        ));
-    }
-    if !parsed.rest.is_empty() {
+pub fn dump(args: DumpArgs) -> Result<(), Failure> {
+    let (parsed, extra) = RingArgs::from_options(&args.placement, &args.list, args.file)?;
+    if let Some(extra) = extra {
         return Err(Failure::usage(format!(
             "dump takes no keys (got '{}')",
-            parsed.rest[0]
+            extra.to_string_lossy()
         )));
     }
     let ring = parsed.ring()?;
@@ -110,8 +161,14 @@ pub fn dump(args: &[String]) -> Result<(), Failure> {
     let mut out = BufWriter::new(stdout.lock());
     let continuum = ring.require_continuum()?;
     for (&point, &owner) in continuum.points().iter().zip(continuum.owners()) {
+        let server = ring.servers()[owner as usize].address();
+        if args.json {
+            let server = &json_text(server);
+            write_json_line(&mut out, &PointJson { point, server })?;
+            continue;
+        }
         write!(out, "{point}\t")?;
-        out.write_all(ring.servers()[owner as usize].address())?;
+        out.write_all(server)?;
         out.write_all(b"\n")?;
     }
     out.flush()?;
@@ -119,32 +176,47 @@ pub fn dump(args: &[String]) -> Result<(), Failure> {
 }
 
 /// `ketama check FILE`: strict validation with line-precise errors.
-pub fn check(args: &[String]) -> Result<(), Failure> {
-    let [file] = args else {
-        return Err(Failure::usage("check takes exactly one SERVERS_FILE"));
-    };
-    let path = std::path::Path::new(file);
+pub fn check(args: CheckArgs) -> Result<(), Failure> {
+    let file = args.file.to_string_lossy();
+    let path = std::path::Path::new(&args.file);
     let content = read_server_file(path)?;
-    let servers = strict::parse(&content, file)?;
+    let servers = strict::parse(&content, &file)?;
+    // Warnings go to standard error as they are found, around the OK line.
+    let mut warnings = Vec::new();
+    let mut warn = |warning: String| {
+        eprintln!("ketama: warning: {warning}");
+        warnings.push(warning);
+    };
     for server in &servers {
         if server.address.len() > libketama::MAX_ADDRESS_BYTES {
-            eprintln!(
-                "ketama: warning: address '{}' is longer than 23 bytes; the original libketama rejects it",
+            warn(format!(
+                "address '{}' is longer than 23 bytes; the original libketama rejects it",
                 String::from_utf8_lossy(&server.address)
-            );
+            ));
         }
     }
     let ring = ketama::Ring::new(servers, Default::default())?;
-    println!(
-        "{file}: OK, {} servers, {} points",
-        ring.servers().len(),
-        ring.continuum().len()
-    );
-    for server in ring.servers().iter().filter(|s| s.point_count() == 0) {
-        eprintln!(
-            "ketama: warning: server '{}' gets no points (its weight is too small) and will receive no keys",
-            String::from_utf8_lossy(server.address())
+    if !args.json {
+        println!(
+            "{file}: OK, {} servers, {} points",
+            ring.servers().len(),
+            ring.continuum().len()
         );
+    }
+    for server in ring.servers().iter().filter(|s| s.point_count() == 0) {
+        warn(format!(
+            "server '{}' gets no points (its weight is too small) and will receive no keys",
+            String::from_utf8_lossy(server.address())
+        ));
+    }
+    if args.json {
+        let report = CheckJson {
+            file: &json_text(args.file.as_bytes()),
+            servers: ring.servers().len(),
+            points: ring.continuum().len(),
+            warnings,
+        };
+        write_json_line(&mut std::io::stdout().lock(), &report)?;
     }
     Ok(())
 }

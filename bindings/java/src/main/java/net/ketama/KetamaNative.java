@@ -16,7 +16,9 @@ import java.util.List;
  * <p>The library is looked up in the system property {@code ketama.library}
  * or the environment variable {@code KETAMA_LIBRARY} (the file or its
  * directory), then as {@code ketama} on {@code jna.library.path} and the
- * system library path.
+ * system library path, then by its SONAME {@code libketama.so.1} (all that the
+ * runtime package libketama1 installs; {@code libketama.so} comes with the
+ * development package).
  */
 final class KetamaNative {
     private KetamaNative() {}
@@ -50,6 +52,13 @@ final class KetamaNative {
                 library = NativeLibrary.getInstance("ketama");
             } catch (UnsatisfiedLinkError e) {
                 tried.add("jna.library.path and system library path (libketama.so): " + e.getMessage());
+            }
+            if (library == null) {
+                try {
+                    library = NativeLibrary.getInstance("libketama.so.1");
+                } catch (UnsatisfiedLinkError e) {
+                    tried.add("system library path (libketama.so.1): " + e.getMessage());
+                }
             }
         }
         if (library != null) {
