@@ -33,37 +33,30 @@ impl Continuum {
     /// Builds a continuum from `(point, server index)` pairs given in
     /// generation order. The sort is stable, so generation order decides ties
     /// before `ties` is applied.
-    pub fn new(mut generated: Vec<(u32, u32)>, ties: TiePolicy) -> Self {
-        sort_by_point(&mut generated);
+    pub fn new(generated: Vec<(u32, u32)>, ties: TiePolicy) -> Self {
+        let bits = index_bits(generated.len());
+        let (mut points, mut owners, mut bucket_start) = bucket_sort(&generated, bits);
+        drop(generated);
         if ties == TiePolicy::LastWins {
             // Within each run of equal points keep the last one generated.
-            let mut kept: Vec<(u32, u32)> = Vec::with_capacity(generated.len());
-            for pair in generated {
-                match kept.last_mut() {
-                    Some(last) if last.0 == pair.0 => *last = pair,
-                    _ => kept.push(pair),
+            let mut kept = 0usize;
+            for i in 0..points.len() {
+                if kept > 0 && points[kept - 1] == points[i] {
+                    owners[kept - 1] = owners[i];
+                } else {
+                    points[kept] = points[i];
+                    owners[kept] = owners[i];
+                    kept += 1;
                 }
             }
-            generated = kept;
+            points.truncate(kept);
+            owners.truncate(kept);
+            bucket_start = bucket_starts(&points, index_bits(kept));
         }
-        let points: Box<[u32]> = generated.iter().map(|&(p, _)| p).collect();
-        let owners: Box<[u32]> = generated.iter().map(|&(_, s)| s).collect();
-        let bits = index_bits(points.len());
-        let shift = 32 - bits;
-        let buckets = 1usize << bits;
-        let mut bucket_start = Vec::with_capacity(buckets + 1);
-        let mut i = 0usize;
-        for b in 0..buckets {
-            let low = (b as u64) << shift;
-            while i < points.len() && u64::from(points[i]) < low {
-                i += 1;
-            }
-            bucket_start.push(i as u32);
-        }
-        bucket_start.push(points.len() as u32);
+        let shift = 32 - (bucket_start.len() - 1).trailing_zeros();
         Continuum {
-            points,
-            owners,
+            points: points.into_boxed_slice(),
+            owners: owners.into_boxed_slice(),
             bucket_start: bucket_start.into_boxed_slice(),
             shift,
         }
@@ -103,8 +96,33 @@ impl Continuum {
         let bucket = (hash >> self.shift) as usize;
         let start = self.bucket_start[bucket] as usize;
         let end = self.bucket_start[bucket + 1] as usize;
+        // Callers read the owner next: start loading it while the points
+        // are searched, so the two cache misses of a cold lookup overlap.
+        prefetch(&self.owners, start);
         let found = start + self.points[start..end].partition_point(|&p| p < hash);
         Some(if found == self.points.len() { 0 } else { found })
+    }
+
+    /// [`Self::locate`] reading a mirror of the points instead of
+    /// [`Self::points`]: `mirror[i]` holds `points()[i]` (read by `point`),
+    /// as the compat ABI's `mcs` records do. Only the index and `mirror` are
+    /// touched, so the record a caller reads next is already in cache.
+    #[inline]
+    pub fn locate_in<T>(
+        &self,
+        hash: u32,
+        mirror: &[T],
+        point: impl Fn(&T) -> u32,
+    ) -> Option<usize> {
+        debug_assert_eq!(mirror.len(), self.points.len());
+        if mirror.is_empty() || mirror.len() != self.points.len() {
+            return self.locate(hash);
+        }
+        let bucket = (hash >> self.shift) as usize;
+        let start = self.bucket_start[bucket] as usize;
+        let end = self.bucket_start[bucket + 1] as usize;
+        let found = start + mirror[start..end].partition_point(|r| point(r) < hash);
+        Some(if found == mirror.len() { 0 } else { found })
     }
 
     /// Index of the last point ≤ `hash`, wrapping to the last point before
@@ -133,41 +151,184 @@ impl Continuum {
     }
 }
 
-/// Below this many points a comparison sort is as fast as the radix sort.
-const RADIX_THRESHOLD: usize = 512;
+/// Buckets longer than this are sorted with the standard stable sort rather
+/// than by insertion (only reachable with many equal or clustered points).
+const INSERTION_LIMIT: usize = 24;
 
-/// Stable sort by point: an LSD radix sort (four passes of 8 bits) for
-/// large continuums, keeping generation order among equal points.
-fn sort_by_point(pairs: &mut Vec<(u32, u32)>) {
-    if pairs.len() < RADIX_THRESHOLD {
-        pairs.sort_by_key(|&(point, _)| point);
-        return;
+/// Asks the CPU to start loading `slice[index]` into cache (no effect when
+/// `index` is out of bounds or off x86-64).
+#[inline(always)]
+fn prefetch<T>(slice: &[T], index: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(item) = slice.get(index) {
+        // SAFETY: a prefetch is only a hint: it never faults and changes no
+        // memory; the address is that of a live element anyway. SSE (which
+        // provides the instruction) is part of the x86-64 baseline.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                (item as *const T).cast::<i8>(),
+            )
+        };
     }
-    const BITS: u32 = 8;
-    const BUCKETS: usize = 1 << BITS;
-    let mut scratch = vec![(0u32, 0u32); pairs.len()];
-    for pass in 0..4 {
-        let shift = pass * BITS;
-        let digit = |point: u32| ((point >> shift) as usize) & (BUCKETS - 1);
-        let mut starts = vec![0usize; BUCKETS + 1];
-        for &(point, _) in pairs.iter() {
-            starts[digit(point) + 1] += 1;
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (slice, index);
+}
+
+/// Top bits of the first distribution pass of [`bucket_sort`] for large
+/// continuums; the second pass then works on one cache-sized part at a time.
+const FIRST_PASS_BITS: u32 = 8;
+
+/// Up to this many index bits (2^18 points: the arrays fit in L2) one
+/// distribution pass is cheaper than two.
+const SINGLE_PASS_BITS: u32 = 16;
+
+/// Stable sort by point: the pairs are distributed, in generation order, by
+/// their top `bits` bits into buckets (in two passes for large continuums,
+/// first by the top 8 bits, then each part by the remaining bits, so that
+/// every pass writes into a region that stays in cache), and each bucket
+/// (a few points on average for hash-made points) is then sorted by
+/// insertion. Returns the sorted points, their owners, and the bucket
+/// starts, which are exactly the lookup index: `starts[b]` = index of the
+/// first point ≥ `b << (32 - bits)`, with `points.len()` appended.
+fn bucket_sort(pairs: &[(u32, u32)], bits: u32) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let mut points = vec![0u32; pairs.len()];
+    let mut owners = vec![0u32; pairs.len()];
+    let mut starts = vec![0u32; (1usize << bits) + 1];
+    if bits <= SINGLE_PASS_BITS {
+        scatter(
+            pairs,
+            32 - bits,
+            bits,
+            0,
+            &mut points,
+            &mut owners,
+            &mut starts,
+        );
+    } else {
+        let rest = bits - FIRST_PASS_BITS;
+        let mut parts = vec![0u32; (1usize << FIRST_PASS_BITS) + 1];
+        scatter(
+            pairs,
+            32 - FIRST_PASS_BITS,
+            FIRST_PASS_BITS,
+            0,
+            &mut points,
+            &mut owners,
+            &mut parts,
+        );
+        let mut part: Vec<(u32, u32)> = Vec::new();
+        let sub = 1usize << rest;
+        for p in 0..1usize << FIRST_PASS_BITS {
+            let (start, end) = (parts[p] as usize, parts[p + 1] as usize);
+            part.clear();
+            part.extend(
+                points[start..end]
+                    .iter()
+                    .copied()
+                    .zip(owners[start..end].iter().copied()),
+            );
+            scatter(
+                &part,
+                32 - bits,
+                rest,
+                start as u32,
+                &mut points[start..end],
+                &mut owners[start..end],
+                &mut starts[p * sub..(p + 1) * sub + 1],
+            );
         }
-        for b in 0..BUCKETS {
-            starts[b + 1] += starts[b];
+    }
+    let buckets = starts.len() - 1;
+    for b in 0..buckets {
+        let (start, end) = (starts[b] as usize, starts[b + 1] as usize);
+        if end - start > 1 {
+            sort_bucket(&mut points[start..end], &mut owners[start..end]);
         }
-        for &pair in pairs.iter() {
-            let d = digit(pair.0);
-            scratch[starts[d]] = pair;
-            starts[d] += 1;
+    }
+    (points, owners, starts)
+}
+
+/// One stable counting-sort pass over `pairs` by the digit
+/// `(point >> shift) & (2^bits - 1)`, into `points`/`owners`. Fills
+/// `starts` (`2^bits + 1` entries) with each bucket's first index plus
+/// `base`, then `base + pairs.len()`.
+fn scatter(
+    pairs: &[(u32, u32)],
+    shift: u32,
+    bits: u32,
+    base: u32,
+    points: &mut [u32],
+    owners: &mut [u32],
+    starts: &mut [u32],
+) {
+    let buckets = 1usize << bits;
+    debug_assert_eq!(starts.len(), buckets + 1);
+    let digit = |point: u32| ((point >> shift) as usize) & (buckets - 1);
+    // starts[d + 1] is bucket d's cursor: it begins at the bucket's first
+    // slot and ends at the next bucket's first slot. Bucket d is counted in
+    // starts[d + 2] (the last bucket's count is not needed).
+    starts.fill(0);
+    for &(point, _) in pairs {
+        if let Some(count) = starts.get_mut(digit(point) + 2) {
+            *count += 1;
         }
-        std::mem::swap(pairs, &mut scratch);
+    }
+    starts[0] = base;
+    starts[1] = base;
+    for i in 2..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    for &(point, owner) in pairs {
+        let cursor = &mut starts[digit(point) + 1];
+        let slot = (*cursor - base) as usize;
+        points[slot] = point;
+        owners[slot] = owner;
+        *cursor += 1;
     }
 }
 
-/// Index size: about one bucket per point, between 2^1 and 2^20 buckets.
+/// Stable sort of one bucket by point, moving each owner with its point.
+fn sort_bucket(points: &mut [u32], owners: &mut [u32]) {
+    if points.len() > INSERTION_LIMIT {
+        let mut pairs: Vec<(u32, u32)> =
+            points.iter().copied().zip(owners.iter().copied()).collect();
+        pairs.sort_by_key(|&(point, _)| point);
+        for (i, (point, owner)) in pairs.into_iter().enumerate() {
+            points[i] = point;
+            owners[i] = owner;
+        }
+        return;
+    }
+    for i in 1..points.len() {
+        let (point, owner) = (points[i], owners[i]);
+        let mut j = i;
+        // Strictly greater: an equal point generated earlier stays first.
+        while j > 0 && points[j - 1] > point {
+            points[j] = points[j - 1];
+            owners[j] = owners[j - 1];
+            j -= 1;
+        }
+        points[j] = point;
+        owners[j] = owner;
+    }
+}
+
+/// The bucket start table of already sorted points (see [`bucket_sort`]).
+fn bucket_starts(points: &[u32], bits: u32) -> Vec<u32> {
+    let shift = 32 - bits;
+    let mut starts = vec![0u32; (1usize << bits) + 1];
+    for &point in points {
+        starts[(point >> shift) as usize + 1] += 1;
+    }
+    for b in 1..starts.len() {
+        starts[b] += starts[b - 1];
+    }
+    starts
+}
+
+/// Index size: one bucket per 2 to 4 points, between 2^1 and 2^20 buckets.
 fn index_bits(points: usize) -> u32 {
-    let wanted = usize::BITS - points.max(1).leading_zeros();
+    let wanted = (usize::BITS - points.max(1).leading_zeros()).saturating_sub(2);
     wanted.clamp(MIN_INDEX_BITS, MAX_INDEX_BITS)
 }
 
@@ -201,6 +362,7 @@ mod tests {
                     c.locate_by_binary_search(h),
                     "size {size} hash {h}"
                 );
+                assert_eq!(c.locate_in(h, c.points(), |&p| p), c.locate(h));
             }
         }
     }
@@ -228,7 +390,7 @@ mod tests {
     }
 
     #[test]
-    fn radix_sort_is_stable_and_equals_the_comparison_sort() {
+    fn bucket_sort_is_stable_and_equals_the_comparison_sort() {
         let mut seed = 3u64;
         for size in [0usize, 1, 511, 512, 513, 5000, 100_000] {
             // Few distinct values, so many ties whose order must be kept.
@@ -237,9 +399,12 @@ mod tests {
                 .collect();
             let mut expected = pairs.clone();
             expected.sort_by_key(|&(p, _)| p);
-            let mut sorted = pairs;
-            sort_by_point(&mut sorted);
+            let bits = index_bits(size);
+            let (points, owners, starts) = bucket_sort(&pairs, bits);
+            let sorted: Vec<(u32, u32)> = points.into_iter().zip(owners).collect();
             assert_eq!(sorted, expected, "size {size}");
+            let sorted_points: Vec<u32> = sorted.iter().map(|&(p, _)| p).collect();
+            assert_eq!(starts, bucket_starts(&sorted_points, bits), "size {size}");
         }
     }
 

@@ -3,7 +3,8 @@
  * median over 15 rounds of (time to look up 65,536 random keys) / 65,536.
  *
  * Built three times by scripts/bench.sh:
- *   -DPEER_THIS_LIBRARY  this library: ketama_get_server, ketama_find_server,
+ *   -DPEER_THIS_LIBRARY  this library: ketama_hashi (MD5 of the key alone, the
+ *                        floor), ketama_get_server, ketama_find_server,
  *                        ketama_find_servers (batch)
  *   -DPEER_ORIGINAL      the original libketama C code (PyPI ketama==0.1.1
  *                        sources, compiled at bench time, never committed)
@@ -80,6 +81,14 @@ static void compat_round(void *ctx)
         sink += ketama_get_server(keys[i], c)->point;
 }
 
+/* The floor in the same process: libketama's key hash (MD5 of the key) alone. */
+static void hashi_round(void *ctx)
+{
+    (void)ctx;
+    for (int i = 0; i < KEYS; i++)
+        sink += ketama_hashi(keys[i]);
+}
+
 static void modern_round(void *ctx)
 {
     const ketama_ring *ring = ctx;
@@ -141,6 +150,7 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < KEYS; i++)
         key_ptrs[i] = keys[i];
+    printf("this library ketama_hashi (MD5 floor)\t%s\t%.1f\n", count, median_ns_per_key(hashi_round, NULL));
     printf("this library ketama_get_server\t%s\t%.1f\n", count, median_ns_per_key(compat_round, c));
     printf("this library ketama_find_server\t%s\t%.1f\n", count, median_ns_per_key(modern_round, (void *)ring));
     printf("this library ketama_find_servers (batch)\t%s\t%.1f\n", count, median_ns_per_key(batch_round, (void *)ring));

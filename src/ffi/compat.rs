@@ -386,8 +386,16 @@ pub unsafe extern "C" fn ketama_get_server(key: *mut c_char, cont: ketama_contin
         }
         // SAFETY: a live handle is a CompatHandle starting with the continuum.
         let handle = unsafe { &*cont.cast::<CompatHandle>() };
-        match handle.snapshot.ring.locate(key) {
-            Some(at) => c.array.cast::<mcs>().wrapping_add(at.point_index),
+        // The search reads the bucket index and the records themselves (not
+        // the ring's own point array), so the record returned is in cache.
+        let snapshot = &handle.snapshot;
+        let hash = snapshot.ring.hash_key(key);
+        match snapshot
+            .ring
+            .continuum()
+            .locate_in(hash, &snapshot.records, |r| r.point)
+        {
+            Some(index) => c.array.cast::<mcs>().wrapping_add(index),
             None => null_mut(),
         }
     })

@@ -1,7 +1,7 @@
 //! libketama's continuum: `4 * floorf(pct * 40.0 * n)` points per server,
 //! from MD5 digests of `"<address>-<k>"`, four little-endian words each.
 
-use super::points::{push_md5_server, weights};
+use super::points::{Md5Points, weights};
 use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::{Error, ServerSpec};
@@ -22,11 +22,17 @@ pub fn digests_per_server(weight: u64, total: u64, servers: usize) -> u32 {
 /// Generates the libketama points for `servers` (weight 1 where none is given).
 pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
-    let mut points = Vec::with_capacity(servers.len() * 160);
-    for (index, (server, &weight)) in servers.iter().zip(&weights).enumerate() {
-        let digests = digests_per_server(weight, total, servers.len());
-        push_md5_server(&server.address, digests, index as u32, &mut points);
+    let digests: Vec<u32> = weights
+        .iter()
+        .map(|&weight| digests_per_server(weight, total, servers.len()))
+        .collect();
+    let count: usize = digests.iter().map(|&d| d as usize * 4).sum();
+    let mut points = Vec::with_capacity(count);
+    let mut batch = Md5Points::new(&mut points);
+    for (index, (server, &digests)) in servers.iter().zip(&digests).enumerate() {
+        batch.push_server(&server.address, digests, index as u32);
     }
+    batch.finish();
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,

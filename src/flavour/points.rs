@@ -49,34 +49,78 @@ pub fn label_into(label: &mut Vec<u8>, prefix: &[u8], k: u32) {
 }
 
 /// Appends `digests` MD5 digests (4 points each) of `"<prefix>-<k>"`,
-/// k = 0..digests. The labels are
-/// hashed several at a time in SIMD lanes (`md5_many`).
+/// k = 0..digests. The labels are hashed several at a time in SIMD lanes
+/// (`md5_many`); [`Md5Points`] batches labels across servers.
 pub fn push_md5_server(prefix: &[u8], digests: u32, server: u32, points: &mut Vec<(u32, u32)>) {
-    const BATCH: usize = 64;
-    let mut labels = Vec::with_capacity(BATCH * (prefix.len() + 8));
-    let mut ends = Vec::with_capacity(BATCH);
-    let mut out = [[0u8; 16]; BATCH];
-    let mut k = 0;
-    while k < digests {
-        labels.clear();
-        ends.clear();
-        for j in k..digests.min(k + BATCH as u32) {
-            labels.extend_from_slice(prefix);
-            labels.push(b'-');
-            push_decimal(&mut labels, j);
-            ends.push(labels.len());
+    let mut batch = Md5Points::new(points);
+    batch.push_server(prefix, digests, server);
+    batch.finish();
+}
+
+/// Labels hashed per batch: a multiple of every lane count.
+const MD5_BATCH: usize = 128;
+
+/// Collects `"<prefix>-<k>"` point labels of many servers and hashes them
+/// in batches across the SIMD lanes, appending four points per digest in
+/// the order the labels were pushed. Call [`Md5Points::finish`] at the end.
+pub struct Md5Points<'a> {
+    points: &'a mut Vec<(u32, u32)>,
+    labels: Vec<u8>,
+    ends: Vec<usize>,
+    servers: Vec<u32>,
+}
+
+impl<'a> Md5Points<'a> {
+    /// A batcher appending to `points`.
+    pub fn new(points: &'a mut Vec<(u32, u32)>) -> Self {
+        Md5Points {
+            points,
+            labels: Vec::with_capacity(MD5_BATCH * 32),
+            ends: Vec::with_capacity(MD5_BATCH),
+            servers: Vec::with_capacity(MD5_BATCH),
         }
-        let slices: Vec<&[u8]> = ends
-            .iter()
-            .scan(0, |start, &end| {
-                Some(&labels[std::mem::replace(start, end)..end])
-            })
-            .collect();
-        md5_many(&slices, &mut out[..slices.len()]);
-        for digest in &out[..slices.len()] {
-            points.extend((0..4).map(|word| (md5_word(digest, word), server)));
+    }
+
+    /// Queues the labels `"<prefix>-0"` .. `"<prefix>-<digests - 1>"` of
+    /// `server`.
+    pub fn push_server(&mut self, prefix: &[u8], digests: u32, server: u32) {
+        for k in 0..digests {
+            self.labels.extend_from_slice(prefix);
+            self.labels.push(b'-');
+            push_decimal(&mut self.labels, k);
+            self.ends.push(self.labels.len());
+            self.servers.push(server);
+            if self.ends.len() == MD5_BATCH {
+                self.flush();
+            }
         }
-        k += slices.len() as u32;
+    }
+
+    /// Hashes what is queued.
+    pub fn finish(mut self) {
+        self.flush();
+    }
+
+    fn flush(&mut self) {
+        let count = self.ends.len();
+        if count == 0 {
+            return;
+        }
+        let mut slices: [&[u8]; MD5_BATCH] = [&[]; MD5_BATCH];
+        let mut start = 0;
+        for (slice, &end) in slices.iter_mut().zip(&self.ends) {
+            *slice = &self.labels[start..end];
+            start = end;
+        }
+        let mut out = [[0u8; 16]; MD5_BATCH];
+        md5_many(&slices[..count], &mut out[..count]);
+        for (digest, &server) in out[..count].iter().zip(&self.servers) {
+            self.points
+                .extend((0..4).map(|word| (md5_word(digest, word), server)));
+        }
+        self.labels.clear();
+        self.ends.clear();
+        self.servers.clear();
     }
 }
 
