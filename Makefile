@@ -69,14 +69,16 @@ bench:
 	$(CARGO) bench --bench ring
 
 # build.rs renders ketama.1 into the package's OUT_DIR; cargo names that
-# directory in its build-script-executed message. man-files and
+# directory in its build-script-executed message. The package id is
+# `...#ketama@VERSION`, or `.../ketama#VERSION` when the checkout's directory
+# is itself named ketama. man-files and
 # completions-files only copy/write (MAN_SOURCE, CLI, MAN_OUT, COMPLETIONS_OUT).
 MAN_OUT         ?= target/man
 COMPLETIONS_OUT ?= target/completions
 
 man:
 	out_dir=$$($(CARGO) build --release --message-format=json-render-diagnostics \
-	    | sed -n 's/.*"reason":"build-script-executed","package_id":"[^"]*#ketama@[^"]*".*"out_dir":"\([^"]*\)".*/\1/p' \
+	    | sed -n 's%.*"reason":"build-script-executed","package_id":"[^"]*\(#ketama@\|/ketama#\)[^"]*".*"out_dir":"\([^"]*\)".*%\2%p' \
 	    | tail -n 1); \
 	test -n "$$out_dir" && $(MAKE) --no-print-directory man-files MAN_SOURCE="$$out_dir/ketama.1"
 
