@@ -188,17 +188,15 @@ impl Ring {
     /// Fails with a message naming the flavour when the ring has no
     /// continuum (for point listings: dump, points).
     pub fn require_continuum(&self) -> Result<&Continuum, Error> {
-        match self.per_key {
-            None => Ok(&self.continuum),
-            Some(_) => Err(Error::InvalidArgument(format!(
-                "flavour {} places each key on its own ({}): it has no continuum points",
-                self.config.flavour.name(),
-                match self.per_key.as_deref() {
-                    Some(PerKey::Rendezvous(_)) => "rendezvous hashing",
-                    _ => "hash modulo the weighted bucket list",
-                }
-            ))),
-        }
+        let placement = match self.per_key.as_deref() {
+            None => return Ok(&self.continuum),
+            Some(PerKey::Rendezvous(_)) => "rendezvous hashing",
+            Some(PerKey::Modulo(_)) => "hash modulo the weighted bucket list",
+        };
+        Err(Error::InvalidArgument(format!(
+            "flavour {} places each key on its own ({placement}): it has no continuum points",
+            self.config.flavour.name(),
+        )))
     }
 
     /// Hashes `key` with the ring's key hash (after the flavour's key

@@ -8,7 +8,6 @@ mod common;
 
 use std::path::Path;
 use std::process::{Command, Output};
-use std::time::Duration;
 
 use clap::CommandFactory;
 
@@ -18,10 +17,7 @@ use clap::CommandFactory;
 mod cli;
 
 fn ketama(args: &[&str]) -> Output {
-    common::run_with_timeout(
-        Command::new(env!("CARGO_BIN_EXE_ketama")).args(args),
-        Duration::from_secs(60),
-    )
+    common::ketama_cli(args, b"")
 }
 
 /// Every command as its words (`["set", "decode"]`), leaves and groups.

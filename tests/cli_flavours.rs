@@ -4,17 +4,13 @@
 
 mod common;
 
-use std::process::{Command, Output};
-use std::time::Duration;
+use std::process::Output;
 
 use ketama::hash::HashAlgorithm;
 use ketama::{Flavour, Ring, RingConfig, ServerSpec};
 
 fn ketama(args: &[&str]) -> Output {
-    common::run_with_timeout(
-        Command::new(env!("CARGO_BIN_EXE_ketama")).args(args),
-        Duration::from_secs(60),
-    )
+    common::ketama_cli(args, b"")
 }
 
 fn answers(out: &Output) -> Vec<(String, String)> {

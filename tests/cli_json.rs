@@ -6,36 +6,14 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use common::ketama_cli as ketama;
+use common::ketama_cli_ok as ok;
 
 use ketama::escape::unescape_json_text;
 use ketama::parser::ParseMode;
 use ketama::setcodec::{self, Format, Op};
 use ketama::{Ring, RingConfig};
 use serde_json::Value;
-
-fn ketama(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ketama"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn ok(args: &[&str], stdin: &[u8]) -> Vec<u8> {
-    let out = ketama(args, stdin);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
 
 fn document(args: &[&str], stdin: &[u8]) -> Value {
     let out = ok(args, stdin);

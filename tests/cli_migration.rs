@@ -15,8 +15,7 @@ mod peers;
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
-use std::process::{Command, Output};
-use std::time::Duration;
+use std::process::Output;
 
 use ketama::analysis::{DEFAULT_SAMPLE_KEYS, Measure, movement};
 use ketama::{Flavour, Ring, RingConfig};
@@ -24,10 +23,7 @@ use peer_programs::{PerKeyCase, dalli_answers, libketama_answers, per_key_answer
 use peers::{ServerList, Weights, keys, servers, write_keys};
 
 fn ketama(args: &[&OsStr]) -> Output {
-    common::run_with_timeout(
-        Command::new(env!("CARGO_BIN_EXE_ketama")).args(args),
-        Duration::from_secs(120),
-    )
+    common::ketama_cli(args, b"")
 }
 
 fn stdout(out: &Output) -> String {

@@ -6,36 +6,15 @@
 
 mod common;
 
-use std::io::Write;
+use common::ketama_cli as ketama;
+use common::ketama_cli_ok as ok;
+
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
 use ketama::analysis::{keyspace_shares, movement};
 use ketama::parser::ParseMode;
 use ketama::setcodec::{self, Format, Op};
 use ketama::{Flavour, Ring, RingConfig, ServerSpec};
-
-fn ketama(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ketama"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn ok(args: &[&str], stdin: &[u8]) -> Vec<u8> {
-    let out = ketama(args, stdin);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
 
 fn sample() -> String {
     common::repo_root()

@@ -521,14 +521,6 @@ fn out_of_range(what: &str, index: usize, len: usize) -> Error {
     ))
 }
 
-fn unknown_name(what: &str, name: &std::ffi::CStr, known: &[&str]) -> Error {
-    Error::InvalidArgument(format!(
-        "unknown {what} {:?} (known: {})",
-        String::from_utf8_lossy(name.to_bytes()),
-        known.join(", ")
-    ))
-}
-
 /// Looks a flavour up by its name or an alias (`"libketama"`,
 /// `"php-memcached"`, `"twemproxy"`, ...; case and `_`/`-` do not matter)
 /// and stores its `ketama_flavour` id in `*out`. An unknown name is
@@ -545,11 +537,17 @@ pub unsafe extern "C" fn ketama_flavour_from_name(
         // SAFETY: per the contract above.
         let name = unsafe { arg_cstr(name, "name") }?;
         let out = unsafe { arg_out(out, "out") }?;
-        let known: Vec<&str> = Flavour::ALL.iter().map(|f| f.name()).collect();
         let flavour = std::str::from_utf8(name.to_bytes())
             .ok()
             .and_then(Flavour::from_name)
-            .ok_or_else(|| unknown_name("flavour", name, &known))?;
+            .ok_or_else(|| {
+                let known: Vec<&str> = Flavour::ALL.iter().map(|f| f.name()).collect();
+                Error::InvalidArgument(format!(
+                    "unknown flavour {:?} (known: {})",
+                    String::from_utf8_lossy(name.to_bytes()),
+                    known.join(", ")
+                ))
+            })?;
         let id = Flavour::ALL
             .iter()
             .position(|&f| f == flavour)

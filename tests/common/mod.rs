@@ -137,11 +137,30 @@ pub fn compile_c(sources: &[&Path], output_name: &str, extra: &[&str]) -> PathBu
 
 /// Runs a command to completion with a time limit, killing it when exceeded.
 pub fn run_with_timeout(cmd: &mut Command, limit: Duration) -> Output {
+    run_with_input(cmd, None, limit)
+}
+
+/// [`run_with_timeout`], writing `input` (when given) to the command's
+/// standard input and then closing it.
+pub fn run_with_input(cmd: &mut Command, input: Option<&[u8]>, limit: Duration) -> Output {
+    if input.is_some() {
+        cmd.stdin(Stdio::piped());
+    }
     let mut child = cmd
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
+    let writer = input.map(|input| {
+        let mut stdin = child.stdin.take().unwrap();
+        let input = input.to_vec();
+        // A command that exits without reading all of it closes the pipe:
+        // that is its answer, not a test failure.
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = stdin.write_all(&input);
+        })
+    });
     let stdout = child.stdout.take().unwrap();
     let stderr = child.stderr.take().unwrap();
     let out_reader = std::thread::spawn(move || read_all(stdout));
@@ -158,11 +177,34 @@ pub fn run_with_timeout(cmd: &mut Command, limit: Duration) -> Output {
         }
         std::thread::sleep(Duration::from_millis(5));
     };
+    if let Some(writer) = writer {
+        writer.join().unwrap();
+    }
     Output {
         status,
         stdout: out_reader.join().unwrap(),
         stderr: err_reader.join().unwrap(),
     }
+}
+
+/// Runs the `ketama` CLI with `args` and `stdin` (bounded: 120 s).
+pub fn ketama_cli<S: AsRef<std::ffi::OsStr>>(args: &[S], stdin: &[u8]) -> Output {
+    run_with_input(
+        Command::new(env!("CARGO_BIN_EXE_ketama")).args(args),
+        Some(stdin),
+        Duration::from_secs(120),
+    )
+}
+
+/// [`ketama_cli`] that must succeed; its standard output.
+pub fn ketama_cli_ok(args: &[&str], stdin: &[u8]) -> Vec<u8> {
+    let out = ketama_cli(args, stdin);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
 }
 
 /// [`run_with_timeout`] that also returns the command's own peak resident
