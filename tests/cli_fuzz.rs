@@ -12,20 +12,7 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn pick<'a>(&mut self, words: &[&'a str]) -> &'a str {
-        words[(self.next() % words.len() as u64) as usize]
-    }
-}
+use common::random::XorShift;
 
 const COMMANDS: &[&str] = &[
     "find",

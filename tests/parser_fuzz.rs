@@ -4,7 +4,10 @@
 //! `KETAMA_FUZZ_ITERATIONS` sets the number of mutated inputs (default
 //! 4,000, about 25 s in a debug build). Coverage-guided fuzzing of the same checks: fuzz/run.sh.
 
+mod common;
 mod parser_fuzz_support;
+
+use common::random::{XorShift, mutate};
 
 use parser_fuzz_support::check_server_lists;
 
@@ -23,46 +26,8 @@ const SEEDS: &[&[u8]] = &[
     b"\x00\x00\x00\n\t\t\n",
 ];
 
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-fn mutate(input: &mut Vec<u8>, other: &[u8], rng: &mut XorShift) {
-    const INTERESTING: &[u8] = b"0123456789:.\t \n\r#-+,[]{};=\x00\xff";
-    for _ in 0..1 + rng.below(4) {
-        match rng.below(5) {
-            0 if !input.is_empty() => {
-                let at = rng.below(input.len());
-                input[at] ^= 1 << rng.below(8);
-            }
-            1 => {
-                let at = rng.below(input.len() + 1);
-                input.insert(at, INTERESTING[rng.below(INTERESTING.len())]);
-            }
-            2 if !input.is_empty() => {
-                input.remove(rng.below(input.len()));
-            }
-            3 => {
-                let from = rng.below(other.len() + 1);
-                let to = from + rng.below(other.len() - from + 1);
-                let at = rng.below(input.len() + 1);
-                input.splice(at..at, other[from..to].iter().copied());
-            }
-            _ => input.truncate(rng.below(input.len() + 1)),
-        }
-    }
-}
+/// Bytes that mean something to the readings, inserted by the mutations.
+const INTERESTING: &[u8] = b"0123456789:.\t \n\r#-+,[]{};=\x00\xff";
 
 #[test]
 fn seeds_keep_the_invariants() {
@@ -86,7 +51,12 @@ fn mutated_lists_keep_the_invariants() {
     for _ in 0..iterations {
         let mut input = vec![rng.next() as u8];
         input.extend_from_slice(SEEDS[rng.below(SEEDS.len())]);
-        mutate(&mut input, SEEDS[rng.below(SEEDS.len())], &mut rng);
+        mutate(
+            &mut input,
+            SEEDS[rng.below(SEEDS.len())],
+            INTERESTING,
+            &mut rng,
+        );
         check_server_lists(&input);
         match ketama::parser::strict::parse(input.get(1..).unwrap_or_default(), "fuzz") {
             Ok(_) => accepted += 1,

@@ -29,6 +29,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::Memcached;
+use common::random::XorShift;
 use ketama::setcodec::recipe::{self, Reply, WriteAction, WriteOutcome, Writer};
 use ketama::setcodec::{CompactionPolicy, DecodeOptions, Format, Op, decode, encode};
 
@@ -221,13 +222,8 @@ fn run_writer(
     pause: Duration,
     quiet: Arc<AtomicBool>,
 ) -> BTreeMap<String, Vec<WriteRecord>> {
-    let mut rng = seed | 1;
-    let mut next = move || {
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        rng
-    };
+    let mut rng = XorShift(seed | 1);
+    let mut next = move || rng.next();
     let mut history: BTreeMap<String, Vec<WriteRecord>> = BTreeMap::new();
     let mut connection = Connection::open_retrying(&address);
     for _ in 0..OPS_PER_WRITER {

@@ -6,7 +6,10 @@
 //! mutated inputs (default 30,000). Coverage-guided fuzzing of the same
 //! checks runs with cargo-fuzz in fuzz/.
 
+mod common;
 mod setcodec_fuzz_support;
+
+use common::random::{XorShift, mutate};
 
 use setcodec_fuzz_support::{check_decoders, check_round_trip};
 
@@ -21,53 +24,10 @@ fn corpus() -> Vec<Vec<u8>> {
     seeds
 }
 
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
-fn mutate(input: &mut Vec<u8>, other: &[u8], rng: &mut XorShift) {
-    const INTERESTING: [u8; 12] = [
-        b'+', b'-', b' ', b'\n', b',', b'|', 0x00, 0x7F, 0x80, 0xA1, 0xA2, 0xFF,
-    ];
-    for _ in 0..1 + rng.below(4) {
-        match rng.below(6) {
-            0 if !input.is_empty() => {
-                let at = rng.below(input.len());
-                input[at] ^= 1 << rng.below(8);
-            }
-            1 => {
-                let at = rng.below(input.len() + 1);
-                input.insert(at, INTERESTING[rng.below(INTERESTING.len())]);
-            }
-            2 if !input.is_empty() => {
-                input.remove(rng.below(input.len()));
-            }
-            3 => {
-                let from = rng.below(other.len() + 1);
-                let to = from + rng.below(other.len() - from + 1);
-                let at = rng.below(input.len() + 1);
-                input.splice(at..at, other[from..to].iter().copied());
-            }
-            4 => input.truncate(rng.below(input.len() + 1)),
-            _ if !input.is_empty() => {
-                let at = rng.below(input.len());
-                input[at] = rng.next() as u8;
-            }
-            _ => input.push(rng.next() as u8),
-        }
-    }
-}
+/// Bytes that mean something to the readings, inserted by the mutations.
+const INTERESTING: &[u8] = &[
+    b'+', b'-', b' ', b'\n', b',', b'|', 0x00, 0x7F, 0x80, 0xA1, 0xA2, 0xFF,
+];
 
 #[test]
 fn seeds_pass_every_decoder() {
@@ -93,7 +53,7 @@ fn mutated_inputs_keep_the_invariants() {
     for _ in 0..iterations {
         let mut input = seeds[rng.below(seeds.len())].clone();
         let other = &seeds[rng.below(seeds.len())];
-        mutate(&mut input, other, &mut rng);
+        mutate(&mut input, other, INTERESTING, &mut rng);
         check_decoders(&input);
         check_round_trip(&input);
         if !input.is_empty() && ketama::setcodec::decode(&input[1..], &Default::default()).is_err()

@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+pub mod random;
 pub mod sysv;
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
