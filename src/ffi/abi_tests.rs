@@ -130,6 +130,32 @@ fn a_ring_is_built_queried_cloned_and_freed() {
         assert_eq!(indices, packed_indices);
         assert_eq!(indices[2], hit.server_index);
 
+        let mut groups = ptr::null_mut();
+        assert_eq!(
+            ketama_group_keys(
+                ring,
+                packed.as_ptr().cast(),
+                packed.len(),
+                packed_lengths.as_ptr(),
+                3,
+                &mut groups
+            ),
+            KETAMA_OK
+        );
+        let mut grouped = [u32::MAX; 3];
+        for group in 0..ketama_key_groups_count(groups) {
+            let (mut server, mut keys, mut len) = (u32::MAX, ptr::null(), 0);
+            assert_eq!(
+                ketama_key_groups_get(groups, group, &mut server, &mut keys, &mut len),
+                KETAMA_OK
+            );
+            for &key in std::slice::from_raw_parts(keys, len) {
+                grouped[key as usize] = server;
+            }
+        }
+        assert_eq!(grouped, indices);
+        ketama_key_groups_free(groups);
+
         let clone = ketama_ring_clone(ring);
         ketama_ring_free(ring);
         assert_eq!(find(clone, b"user:42").server_index, hit.server_index);

@@ -16,18 +16,17 @@ pub unsafe extern "C" fn ketama_set_union(
     count: usize,
     out: *mut *mut ketama_set,
 ) -> ketama_status {
-    guard_status(|| {
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
-        let (list, max) = unsafe { set_list(sets, count) }?;
-        if list.is_empty() {
-            return Err(Error::InvalidArgument(
-                "numkeys should be greater than 0".into(),
-            ));
-        }
-        *out = hand_out_members(ops::union(&list), max);
-        Ok(())
-    })
+    // SAFETY: per the contract above.
+    unsafe {
+        combine(sets, count, out, |list| {
+            if list.is_empty() {
+                return Err(Error::InvalidArgument(
+                    "numkeys should be greater than 0".into(),
+                ));
+            }
+            Ok(ops::union(list))
+        })
+    }
 }
 
 /// SINTER of `count` sets (smallest first, galloping on skewed sizes).
@@ -40,13 +39,8 @@ pub unsafe extern "C" fn ketama_set_inter(
     count: usize,
     out: *mut *mut ketama_set,
 ) -> ketama_status {
-    guard_status(|| {
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
-        let (list, max) = unsafe { set_list(sets, count) }?;
-        *out = hand_out_members(ops::inter(&list)?, max);
-        Ok(())
-    })
+    // SAFETY: per the contract above.
+    unsafe { combine(sets, count, out, |list| Ok(ops::inter(list)?)) }
 }
 
 /// SDIFF: members of the first set in none of the others.
@@ -59,11 +53,26 @@ pub unsafe extern "C" fn ketama_set_diff(
     count: usize,
     out: *mut *mut ketama_set,
 ) -> ketama_status {
+    // SAFETY: per the contract above.
+    unsafe { combine(sets, count, out, |list| Ok(ops::diff(list)?)) }
+}
+
+/// Runs `operation` on the `count` sets behind `sets` and hands its result
+/// out in `*out`: the body of SUNION, SINTER and SDIFF.
+///
+/// # Safety
+/// As `ketama_set_union`.
+unsafe fn combine(
+    sets: *const *const ketama_set,
+    count: usize,
+    out: *mut *mut ketama_set,
+    operation: impl FnOnce(&[&MemberSet]) -> Result<MemberSet, Error>,
+) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
+        // SAFETY: per the caller.
         let out = unsafe { arg_out(out, "out") }?;
         let (list, max) = unsafe { set_list(sets, count) }?;
-        *out = hand_out_members(ops::diff(&list)?, max);
+        *out = hand_out_members(operation(&list)?, max);
         Ok(())
     })
 }
