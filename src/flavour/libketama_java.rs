@@ -14,7 +14,7 @@
 //!
 //! Weights are Java ints: a weight above `i32::MAX` is an error, and so is a
 //! list on which the class would divide by a total of 0 (it loops forever or
-//! throws) or generate more than [`MAX_POINTS`] points.
+//! throws) or generate more than `MAX_POINTS` (2^24) points.
 
 use super::points::push_md5_server;
 use super::{GeneratedPoints, KeyLookup};
