@@ -102,6 +102,25 @@ fn lookup(c: &mut Criterion) {
                 })
             },
         );
+        // The floor of a cold single lookup: MD5 of the key plus one read
+        // at the place its hash gives in an array as large as the ring's
+        // points and owners (one cache miss per key once the ring outgrows
+        // the caches; the keys are independent, as in the lookups above).
+        let one_read = vec![1u32; 2 * ring.continuum().len()];
+        group.bench_with_input(
+            BenchmarkId::new("md5_plus_one_read", n),
+            &one_read,
+            |b, words| {
+                b.iter(|| {
+                    keys.iter()
+                        .map(|k| {
+                            let hash = md5_word(&md5_digest(k.to_bytes()), 0);
+                            words[((u64::from(hash) * words.len() as u64) >> 32) as usize]
+                        })
+                        .fold(0u32, |a, x| a ^ x)
+                })
+            },
+        );
         // Point search alone, on precomputed hashes.
         let hashes: Vec<u32> = keys.iter().map(|k| ring.hash_key(k.to_bytes())).collect();
         group.bench_with_input(

@@ -101,6 +101,16 @@ def goals(rows, md5, roll):
         shown = "n/a" if v is None else (f"{v:.2f} ms" if unit == "ms" else f"{v:.2f}×")
         met = "n/a" if v is None else ("yes" if v <= limit else "no")
         lines.append(f"| {label} | {shown} | {met} |")
+    floor_name = "MD5 + one read in an array the ring's size (cold floor)"
+    lines += ["", "Single lookups against the cold floor (MD5 of the key plus one read at a random place "
+              "in an array as large as the ring's points and owners, same run):", "",
+              "| lookup | " + " | ".join(SIZES) + " |", "|---|" + "---|" * len(SIZES)]
+    for name in ("ring.locate (Rust, single key)", "ketama_get_server (compat ABI, from Rust)"):
+        cells = []
+        for s in SIZES:
+            v, floor = value(name, s), value(floor_name, s)
+            cells.append(f"{v / floor:.2f}×" if v and floor else "n/a")
+        lines.append(f"| {name} ÷ cold floor | " + " | ".join(cells) + " |")
     lines += ["", "What bounds these figures:", "",
               "- Roll: the generated points are distributed once by their top bits straight into the "
               "sorted arrays (the bucket counts are the lookup index), then each bucket of 2–4 points is "
@@ -137,6 +147,7 @@ def main():
         ("ring.locate (Rust, single key)", "ring_locate"),
         ("ring.find_server_indices (Rust, batch)", "ring_batch"),
         ("ketama_get_server (compat ABI, from Rust)", "ketama_get_server"),
+        ("MD5 + one read in an array the ring's size (cold floor)", "md5_plus_one_read"),
         ("point search only, bucket index", "search_only_index"),
         ("point search only, binary search", "search_only_binary"),
     ]

@@ -30,6 +30,11 @@ impl Ring {
         for (chunk, indices) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
             let hashes = &mut hashes[..chunk.len()];
             self.hash_keys(chunk, hashes);
+            // In a ring larger than the caches every key is a miss to
+            // memory: request all of the chunk's points first.
+            for &hash in hashes.iter() {
+                self.continuum().prefetch(self.key_lookup().position(hash));
+            }
             for (index, &hash) in indices.iter_mut().zip(hashes.iter()) {
                 // Non-empty continuum: locate_hash always finds a point.
                 *index = self

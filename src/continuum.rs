@@ -1,6 +1,6 @@
 //! The continuum: sorted points on the 32-bit circle, each owned by a server,
-//! and a bucket index that makes "first point ≥ hash" a table read plus a
-//! short scan.
+//! and a small bucket index that makes "first point ≥ hash" a table read,
+//! an interpolated guess inside the bucket and a short walk from it.
 
 /// How equal point values from different servers are resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,18 +25,24 @@ pub struct Continuum {
     shift: u32,
 }
 
-/// Fewest and most index bits: at most 2^20 buckets (4 MiB) for very large rings.
+/// Fewest and most index bits. The index stays small (at most 2^14
+/// buckets, 64 KiB) so that it remains in cache beside the points of a
+/// large ring; within a bucket the position is interpolated (hash-made
+/// points are spread evenly), so a lookup in a cold ring costs one miss
+/// to memory, not two.
 const MIN_INDEX_BITS: u32 = 1;
-const MAX_INDEX_BITS: u32 = 20;
+const MAX_INDEX_BITS: u32 = 14;
+
+/// Points read one by one from the interpolated position before the search
+/// falls back to bisection (only reached with clustered points).
+const LINEAR_STEPS: usize = 8;
 
 impl Continuum {
     /// Builds a continuum from `(point, server index)` pairs given in
     /// generation order. The sort is stable, so generation order decides ties
     /// before `ties` is applied.
     pub fn new(generated: Vec<(u32, u32)>, ties: TiePolicy) -> Self {
-        let bits = index_bits(generated.len());
-        let (mut points, mut owners, mut bucket_start) = bucket_sort(&generated, bits);
-        drop(generated);
+        let (mut points, mut owners) = radix_sort(generated);
         if ties == TiePolicy::LastWins {
             // Within each run of equal points keep the last one generated.
             let mut kept = 0usize;
@@ -51,14 +57,14 @@ impl Continuum {
             }
             points.truncate(kept);
             owners.truncate(kept);
-            bucket_start = bucket_starts(&points, index_bits(kept));
         }
-        let shift = 32 - (bucket_start.len() - 1).trailing_zeros();
+        let bits = index_bits(points.len());
+        let bucket_start = bucket_starts(&points, bits);
         Continuum {
             points: points.into_boxed_slice(),
             owners: owners.into_boxed_slice(),
             bucket_start: bucket_start.into_boxed_slice(),
-            shift,
+            shift: 32 - bits,
         }
     }
 
@@ -93,13 +99,11 @@ impl Continuum {
         if self.points.is_empty() {
             return None;
         }
-        let bucket = (hash >> self.shift) as usize;
-        let start = self.bucket_start[bucket] as usize;
-        let end = self.bucket_start[bucket + 1] as usize;
+        let (start, end, guess) = self.bucket_of(hash);
         // Callers read the owner next: start loading it while the points
         // are searched, so the two cache misses of a cold lookup overlap.
-        prefetch(&self.owners, start);
-        let found = start + self.points[start..end].partition_point(|&p| p < hash);
+        prefetch(&self.owners, guess);
+        let found = search_from(&self.points, start, end, guess, hash, |&p| p);
         Some(if found == self.points.len() { 0 } else { found })
     }
 
@@ -118,11 +122,34 @@ impl Continuum {
         if mirror.is_empty() || mirror.len() != self.points.len() {
             return self.locate(hash);
         }
+        let (start, end, guess) = self.bucket_of(hash);
+        let found = search_from(mirror, start, end, guess, hash, point);
+        Some(if found == mirror.len() { 0 } else { found })
+    }
+
+    /// Starts loading the point and owner where `hash` probably falls, for
+    /// a caller that locates it a little later: batch lookups prefetch a
+    /// chunk of keys first, so that their cache misses overlap.
+    #[inline]
+    pub fn prefetch(&self, hash: u32) {
+        if !self.points.is_empty() {
+            let (_, _, guess) = self.bucket_of(hash);
+            prefetch(&self.points, guess);
+            prefetch(&self.owners, guess);
+        }
+    }
+
+    /// The bucket of `hash` (`start..end` in the points) and the position
+    /// in it where `hash` would fall if the bucket's points were evenly
+    /// spread (`start` for an empty bucket).
+    #[inline(always)]
+    fn bucket_of(&self, hash: u32) -> (usize, usize, usize) {
         let bucket = (hash >> self.shift) as usize;
         let start = self.bucket_start[bucket] as usize;
         let end = self.bucket_start[bucket + 1] as usize;
-        let found = start + mirror[start..end].partition_point(|r| point(r) < hash);
-        Some(if found == mirror.len() { 0 } else { found })
+        let offset = u64::from(hash) & ((1u64 << self.shift) - 1);
+        let guess = start + ((offset * (end - start) as u64) >> self.shift) as usize;
+        (start, end, guess)
     }
 
     /// Index of the last point ≤ `hash`, wrapping to the last point before
@@ -151,9 +178,46 @@ impl Continuum {
     }
 }
 
-/// Buckets longer than this are sorted with the standard stable sort rather
-/// than by insertion (only reachable with many equal or clustered points).
-const INSERTION_LIMIT: usize = 24;
+/// The first index in `start..end` whose point (read from `items` by
+/// `point`) is ≥ `hash`, or `end`; `items[start..end]` is sorted and
+/// `guess` lies in `start..end` unless the range is empty. Walks from
+/// `guess` for up to [`LINEAR_STEPS`] points, then bisects the rest.
+#[inline(always)]
+fn search_from<T>(
+    items: &[T],
+    start: usize,
+    end: usize,
+    guess: usize,
+    hash: u32,
+    point: impl Fn(&T) -> u32,
+) -> usize {
+    if start >= end {
+        return start;
+    }
+    if point(&items[guess]) < hash {
+        // The answer is after `guess`.
+        let limit = end.min(guess + 1 + LINEAR_STEPS);
+        let mut i = guess + 1;
+        while i < limit {
+            if point(&items[i]) >= hash {
+                return i;
+            }
+            i += 1;
+        }
+        i + items[i..end].partition_point(|r| point(r) < hash)
+    } else {
+        // `items[guess] ≥ hash`: the answer is `guess` or before it.
+        let limit = start.max(guess.saturating_sub(LINEAR_STEPS));
+        let mut i = guess;
+        while i > limit {
+            if point(&items[i - 1]) < hash {
+                return i;
+            }
+            i -= 1;
+        }
+        start + items[start..i].partition_point(|r| point(r) < hash)
+    }
+}
 
 /// Asks the CPU to start loading `slice[index]` into cache (no effect when
 /// `index` is out of bounds or off x86-64).
@@ -174,131 +238,120 @@ fn prefetch<T>(slice: &[T], index: usize) {
     let _ = (slice, index);
 }
 
-/// Top bits of the first distribution pass of [`bucket_sort`] for large
-/// continuums; the second pass then works on one cache-sized part at a time.
-const FIRST_PASS_BITS: u32 = 8;
+/// Up to this many pairs (the arrays fit in L2) one radix sort over the
+/// whole array, three passes of 11 bits, is cheapest.
+const WHOLE_ARRAY_LIMIT: usize = 1 << 16;
+/// Bits of the point distributed by the first pass of [`radix_sort`] for
+/// larger arrays: 256 parts, few enough write streams for the caches.
+const TOP_BITS: u32 = 8;
+/// Parts this small are sorted by insertion.
+const SMALL_PART: usize = 32;
 
-/// Up to this many index bits (2^18 points: the arrays fit in L2) one
-/// distribution pass is cheaper than two.
-const SINGLE_PASS_BITS: u32 = 16;
-
-/// Stable sort by point: the pairs are distributed, in generation order, by
-/// their top `bits` bits into buckets (in two passes for large continuums,
-/// first by the top 8 bits, then each part by the remaining bits, so that
-/// every pass writes into a region that stays in cache), and each bucket
-/// (a few points on average for hash-made points) is then sorted by
-/// insertion. Returns the sorted points, their owners, and the bucket
-/// starts, which are exactly the lookup index: `starts[b]` = index of the
-/// first point ≥ `b << (32 - bits)`, with `points.len()` appended.
-fn bucket_sort(pairs: &[(u32, u32)], bits: u32) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let mut points = vec![0u32; pairs.len()];
-    let mut owners = vec![0u32; pairs.len()];
-    let mut starts = vec![0u32; (1usize << bits) + 1];
-    if bits <= SINGLE_PASS_BITS {
-        scatter(
-            pairs,
-            32 - bits,
-            bits,
-            0,
-            &mut points,
-            &mut owners,
-            &mut starts,
-        );
-    } else {
-        let rest = bits - FIRST_PASS_BITS;
-        let mut parts = vec![0u32; (1usize << FIRST_PASS_BITS) + 1];
-        scatter(
-            pairs,
-            32 - FIRST_PASS_BITS,
-            FIRST_PASS_BITS,
-            0,
-            &mut points,
-            &mut owners,
-            &mut parts,
-        );
-        let mut part: Vec<(u32, u32)> = Vec::new();
-        let sub = 1usize << rest;
-        for p in 0..1usize << FIRST_PASS_BITS {
-            let (start, end) = (parts[p] as usize, parts[p + 1] as usize);
-            part.clear();
-            part.extend(
-                points[start..end]
-                    .iter()
-                    .copied()
-                    .zip(owners[start..end].iter().copied()),
-            );
-            scatter(
-                &part,
-                32 - bits,
-                rest,
-                start as u32,
-                &mut points[start..end],
-                &mut owners[start..end],
-                &mut starts[p * sub..(p + 1) * sub + 1],
-            );
+/// Stable sort of `(point, owner)` pairs by point, a radix sort (no
+/// comparisons, so no mispredicted branches). Up to [`WHOLE_ARRAY_LIMIT`]
+/// pairs: least significant digit first over the whole array. Beyond: a
+/// first pass distributes the pairs by their top 8 bits straight into the
+/// returned points and owners, and each of the 256 parts (small enough to
+/// stay in cache) is then sorted on its 24 low bits through two scratch
+/// buffers reused from part to part, so no buffer of the ring's size is
+/// needed beyond the input and the output.
+fn radix_sort(pairs: Vec<(u32, u32)>) -> (Vec<u32>, Vec<u32>) {
+    let n = pairs.len();
+    let mut points = vec![0u32; n];
+    let mut owners = vec![0u32; n];
+    if n <= WHOLE_ARRAY_LIMIT {
+        let mut front = pairs;
+        lsd_sort::<2048, 3>(&mut front, &mut Vec::new(), &mut points, &mut owners);
+        return (points, owners);
+    }
+    let top = |point: u32| (point >> (32 - TOP_BITS)) as usize;
+    let mut part_start = [0usize; (1 << TOP_BITS) + 1];
+    for &(point, _) in &pairs {
+        part_start[top(point) + 1] += 1;
+    }
+    for p in 1..part_start.len() {
+        part_start[p] += part_start[p - 1];
+    }
+    let mut cursor = part_start;
+    for &(point, owner) in &pairs {
+        let slot = &mut cursor[top(point)];
+        points[*slot] = point;
+        owners[*slot] = owner;
+        *slot += 1;
+    }
+    drop(pairs);
+    let (mut front, mut back) = (Vec::new(), Vec::new());
+    for part in part_start.windows(2) {
+        let (points, owners) = (&mut points[part[0]..part[1]], &mut owners[part[0]..part[1]]);
+        if points.len() <= SMALL_PART {
+            insertion_sort(points, owners);
+        } else {
+            front.clear();
+            front.extend(points.iter().copied().zip(owners.iter().copied()));
+            // The top bits are equal within a part: 3 × 8 bits sort the rest.
+            lsd_sort::<256, 3>(&mut front, &mut back, points, owners);
         }
     }
-    let buckets = starts.len() - 1;
-    for b in 0..buckets {
-        let (start, end) = (starts[b] as usize, starts[b + 1] as usize);
-        if end - start > 1 {
-            sort_bucket(&mut points[start..end], &mut owners[start..end]);
-        }
-    }
-    (points, owners, starts)
+    (points, owners)
 }
 
-/// One stable counting-sort pass over `pairs` by the digit
-/// `(point >> shift) & (2^bits - 1)`, into `points`/`owners`. Fills
-/// `starts` (`2^bits + 1` entries) with each bucket's first index plus
-/// `base`, then `base + pairs.len()`.
-fn scatter(
-    pairs: &[(u32, u32)],
-    shift: u32,
-    bits: u32,
-    base: u32,
+/// Stable least-significant-digit radix sort of the pairs in `front` by
+/// the low `PASSES × log2(RADIX)` bits of their points, written into
+/// `points` and `owners` (as long as `front`). `back` is scratch space.
+/// A digit shared by every point costs no pass.
+fn lsd_sort<const RADIX: usize, const PASSES: usize>(
+    front: &mut Vec<(u32, u32)>,
+    back: &mut Vec<(u32, u32)>,
     points: &mut [u32],
     owners: &mut [u32],
-    starts: &mut [u32],
 ) {
-    let buckets = 1usize << bits;
-    debug_assert_eq!(starts.len(), buckets + 1);
-    let digit = |point: u32| ((point >> shift) as usize) & (buckets - 1);
-    // starts[d + 1] is bucket d's cursor: it begins at the bucket's first
-    // slot and ends at the next bucket's first slot. Bucket d is counted in
-    // starts[d + 2] (the last bucket's count is not needed).
-    starts.fill(0);
-    for &(point, _) in pairs {
-        if let Some(count) = starts.get_mut(digit(point) + 2) {
-            *count += 1;
+    let bits = RADIX.trailing_zeros();
+    let digit = |point: u32, pass: usize| ((point >> (pass as u32 * bits)) as usize) & (RADIX - 1);
+    let mut offsets = [[0u32; RADIX]; PASSES];
+    for &(point, _) in front.iter() {
+        for (pass, counts) in offsets.iter_mut().enumerate() {
+            counts[digit(point, pass)] += 1;
         }
     }
-    starts[0] = base;
-    starts[1] = base;
-    for i in 2..starts.len() {
-        starts[i] += starts[i - 1];
+    let passes: Vec<usize> = (0..PASSES)
+        .filter(|&pass| !offsets[pass].iter().any(|&c| c as usize == front.len()))
+        .collect();
+    for counts in offsets.iter_mut() {
+        let mut sum = 0u32;
+        for count in counts.iter_mut() {
+            (*count, sum) = (sum, sum + *count);
+        }
     }
-    for &(point, owner) in pairs {
-        let cursor = &mut starts[digit(point) + 1];
-        let slot = (*cursor - base) as usize;
-        points[slot] = point;
-        owners[slot] = owner;
-        *cursor += 1;
-    }
-}
-
-/// Stable sort of one bucket by point, moving each owner with its point.
-fn sort_bucket(points: &mut [u32], owners: &mut [u32]) {
-    if points.len() > INSERTION_LIMIT {
-        let mut pairs: Vec<(u32, u32)> =
-            points.iter().copied().zip(owners.iter().copied()).collect();
-        pairs.sort_by_key(|&(point, _)| point);
-        for (i, (point, owner)) in pairs.into_iter().enumerate() {
+    let Some((&last, between)) = passes.split_last() else {
+        // Every point is equal in the sorted bits: the order stays.
+        for (i, &(point, owner)) in front.iter().enumerate() {
             points[i] = point;
             owners[i] = owner;
         }
         return;
+    };
+    back.clear();
+    back.resize(front.len(), (0, 0));
+    for &pass in between {
+        let cursor = &mut offsets[pass];
+        for &(point, owner) in front.iter() {
+            let slot = &mut cursor[digit(point, pass)];
+            back[*slot as usize] = (point, owner);
+            *slot += 1;
+        }
+        std::mem::swap(front, back);
     }
+    let cursor = &mut offsets[last];
+    for &(point, owner) in front.iter() {
+        let slot = &mut cursor[digit(point, last)];
+        points[*slot as usize] = point;
+        owners[*slot as usize] = owner;
+        *slot += 1;
+    }
+}
+
+/// Stable insertion sort by point, moving each owner with its point.
+fn insertion_sort(points: &mut [u32], owners: &mut [u32]) {
     for i in 1..points.len() {
         let (point, owner) = (points[i], owners[i]);
         let mut j = i;
@@ -313,7 +366,8 @@ fn sort_bucket(points: &mut [u32], owners: &mut [u32]) {
     }
 }
 
-/// The bucket start table of already sorted points (see [`bucket_sort`]).
+/// The bucket start table of sorted points: `starts[b]` = index of the
+/// first point ≥ `b << (32 - bits)`, with `points.len()` appended.
 fn bucket_starts(points: &[u32], bits: u32) -> Vec<u32> {
     let shift = 32 - bits;
     let mut starts = vec![0u32; (1usize << bits) + 1];
@@ -326,7 +380,7 @@ fn bucket_starts(points: &[u32], bits: u32) -> Vec<u32> {
     starts
 }
 
-/// Index size: one bucket per 2 to 4 points, between 2^1 and 2^20 buckets.
+/// Index size: one bucket per 2 to 4 points, between 2^1 and 2^14 buckets.
 fn index_bits(points: usize) -> u32 {
     let wanted = (usize::BITS - points.max(1).leading_zeros()).saturating_sub(2);
     wanted.clamp(MIN_INDEX_BITS, MAX_INDEX_BITS)
@@ -346,7 +400,7 @@ mod tests {
     #[test]
     fn index_agrees_with_binary_search_on_random_and_edge_probes() {
         let mut seed = 7u64;
-        for size in [1usize, 2, 3, 10, 160, 1000, 40_000] {
+        for size in [1usize, 2, 3, 10, 160, 1000, 40_000, 200_000] {
             let generated: Vec<(u32, u32)> = (0..size)
                 .map(|i| (lcg(&mut seed), (i % 7) as u32))
                 .collect();
@@ -390,21 +444,42 @@ mod tests {
     }
 
     #[test]
-    fn bucket_sort_is_stable_and_equals_the_comparison_sort() {
+    fn radix_sort_is_stable_and_equals_the_comparison_sort() {
         let mut seed = 3u64;
         for size in [0usize, 1, 511, 512, 513, 5000, 100_000] {
-            // Few distinct values, so many ties whose order must be kept.
-            let pairs: Vec<(u32, u32)> = (0..size)
+            // Few distinct values, so many ties whose order must be kept;
+            // then values differing only in one digit, and all equal.
+            let spread: Vec<(u32, u32)> = (0..size)
                 .map(|i| ((lcg(&mut seed) % 1000).wrapping_mul(4_294_967), i as u32))
                 .collect();
-            let mut expected = pairs.clone();
-            expected.sort_by_key(|&(p, _)| p);
-            let bits = index_bits(size);
-            let (points, owners, starts) = bucket_sort(&pairs, bits);
-            let sorted: Vec<(u32, u32)> = points.into_iter().zip(owners).collect();
-            assert_eq!(sorted, expected, "size {size}");
-            let sorted_points: Vec<u32> = sorted.iter().map(|&(p, _)| p).collect();
-            assert_eq!(starts, bucket_starts(&sorted_points, bits), "size {size}");
+            let one_digit: Vec<(u32, u32)> = (0..size)
+                .map(|i| (0x5a5a_0000 | ((lcg(&mut seed) % 64) << 11), i as u32))
+                .collect();
+            let equal: Vec<(u32, u32)> = (0..size).map(|i| (7, i as u32)).collect();
+            for pairs in [spread, one_digit, equal] {
+                let mut expected = pairs.clone();
+                expected.sort_by_key(|&(p, _)| p);
+                let (points, owners) = radix_sort(pairs);
+                let sorted: Vec<(u32, u32)> = points.into_iter().zip(owners).collect();
+                assert_eq!(sorted, expected, "size {size}");
+            }
+        }
+    }
+
+    #[test]
+    fn clustered_points_are_found_past_the_linear_steps() {
+        // Everything in one bucket, far from where interpolation guesses.
+        let mut generated: Vec<(u32, u32)> = (0..1000).map(|i| (i, i % 3)).collect();
+        generated.extend((0..1000).map(|i| (u32::MAX - i, 1)));
+        generated.extend((0..500).map(|i| (0x8000_0000 + (i & !7), 2)));
+        let c = Continuum::new(generated, TiePolicy::FirstWins);
+        let mut seed = 11u64;
+        let mut probes: Vec<u32> = (0..20_000).map(|_| lcg(&mut seed)).collect();
+        for &p in c.points() {
+            probes.extend([p, p.wrapping_sub(1), p.wrapping_add(1)]);
+        }
+        for h in probes {
+            assert_eq!(c.locate(h), c.locate_by_binary_search(h), "hash {h}");
         }
     }
 
