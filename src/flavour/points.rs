@@ -4,8 +4,8 @@
 
 use std::io::Write;
 
-use crate::hash::md5_lanes::md5_many;
-use crate::hash::{HashAlgorithm, md5_word};
+use crate::hash::md5_lanes::{Block, MAX_LANE_MESSAGE, md5_blocks};
+use crate::hash::{HashAlgorithm, md5_digest, md5_word};
 use crate::{Error, ServerSpec};
 
 /// The default memcached port; libmemcached, twemproxy and spymemcached's
@@ -63,10 +63,11 @@ const MD5_BATCH: usize = 128;
 /// Collects `"<prefix>-<k>"` point labels of many servers and hashes them
 /// in batches across the SIMD lanes, appending four points per digest in
 /// the order the labels were pushed. Call [`Md5Points::finish`] at the end.
+/// Each label is written straight into its padded MD5 block; labels too
+/// long for one block are hashed one at a time, in order.
 pub struct Md5Points<'a> {
     points: &'a mut Vec<(u32, u32)>,
-    labels: Vec<u8>,
-    ends: Vec<usize>,
+    blocks: Vec<Block>,
     servers: Vec<u32>,
 }
 
@@ -75,8 +76,7 @@ impl<'a> Md5Points<'a> {
     pub fn new(points: &'a mut Vec<(u32, u32)>) -> Self {
         Md5Points {
             points,
-            labels: Vec::with_capacity(MD5_BATCH * 32),
-            ends: Vec::with_capacity(MD5_BATCH),
+            blocks: Vec::with_capacity(MD5_BATCH),
             servers: Vec::with_capacity(MD5_BATCH),
         }
     }
@@ -84,13 +84,32 @@ impl<'a> Md5Points<'a> {
     /// Queues the labels `"<prefix>-0"` .. `"<prefix>-<digests - 1>"` of
     /// `server`.
     pub fn push_server(&mut self, prefix: &[u8], digests: u32, server: u32) {
+        let longest = prefix.len() + 1 + decimal_len(digests.saturating_sub(1));
+        if longest > MAX_LANE_MESSAGE {
+            self.flush(); // keep the generation order
+            let mut label = Vec::with_capacity(longest);
+            for k in 0..digests {
+                label_into(&mut label, prefix, k);
+                let digest = md5_digest(&label);
+                self.points
+                    .extend((0..4).map(|word| (md5_word(&digest, word), server)));
+            }
+            return;
+        }
+        // The label's bytes up to the number, the rest zero: each block is
+        // a copy with the number, the 0x80 byte and the length added.
+        let mut template: Block = [0; 64];
+        template[..prefix.len()].copy_from_slice(prefix);
+        template[prefix.len()] = b'-';
+        let number_at = prefix.len() + 1;
         for k in 0..digests {
-            self.labels.extend_from_slice(prefix);
-            self.labels.push(b'-');
-            push_decimal(&mut self.labels, k);
-            self.ends.push(self.labels.len());
+            let mut block = template;
+            let len = number_at + write_decimal(&mut block[number_at..], k);
+            block[len] = 0x80;
+            block[56..].copy_from_slice(&((len as u64) * 8).to_le_bytes());
+            self.blocks.push(block);
             self.servers.push(server);
-            if self.ends.len() == MD5_BATCH {
+            if self.blocks.len() == MD5_BATCH {
                 self.flush();
             }
         }
@@ -102,41 +121,31 @@ impl<'a> Md5Points<'a> {
     }
 
     fn flush(&mut self) {
-        let count = self.ends.len();
-        if count == 0 {
-            return;
+        let mut words = [[0u32; 4]; MD5_BATCH];
+        let words = &mut words[..self.blocks.len()];
+        md5_blocks(&self.blocks, words);
+        for (words, &server) in words.iter().zip(&self.servers) {
+            self.points.extend(words.iter().map(|&word| (word, server)));
         }
-        let mut slices: [&[u8]; MD5_BATCH] = [&[]; MD5_BATCH];
-        let mut start = 0;
-        for (slice, &end) in slices.iter_mut().zip(&self.ends) {
-            *slice = &self.labels[start..end];
-            start = end;
-        }
-        let mut out = [[0u8; 16]; MD5_BATCH];
-        md5_many(&slices[..count], &mut out[..count]);
-        for (digest, &server) in out[..count].iter().zip(&self.servers) {
-            self.points
-                .extend((0..4).map(|word| (md5_word(digest, word), server)));
-        }
-        self.labels.clear();
-        self.ends.clear();
+        self.blocks.clear();
         self.servers.clear();
     }
 }
 
-/// Appends the decimal digits of `n` (what `"%d"` prints for it).
-fn push_decimal(out: &mut Vec<u8>, mut n: u32) {
-    let mut digits = [0u8; 10];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+/// Number of decimal digits of `n`.
+fn decimal_len(n: u32) -> usize {
+    n.checked_ilog10().map_or(1, |log| log as usize + 1)
+}
+
+/// Writes the decimal digits of `n` at the start of `out`; returns how many.
+fn write_decimal(out: &mut [u8], n: u32) -> usize {
+    let len = decimal_len(n);
+    let mut rest = n;
+    for at in (0..len).rev() {
+        out[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
     }
-    out.extend_from_slice(&digits[at..]);
+    len
 }
 
 /// Appends `count` single points `hash("<prefix>-<k>")`, k = 0..count.
@@ -228,11 +237,37 @@ mod tests {
 
     #[test]
     fn decimal_digits_match_formatting() {
-        for n in [0u32, 7, 10, 39, 159, 100_000, u32::MAX] {
-            let mut out = b"x".to_vec();
-            push_decimal(&mut out, n);
-            assert_eq!(out, format!("x{n}").into_bytes());
+        for n in [0u32, 7, 9, 10, 39, 99, 100, 159, 100_000, u32::MAX] {
+            let mut out = [0u8; 10];
+            let len = write_decimal(&mut out, n);
+            assert_eq!(&out[..len], format!("{n}").as_bytes());
+            assert_eq!(decimal_len(n), len);
         }
+    }
+
+    #[test]
+    fn batched_labels_equal_md5_of_each_label_in_order() {
+        // Prefixes around the one-block limit: some servers' labels are
+        // hashed in lanes, some one by one, and the order must hold.
+        let mut points = Vec::new();
+        let mut batch = Md5Points::new(&mut points);
+        let prefixes: Vec<Vec<u8>> = (40..60)
+            .map(|len| vec![b'a' + (len % 26) as u8; len])
+            .collect();
+        for (server, prefix) in prefixes.iter().enumerate() {
+            batch.push_server(prefix, 1 + (server as u32 * 7) % 120, server as u32);
+        }
+        batch.finish();
+        let mut expected = Vec::new();
+        let mut label = Vec::new();
+        for (server, prefix) in prefixes.iter().enumerate() {
+            for k in 0..1 + (server as u32 * 7) % 120 {
+                label_into(&mut label, prefix, k);
+                let digest = crate::hash::md5_digest(&label);
+                expected.extend((0..4).map(|w| (md5_word(&digest, w), server as u32)));
+            }
+        }
+        assert_eq!(points, expected);
     }
 
     #[test]

@@ -174,6 +174,26 @@ fn load_lanes<const N: usize>(messages: &[&[u8]]) -> [[u32; N]; 16] {
     words
 }
 
+/// The words of already padded blocks, one block per lane.
+fn transpose_blocks<const N: usize>(blocks: &[Block]) -> [[u32; N]; 16] {
+    let mut words = [[0u32; N]; 16];
+    for (lane, block) in blocks.iter().enumerate() {
+        for (w, chunk) in block.chunks_exact(4).enumerate() {
+            words[w][lane] = u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+        }
+    }
+    words
+}
+
+/// Each lane's state as four words, `out[lane][j]` = word `j` of the digest.
+fn store_words<const N: usize>(state: &[[u32; N]; 4], out: &mut [[u32; 4]]) {
+    for (lane, words) in out.iter_mut().enumerate() {
+        for (j, word) in words.iter_mut().enumerate() {
+            *word = state[j][lane];
+        }
+    }
+}
+
 fn store_lanes<const N: usize>(state: &[[u32; N]; 4], out: &mut [[u8; 16]]) {
     for (lane, digest) in out.iter_mut().enumerate() {
         for (word, bytes) in digest.chunks_exact_mut(4).enumerate() {
@@ -242,6 +262,67 @@ impl Kernel {
             Kernel::Avx512 | Kernel::Avx2 => unreachable!("only detected on x86-64"),
             Kernel::Sse2 => store_lanes(&compress_lanes::<4>(&load_lanes(messages)), out),
         }
+    }
+}
+
+impl Kernel {
+    /// [`md5_blocks`] for at most [`Kernel::lanes`] blocks.
+    fn digest_blocks(self, blocks: &[Block], out: &mut [[u32; 4]]) {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: only detected when the CPU has AVX-512F.
+            Kernel::Avx512 => store_words(
+                &unsafe { compress16_avx512(&transpose_blocks(blocks)) },
+                out,
+            ),
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: only detected when the CPU has AVX2.
+            Kernel::Avx2 => store_words(&unsafe { compress8_avx2(&transpose_blocks(blocks)) }, out),
+            #[cfg(not(target_arch = "x86_64"))]
+            Kernel::Avx512 | Kernel::Avx2 => unreachable!("only detected on x86-64"),
+            Kernel::Sse2 => store_words(&compress_lanes::<4>(&transpose_blocks(blocks)), out),
+        }
+    }
+}
+
+/// One MD5 block holding a whole message of at most [`MAX_LANE_MESSAGE`]
+/// bytes, padded (see [`pad_block`]).
+pub type Block = [u8; 64];
+
+/// Pads the first `len` bytes of `block` as MD5 pads a message: `0x80`,
+/// zeros up to byte 56, then the length in bits (little-endian).
+///
+/// # Panics
+/// If `len` is over [`MAX_LANE_MESSAGE`].
+#[inline]
+pub fn pad_block(block: &mut Block, len: usize) {
+    assert!(
+        len <= MAX_LANE_MESSAGE,
+        "an MD5 block holds at most 55 bytes"
+    );
+    block[len] = 0x80;
+    block[len + 1..56].fill(0);
+    block[56..].copy_from_slice(&((len as u64) * 8).to_le_bytes());
+}
+
+/// The digest of each padded block as four words (`out[i][j]` equals
+/// [`md5_word`](super::md5_word)`(&MD5(message i), j)`), several blocks at
+/// a time in the SIMD lanes. For callers that build their messages in
+/// place (point labels), which saves copying and converting them.
+///
+/// # Panics
+/// If `out` is shorter than `blocks`.
+pub fn md5_blocks(blocks: &[Block], out: &mut [[u32; 4]]) {
+    assert!(
+        out.len() >= blocks.len(),
+        "md5_blocks: output shorter than input"
+    );
+    let kernel = kernel();
+    for (group, out) in blocks
+        .chunks(kernel.lanes())
+        .zip(out.chunks_mut(kernel.lanes()))
+    {
+        kernel.digest_blocks(group, out);
     }
 }
 
@@ -332,6 +413,32 @@ mod tests {
                 for (message, digest) in part.iter().zip(&out) {
                     assert_eq!(*digest, md5_digest(message), "length {}", message.len());
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn padded_blocks_give_the_words_of_md5() {
+        let owned: Vec<Vec<u8>> = (0..=MAX_LANE_MESSAGE)
+            .map(|len| (0..len).map(|i| (i * 13 + len) as u8).collect())
+            .collect();
+        let blocks: Vec<Block> = owned
+            .iter()
+            .map(|message| {
+                let mut block = [0xAAu8; 64]; // padding must overwrite garbage
+                block[..message.len()].copy_from_slice(message);
+                pad_block(&mut block, message.len());
+                block
+            })
+            .collect();
+        for take in [1, 3, 16, 17, blocks.len()] {
+            let mut out = vec![[0u32; 4]; take];
+            md5_blocks(&blocks[..take], &mut out);
+            for (message, words) in owned.iter().zip(&out) {
+                let digest = md5_digest(message);
+                let expected: Vec<u32> =
+                    (0..4).map(|j| super::super::md5_word(&digest, j)).collect();
+                assert_eq!(words.to_vec(), expected, "length {}", message.len());
             }
         }
     }
