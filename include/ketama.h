@@ -1014,6 +1014,20 @@ void ketama_ring_free(const ketama_ring *ring);
 ketama_status ketama_find_server(const ketama_ring *ring, const char *key, size_t key_len, ketama_server_ref *out);
 
 /**
+ * The index (input order) of the server for `key_len` bytes at `key`: the
+ * same server as `ketama_find_server`, returned directly for callers that
+ * pay per argument and per struct read (PHP FFI, JNA). Returns the index
+ * (0 or more) on success, or a failed `ketama_status` negated
+ * (`-KETAMA_ERR_NULL_ARGUMENT`, `-KETAMA_ERR_NO_SERVER_AVAILABLE`, ...),
+ * with the message readable through `ketama_error()`.
+ *
+ * # Safety
+ * `ring` is a live ring; `key` is valid for `key_len` bytes (or NULL with
+ * `key_len` 0).
+ */
+int64_t ketama_find_server_index(const ketama_ring *ring, const char *key, size_t key_len);
+
+/**
  * Failover lookup: like `ketama_find_server`, but servers whose indices are
  * listed in `down` are skipped by walking on along the continuum to the
  * next live server (the ring is not rebuilt). Fails with

@@ -255,6 +255,13 @@ impl Ring {
         self.locate_hash(self.hash_key(key))
     }
 
+    /// The index (input order) of the server `key` lands on; `None` when
+    /// no server owns any point. The same server as [`Ring::locate`].
+    #[inline]
+    pub fn server_index(&self, key: &[u8]) -> Option<u32> {
+        self.locate(key).map(|at| at.server_index as u32)
+    }
+
     /// The per-key placements' lookup, skipping servers that are down as
     /// their peer does (rendezvous: the best live score; modulo: the peer's
     /// rehashing, which gives up after 10 or 20 buckets).

@@ -298,6 +298,18 @@ static int any_status(ketama_status s)
     }
     return 0;
 }
+
+/* An index or a negated status (ketama_find_server_index). */
+static int refused_index(int64_t i)
+{
+    if (i >= 0) { printf("returned index %lld\n", (long long)i); return 1; }
+    return refused_status((ketama_status)-i);
+}
+
+static int any_index(int64_t i)
+{
+    return i >= 0 ? 0 : any_status((ketama_status)-i);
+}
 "#;
 
 /// The C statement that calls `f` with `args` and returns the verdict.
@@ -306,6 +318,8 @@ fn verdict(f: &Function, args: &[String], expect: Expect) -> Option<String> {
     Some(match (f.ret.as_str(), expect) {
         ("ketama_status", Expect::Refused) => format!("return refused_status({call});"),
         ("ketama_status", Expect::NoCrash) => format!("return any_status({call});"),
+        ("int64_t", Expect::Refused) => format!("return refused_index({call});"),
+        ("int64_t", Expect::NoCrash) => format!("return any_index({call});"),
         ("int", Expect::Refused) if f.name == "ketama_roll" => format!("return {call} != 0;"),
         ("mcs *", Expect::Refused) => format!("return {call} != NULL;"),
         ("void", _) => format!("{call}; return 0;"),

@@ -352,6 +352,37 @@ fn the_writer_state_machine_runs_to_done_and_is_freed() {
 }
 
 #[test]
+fn find_server_index_equals_find_server_or_returns_a_negated_status() {
+    let ring = three_server_ring();
+    // SAFETY: `ring` is live until freed; keys are valid for their lengths;
+    // NULL only where the function checks for it.
+    unsafe {
+        for i in 0..2000 {
+            let key = format!("key:{i}");
+            let index = ketama_find_server_index(ring, key.as_ptr().cast(), key.len());
+            assert_eq!(index, i64::from(find(ring, key.as_bytes()).server_index));
+        }
+        let with_nul = b"a\0b";
+        assert_eq!(
+            ketama_find_server_index(ring, with_nul.as_ptr().cast(), 3),
+            i64::from(find(ring, with_nul).server_index)
+        );
+        assert_eq!(
+            ketama_find_server_index(ring, ptr::null(), 0),
+            i64::from(find(ring, b"").server_index)
+        );
+        let null_key = ketama_find_server_index(ring, ptr::null(), 1);
+        assert_eq!(null_key, -(KETAMA_ERR_NULL_ARGUMENT as i64));
+        assert!(!CStr::from_ptr(ketama_error()).to_bytes().is_empty());
+        assert_eq!(
+            ketama_find_server_index(ptr::null(), b"k".as_ptr().cast(), 1),
+            -(KETAMA_ERR_NULL_ARGUMENT as i64)
+        );
+        ketama_ring_free(ring);
+    }
+}
+
+#[test]
 fn errors_come_back_as_statuses_not_crashes() {
     let ring = three_server_ring();
     // SAFETY: NULL where the functions document that they check for it.

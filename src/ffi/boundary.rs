@@ -23,6 +23,23 @@ pub fn guard_status(body: impl FnOnce() -> Result<(), Error>) -> ketama_status {
     }
 }
 
+/// Runs a body that returns an index: `Ok(i)` → `i` (never negative); an
+/// error → its status negated, with the message recorded for
+/// `ketama_error()`; a panic → `-KETAMA_ERR_PANIC`. Nothing unwinds into C.
+pub fn guard_index(body: impl FnOnce() -> Result<u32, Error>) -> i64 {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(index)) => i64::from(index),
+        Ok(Err(error)) => {
+            set_last_error(&error.to_string());
+            -(ketama_status::of(&error) as i64)
+        }
+        Err(payload) => {
+            record_panic(payload);
+            -(ketama_status::KETAMA_ERR_PANIC as i64)
+        }
+    }
+}
+
 /// Runs a body that returns a plain value; a panic yields `default`.
 pub fn guard_value<T>(default: T, body: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| {

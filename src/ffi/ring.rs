@@ -7,7 +7,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::boundary::{
-    arg_bytes, arg_chars, arg_cstr, arg_out, arg_ref, arg_slice, guard_status, guard_value,
+    arg_bytes, arg_chars, arg_cstr, arg_out, arg_ref, arg_slice, guard_index, guard_status,
+    guard_value,
 };
 use super::status::ketama_status;
 use crate::flavour::Flavour;
@@ -372,6 +373,30 @@ pub unsafe extern "C" fn ketama_find_server(
         let at = ring.locate(key).ok_or_else(no_points)?;
         *out = server_ref(ring, at);
         Ok(())
+    })
+}
+
+/// The index (input order) of the server for `key_len` bytes at `key`: the
+/// same server as `ketama_find_server`, returned directly for callers that
+/// pay per argument and per struct read (PHP FFI, JNA). Returns the index
+/// (0 or more) on success, or a failed `ketama_status` negated
+/// (`-KETAMA_ERR_NULL_ARGUMENT`, `-KETAMA_ERR_NO_SERVER_AVAILABLE`, ...),
+/// with the message readable through `ketama_error()`.
+///
+/// # Safety
+/// `ring` is a live ring; `key` is valid for `key_len` bytes (or NULL with
+/// `key_len` 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_find_server_index(
+    ring: *const ketama_ring,
+    key: *const c_char,
+    key_len: usize,
+) -> i64 {
+    guard_index(|| {
+        // SAFETY: per the contract above.
+        let ring = unsafe { ring_ref(ring) }?;
+        let key = unsafe { arg_chars(key, key_len, "key") }?;
+        ring.server_index(key).ok_or_else(no_points)
     })
 }
 

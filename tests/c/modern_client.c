@@ -91,6 +91,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < 4; i++) {
         ketama_server_ref single;
         CHECK(ketama_find_server(ring, batch_keys[i], batch_lens[i], &single) == KETAMA_OK);
+        CHECK(ketama_find_server_index(ring, batch_keys[i], batch_lens[i]) == (int64_t)single.server_index);
         CHECK(batch_out[i] == single.server_index && packed_out[i] == single.server_index);
     }
     packed_lens[3] = 3; /* one byte past the end of the packed buffer */
@@ -124,6 +125,9 @@ int main(int argc, char **argv)
     CHECK(strstr(ketama_error(), "ring") != NULL);
     CHECK(ketama_find_server(ring, NULL, 5, &without) == KETAMA_ERR_NULL_ARGUMENT);
     CHECK(ketama_find_server(ring, NULL, 0, &without) == KETAMA_OK); /* the empty key */
+    CHECK(ketama_find_server_index(NULL, "k", 1) == -(int64_t)KETAMA_ERR_NULL_ARGUMENT);
+    CHECK(ketama_find_server_index(ring, NULL, 5) == -(int64_t)KETAMA_ERR_NULL_ARGUMENT);
+    CHECK(ketama_find_server_index(ring, NULL, 0) == (int64_t)without.server_index); /* the empty key */
     CHECK(ketama_ring_point(ring, 1u << 30, &previous, &previous) == KETAMA_ERR_OUT_OF_RANGE);
     CHECK(strcmp(ketama_status_name(KETAMA_ERR_PARSE), "KETAMA_ERR_PARSE") == 0);
     CHECK(strcmp(ketama_status_name(12345), "KETAMA_UNKNOWN_STATUS") == 0);

@@ -118,13 +118,31 @@ final class Ring
     /** The address of the server for `$key`. */
     public function server(string $key): string
     {
-        return $this->addresses[$this->lookup($key)];
+        // The body of serverIndex() inlined: a PHP method call costs about as much as an FFI argument.
+        $index = $this->ffi->ketama_find_server_index($this->ring ?? $this->handle(), $key, strlen($key));
+        return $this->addresses[$index >= 0 ? $index : self::fail($index)];
     }
 
-    /** Index (input order) of the server for `$key`. */
+    /**
+     * Index (input order) of the server for `$key`: the hot path, one FFI call
+     * (`ketama_find_server_index`) with three scalar arguments and an integer
+     * result, so nothing is converted but the arguments (PHP's FFI prepares
+     * every call anew, at a cost that grows with the number of arguments).
+     *
+     * @throws KetamaException when the ring has no points or is closed
+     */
     public function serverIndex(string $key): int
     {
-        return $this->lookup($key);
+        // A PHP string passes as `const char *` without a copy.
+        $index = $this->ffi->ketama_find_server_index($this->ring ?? $this->handle(), $key, strlen($key));
+        return $index >= 0 ? $index : self::fail($index);
+    }
+
+    /** Throws for a negative result of `ketama_find_server_index` (a negated `ketama_status`). */
+    private static function fail(int $negatedStatus): never
+    {
+        Library::check(-$negatedStatus);
+        throw new KetamaException("ketama_find_server_index returned {$negatedStatus}");
     }
 
     /**

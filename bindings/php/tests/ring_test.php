@@ -53,6 +53,12 @@ check($unweighted->serverCount() === 3 && $unweighted->pointCount() === 480, 'un
 check($ring->find("a\0b")->point !== $ring->find('a')->point, 'a key with a NUL byte is hashed whole');
 check($ring->find(str_repeat('x', 5000))->address !== '', 'a 5000-byte key');
 check($ring->find('')->address !== '', 'the empty key');
+$agree = true;
+foreach (['test', '', "a\0b", str_repeat('x', 5000), "\xff\xfe"] as $key) {
+    $at = $ring->find($key);
+    $agree = $agree && $ring->serverIndex($key) === $at->serverIndex && $ring->server($key) === $at->address;
+}
+check($agree, 'serverIndex() and server() agree with find() (empty, NUL, 5000-byte and non-UTF-8 keys)');
 
 // Failover.
 $down = $ring->findAvoiding('test', [0]);
@@ -118,6 +124,10 @@ $closed->close();
 $closed->close();
 check(true, 'closing twice is harmless');
 throws(fn () => $closed->find('test'), 'use after close');
+$e = throws(fn () => $closed->serverIndex('test'), 'serverIndex after close');
+check($e->getMessage() === 'the ring is closed', 'serverIndex after close: the ring is closed');
+$e = throws(fn () => $closed->server('test'), 'server after close');
+check($e->getMessage() === 'the ring is closed', 'server after close: the ring is closed');
 
 // Many rings, no growth: create and drop 2000 rings.
 $before = memory_get_usage();

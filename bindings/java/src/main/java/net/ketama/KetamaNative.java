@@ -112,6 +112,13 @@ final class KetamaNative {
     /** {@code out} receives a {@code ketama_server_ref} (32 bytes = 4 longs). */
     static native int ketama_find_server(long ring, byte[] key, long keyLen, long[] out);
 
+    /**
+     * The server index for {@code keyLen} bytes at native address {@code key}, or a
+     * negated status. Primitive arguments only: JNA passes them without converting or
+     * copying anything (a {@code byte[]} costs a copy in and out, a {@code long[]} too).
+     */
+    static native long ketama_find_server_index(long ring, long key, long keyLen);
+
     static native int ketama_find_server_avoiding(long ring, byte[] key, long keyLen, int[] down, long downCount, long[] out);
 
     /** Batch lookup: {@code count} keys back to back in {@code packed}; server indices into {@code out}. */

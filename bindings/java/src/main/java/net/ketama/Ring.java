@@ -3,6 +3,7 @@ package net.ketama;
 import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import java.lang.ref.Cleaner;
+import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -149,16 +150,61 @@ public final class Ring implements AutoCloseable {
         return find(key.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** The index (input order) of the server for a key: the hot path, one native call. */
+    /**
+     * The index (input order) of the server for a key: the hot path, one native call
+     * ({@code ketama_find_server_index}) with primitive arguments only. The key is
+     * copied into this thread's native scratch buffer and passed by address, which
+     * costs less than JNA's copying of a {@code byte[]} argument; nothing is allocated
+     * per call (keys longer than the scratch buffer go through a temporary one).
+     *
+     * @throws KetamaException when the ring has no points
+     * @throws IllegalStateException when the ring is closed
+     */
     public int serverIndex(byte[] key) {
-        long[] out = new long[4];
+        int length = key.length;
+        if (length > Scratch.CAPACITY) {
+            return serverIndexOfLongKey(key);
+        }
+        Scratch scratch = Scratch.LOCAL.get();
+        scratch.buffer.put(0, key, 0, length);
+        long index;
         long stamp = readLock();
         try {
-            KetamaNative.check(KetamaNative.ketama_find_server(handle.ring, key, key.length, out));
+            index = KetamaNative.ketama_find_server_index(handle.ring, scratch.address, length);
         } finally {
             lock.unlockRead(stamp);
         }
-        return (int) (LITTLE_ENDIAN ? out[0] : out[0] >>> 32);
+        if (index < 0) {
+            KetamaNative.check((int) -index);
+        }
+        return (int) index;
+    }
+
+    private int serverIndexOfLongKey(byte[] key) {
+        try (Memory copy = new Memory(key.length)) {
+            copy.write(0, key, 0, key.length);
+            long index;
+            long stamp = readLock();
+            try {
+                index = KetamaNative.ketama_find_server_index(handle.ring, Pointer.nativeValue(copy), key.length);
+            } finally {
+                lock.unlockRead(stamp);
+            }
+            if (index < 0) {
+                KetamaNative.check((int) -index);
+            }
+            return (int) index;
+        }
+    }
+
+    /** A native buffer per thread for single-key lookups (keys up to {@link #CAPACITY} bytes). */
+    private static final class Scratch {
+        /** memcached keys are at most 250 bytes; longer keys use a temporary buffer. */
+        static final int CAPACITY = 1024;
+        static final ThreadLocal<Scratch> LOCAL = ThreadLocal.withInitial(Scratch::new);
+
+        final ByteBuffer buffer = ByteBuffer.allocateDirect(CAPACITY);
+        final long address = Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(buffer));
     }
 
     /** The address of the server for a key (UTF-8 bytes of the string). */

@@ -138,6 +138,28 @@ public class RingTest {
         assertThrows(KetamaException.class, () -> Ring.fromServers(List.of(new Server("a:1", -1)), Flavour.LIBKETAMA, Hash.DEFAULT));
     }
 
+    /** serverIndex (scratch buffer, or a temporary one past 1024 bytes) agrees with find. */
+    @Test
+    public void serverIndexAgreesWithFind() {
+        try (Ring ring = Ring.fromFile(pinned)) {
+            byte[] nul = {'a', 0, 'b'};
+            byte[] high = {(byte) 0xff, (byte) 0xfe};
+            byte[] edge = new byte[1024];
+            byte[] longer = new byte[1025];
+            byte[] huge = new byte[5000];
+            java.util.Arrays.fill(edge, (byte) 'e');
+            java.util.Arrays.fill(longer, (byte) 'l');
+            java.util.Arrays.fill(huge, (byte) 'x');
+            for (byte[] key : new byte[][] {new byte[0], nul, high, "test".getBytes(StandardCharsets.UTF_8), edge, longer, huge}) {
+                assertEquals("key of " + key.length + " bytes", ring.find(key).serverIndex(), ring.serverIndex(key));
+            }
+            for (int i = 0; i < 2000; i++) {
+                String key = "key:" + i;
+                assertEquals(key, ring.find(key).address(), ring.server(key));
+            }
+        }
+    }
+
     @Test
     public void closingTwiceAndUseAfterCloseThrow() {
         Ring ring = Ring.fromFile(pinned);
@@ -146,6 +168,8 @@ public class RingTest {
         assertEquals("ketama ring already closed", assertThrows(IllegalStateException.class, ring::close).getMessage());
         assertThrows(IllegalStateException.class, () -> ring.find("test"));
         assertThrows(IllegalStateException.class, () -> ring.server("test"));
+        assertThrows(IllegalStateException.class, () -> ring.serverIndex(new byte[1]));
+        assertThrows(IllegalStateException.class, () -> ring.serverIndex(new byte[5000]));
         assertThrows(IllegalStateException.class, ring::pointCount);
         assertThrows(IllegalStateException.class, () -> ring.findAvoiding(new byte[1], 0));
         assertThrows(IllegalStateException.class, () -> ring.point(0));
