@@ -252,16 +252,16 @@ const SMALL_PART: usize = 32;
 /// pairs: least significant digit first over the whole array. Beyond: a
 /// first pass distributes the pairs by their top 8 bits straight into the
 /// returned points and owners, and each of the 256 parts (small enough to
-/// stay in cache) is then sorted on its 24 low bits through two scratch
-/// buffers reused from part to part, so no buffer of the ring's size is
+/// stay in cache) is then sorted on its 24 low bits through a scratch
+/// buffer reused from part to part, so no buffer of the ring's size is
 /// needed beyond the input and the output.
 fn radix_sort(pairs: Vec<(u32, u32)>) -> (Vec<u32>, Vec<u32>) {
     let n = pairs.len();
     let mut points = vec![0u32; n];
     let mut owners = vec![0u32; n];
     if n <= WHOLE_ARRAY_LIMIT {
-        let mut front = pairs;
-        lsd_sort::<2048, 3>(&mut front, &mut Vec::new(), &mut points, &mut owners);
+        let mut pairs = pairs;
+        lsd_sort::<2048, 3>(&mut pairs, &mut points, &mut owners);
         return (points, owners);
     }
     let top = |point: u32| (point >> (32 - TOP_BITS)) as usize;
@@ -280,41 +280,41 @@ fn radix_sort(pairs: Vec<(u32, u32)>) -> (Vec<u32>, Vec<u32>) {
         *slot += 1;
     }
     drop(pairs);
-    let (mut front, mut back) = (Vec::new(), Vec::new());
+    let mut scratch = Vec::new();
     for part in part_start.windows(2) {
         let (points, owners) = (&mut points[part[0]..part[1]], &mut owners[part[0]..part[1]]);
         if points.len() <= SMALL_PART {
             insertion_sort(points, owners);
         } else {
-            front.clear();
-            front.extend(points.iter().copied().zip(owners.iter().copied()));
+            scratch.clear();
+            scratch.extend(points.iter().copied().zip(owners.iter().copied()));
             // The top bits are equal within a part: 3 × 8 bits sort the rest.
-            lsd_sort::<256, 3>(&mut front, &mut back, points, owners);
+            lsd_sort::<256, 3>(&mut scratch, points, owners);
         }
     }
     (points, owners)
 }
 
-/// Stable least-significant-digit radix sort of the pairs in `front` by
-/// the low `PASSES × log2(RADIX)` bits of their points, written into
-/// `points` and `owners` (as long as `front`). `back` is scratch space.
-/// A digit shared by every point costs no pass.
+/// Stable least-significant-digit radix sort of `pairs` by the low
+/// `PASSES × log2(RADIX)` bits of their points, into `points` and `owners`
+/// (as long as `pairs`). The passes go back and forth between `pairs` and
+/// the two output arrays, so no scratch buffer is needed; `pairs` is
+/// overwritten. A digit shared by every point costs no pass.
 fn lsd_sort<const RADIX: usize, const PASSES: usize>(
-    front: &mut Vec<(u32, u32)>,
-    back: &mut Vec<(u32, u32)>,
+    pairs: &mut [(u32, u32)],
     points: &mut [u32],
     owners: &mut [u32],
 ) {
     let bits = RADIX.trailing_zeros();
     let digit = |point: u32, pass: usize| ((point >> (pass as u32 * bits)) as usize) & (RADIX - 1);
     let mut offsets = [[0u32; RADIX]; PASSES];
-    for &(point, _) in front.iter() {
+    for &(point, _) in pairs.iter() {
         for (pass, counts) in offsets.iter_mut().enumerate() {
             counts[digit(point, pass)] += 1;
         }
     }
     let passes: Vec<usize> = (0..PASSES)
-        .filter(|&pass| !offsets[pass].iter().any(|&c| c as usize == front.len()))
+        .filter(|&pass| !offsets[pass].iter().any(|&c| c as usize == pairs.len()))
         .collect();
     for counts in offsets.iter_mut() {
         let mut sum = 0u32;
@@ -322,31 +322,30 @@ fn lsd_sort<const RADIX: usize, const PASSES: usize>(
             (*count, sum) = (sum, sum + *count);
         }
     }
-    let Some((&last, between)) = passes.split_last() else {
-        // Every point is equal in the sorted bits: the order stays.
-        for (i, &(point, owner)) in front.iter().enumerate() {
+    let mut in_pairs = true;
+    for &pass in &passes {
+        let cursor = &mut offsets[pass];
+        if in_pairs {
+            for &(point, owner) in pairs.iter() {
+                let slot = &mut cursor[digit(point, pass)];
+                points[*slot as usize] = point;
+                owners[*slot as usize] = owner;
+                *slot += 1;
+            }
+        } else {
+            for (&point, &owner) in points.iter().zip(owners.iter()) {
+                let slot = &mut cursor[digit(point, pass)];
+                pairs[*slot as usize] = (point, owner);
+                *slot += 1;
+            }
+        }
+        in_pairs = !in_pairs;
+    }
+    if in_pairs {
+        for (i, &(point, owner)) in pairs.iter().enumerate() {
             points[i] = point;
             owners[i] = owner;
         }
-        return;
-    };
-    back.clear();
-    back.resize(front.len(), (0, 0));
-    for &pass in between {
-        let cursor = &mut offsets[pass];
-        for &(point, owner) in front.iter() {
-            let slot = &mut cursor[digit(point, pass)];
-            back[*slot as usize] = (point, owner);
-            *slot += 1;
-        }
-        std::mem::swap(front, back);
-    }
-    let cursor = &mut offsets[last];
-    for &(point, owner) in front.iter() {
-        let slot = &mut cursor[digit(point, last)];
-        points[*slot as usize] = point;
-        owners[*slot as usize] = owner;
-        *slot += 1;
     }
 }
 
