@@ -4,7 +4,9 @@
 # here at bench time with a larger shared memory segment, never committed)
 # and libmemcached, for 10, 100,
 # 1,000 and 10,000 servers, and the PHP, Java and Python bindings (single key
-# and batch) next to spymemcached's KetamaNodeLocator in the same JVM. Writes bench-results/results.md (table with
+# and batch) next to spymemcached's KetamaNodeLocator in the same JVM, the
+# roll, and the set codec's decode throughput (T1/B1 compacted, with a
+# tail, unsorted with churn). Writes bench-results/results.md (table with
 # ratios) and bench-results/lookup.svg (chart); `--publish` copies both to
 # docs/ and rewrites the README's performance table (between its
 # bench-table markers).
@@ -121,8 +123,10 @@ for n in 10 100 1000 10000; do
     printf 'python bench\t%s\tfailed (exit %s)\n' "$n" "$?" >> "$out/peers.tsv"
 done
 
-echo "bench: criterion (lookup, batch, MD5 floor, roll)"
+echo "bench: criterion (lookup, batch, MD5 floor, cold floor, roll)"
 cargo bench --quiet --bench ring -- --warm-up-time 1 --measurement-time 4 > "$work/criterion.log" 2>&1
+echo "bench: criterion (set codec decode)"
+cargo bench --quiet --bench setcodec -- --warm-up-time 1 --measurement-time 3 decode >> "$work/criterion.log" 2>&1
 
 cut -d' ' -f1-3 /proc/loadavg >> "$out/load.txt"
 python3 scripts/bench_report.py "$out" target/criterion

@@ -35,6 +35,43 @@ PY_BATCH = "python Ring.server_indices (ctypes, batch)"
 BINDING_GOAL = 1.5  # issues 6, 11: batch per key from PHP, Java and Python within 1.5x the native single-key cost
 
 
+DECODE_CASES = ["t1-compacted", "t1-compacted+tail", "t1-unsorted-dirty",
+                "b1-compacted", "b1-compacted+tail", "b1-unsorted-dirty"]
+DECODE_SIZES = ["1000", "20000"]
+DECODE_GOAL = 1.0  # GiB/s, issue 14: unsorted and dirty values too
+
+
+def decode_throughput(crit, case, size):
+    """GiB/s of criterion's decode/ketama/<case>/<size> (bytes per median time), or None."""
+    base = os.path.join(crit, "decode", "ketama_" + case, size, "new")
+    median = criterion_median(crit, "decode", "ketama_" + case, size)
+    try:
+        with open(os.path.join(base, "benchmark.json")) as f:
+            size_bytes = json.load(f)["throughput"]["Bytes"]
+    except (OSError, KeyError, TypeError, ValueError):
+        return None
+    return size_bytes / median / 1.073741824 if median else None  # bytes/ns = GB/s; GiB/s
+
+
+def decode_lines(crit):
+    """Markdown lines: set codec decode throughput, and the goal check."""
+    lines = ["", "Set codec decode (`cargo bench --bench setcodec -- decode`), GiB/s of value read (median):", "",
+             "| value | " + " | ".join(f"{s} members" for s in DECODE_SIZES) + " |",
+             "|---|" + "---|" * len(DECODE_SIZES)]
+    for case in DECODE_CASES:
+        cells = [decode_throughput(crit, case, s) for s in DECODE_SIZES]
+        lines.append(f"| {case} | " + " | ".join("n/a" if v is None else f"{v:.2f}" for v in cells) + " |")
+    return lines
+
+
+def decode_goal(crit):
+    """The goal line's (label, value, limit, unit): the slowest decode case at 20,000 members."""
+    values = [decode_throughput(crit, case, "20000") for case in DECODE_CASES]
+    worst = min((v for v in values if v is not None), default=None)
+    return (f"T1/B1 decode, every value kind, 20000 members ≥ {DECODE_GOAL:g} GiB/s (slowest)", worst,
+            DECODE_GOAL, "GiB/s")
+
+
 def ratio(rows, numerator, denominator, size):
     """rows[numerator][size] / rows[denominator][size], or None when either is missing."""
     try:
@@ -68,7 +105,7 @@ def binding_ratios(rows):
     return lines
 
 
-def goals(rows, md5, md5_many, roll):
+def goals(rows, md5, md5_many, roll, crit):
     """Markdown lines: the speed goals and this run's figure for each."""
     def value(name, size):
         try:
@@ -96,10 +133,11 @@ def goals(rows, md5, md5_many, roll):
                                ("Java single ÷ native single", JAVA_SINGLE, 2.0)):
         worst = max((r for r in (ratio(rows, name, NATIVE_SINGLE, s) for s in SIZES) if r), default=None)
         checks.append((f"{label} ≤ {limit}× (worst size)", worst, limit, "×"))
+    checks.append(decode_goal(crit))
     lines = ["", "Goals, this run:", "", "| goal | measured | met |", "|---|---|---|"]
     for label, v, limit, unit in checks:
-        shown = "n/a" if v is None else (f"{v:.2f} ms" if unit == "ms" else f"{v:.2f}×")
-        met = "n/a" if v is None else ("yes" if v <= limit else "no")
+        shown = "n/a" if v is None else (f"{v:.2f} {unit}" if unit in ("ms", "GiB/s") else f"{v:.2f}×")
+        met = "n/a" if v is None else ("yes" if (v >= limit if unit == "GiB/s" else v <= limit) else "no")
         lines.append(f"| {label} | {shown} | {met} |")
     floor_name = "MD5 + one read in an array the ring's size (cold floor)"
     lines += ["", "Single lookups against the cold floor (MD5 of the key plus one read at a random place "
@@ -213,7 +251,8 @@ def main():
     lines += ["", "Roll (building the continuum), median:", ""]
     for s in SIZES:
         lines.append(f"- {s} servers: {roll[s] / 1e6:.2f} ms" if roll[s] else f"- {s} servers: n/a")
-    lines += goals(rows, md5, md5_many, roll)
+    lines += decode_lines(crit)
+    lines += goals(rows, md5, md5_many, roll, crit)
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -247,6 +286,11 @@ def main():
     table.append("")
     table.append("Roll (building the continuum): " + ", ".join(
         f"{int(s):,} servers {roll[s] / 1e6:.2f} ms" for s in SIZES if roll.get(s)) + ".")
+    decoded = [(case, decode_throughput(crit, case, "20000")) for case in DECODE_CASES]
+    if any(v is not None for _, v in decoded):
+        table.append("")
+        table.append("Set codec decode of a 20,000-member value: " + ", ".join(
+            f"{case} {v:.2f} GiB/s" for case, v in decoded if v is not None) + ".")
     with open(os.path.join(out, "readme-table.md"), "w") as f:
         f.write("\n".join(table) + "\n")
 
