@@ -431,7 +431,12 @@ mod tests {
                 block
             })
             .collect();
-        for take in [1, 3, 16, 17, blocks.len()] {
+        let takes: &[usize] = if cfg!(miri) {
+            &[17]
+        } else {
+            &[1, 3, 16, 17, blocks.len()]
+        };
+        for &take in takes {
             let mut out = vec![[0u32; 4]; take];
             md5_blocks(&blocks[..take], &mut out);
             for (message, words) in owned.iter().zip(&out) {
