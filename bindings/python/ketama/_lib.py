@@ -145,6 +145,7 @@ _SIGNATURES = {
     "ketama_ring_server": (_STATUS, [c_void_p, c_size_t, _P(ServerInfo)]),
     "ketama_ring_point": (_STATUS, [c_void_p, c_size_t, _P(c_u32), _P(c_u32)]),
     "ketama_find_server": (_STATUS, [c_void_p, c_char_p, c_size_t, _P(ServerRef)]),
+    "ketama_find_server_index": (c_i64, [c_void_p, c_char_p, c_size_t]),
     "ketama_find_server_avoiding": (
         _STATUS,
         [c_void_p, c_char_p, c_size_t, _P(c_u32), c_size_t, _P(ServerRef)],

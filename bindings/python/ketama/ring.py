@@ -17,11 +17,11 @@ Location = namedtuple("Location", "server_index address point point_index")
 Location.__doc__ = "Where a key landed: server index (input order), address, continuum point and its index."
 
 
-def _find_server(*args):
-    """``ketama_find_server``, bound on first use (the library loads lazily)."""
-    global _find_server
-    _find_server = lib().ketama_find_server
-    return _find_server(*args)
+def _find_server_index(*args):
+    """``ketama_find_server_index``, bound on first use (the library loads lazily)."""
+    global _find_server_index
+    _find_server_index = lib().ketama_find_server_index
+    return _find_server_index(*args)
 
 
 def flavour_id(flavour):
@@ -248,11 +248,10 @@ class Ring(_Handle):
         """The index (input order) of the server for ``key``."""
         if type(key) is not bytes:
             key = to_bytes(key)
-        ref = _lib.ServerRef()
-        status = _find_server(self._live(), key, len(key), ctypes.byref(ref))
-        if status:
-            check(status)
-        return ref.server_index
+        index = _find_server_index(self._live(), key, len(key))
+        if index < 0:  # a failed status, negated
+            check(-index)
+        return index
 
     def server_indices(self, keys):
         """Server indices for many keys with one native call (same answers as :meth:`server_index`)."""
