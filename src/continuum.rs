@@ -257,8 +257,8 @@ const SMALL_PART: usize = 32;
 /// needed beyond the input and the output.
 fn radix_sort(pairs: Vec<(u32, u32)>) -> (Vec<u32>, Vec<u32>) {
     let n = pairs.len();
-    let mut points = vec![0u32; n];
-    let mut owners = vec![0u32; n];
+    let mut points = crate::prefault::zeroed_u32s(n);
+    let mut owners = crate::prefault::zeroed_u32s(n);
     if n <= WHOLE_ARRAY_LIMIT {
         let mut pairs = pairs;
         lsd_sort::<2048, 3>(&mut pairs, &mut points, &mut owners);

@@ -41,6 +41,7 @@ pub mod file_ring;
 pub mod flavour;
 pub mod hash;
 pub mod parser;
+mod prefault;
 pub mod ring;
 pub mod server;
 pub mod server_file;

@@ -27,7 +27,7 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
         .map(|&weight| digests_per_server(weight, total, servers.len()))
         .collect();
     let count: usize = digests.iter().map(|&d| d as usize * 4).sum();
-    let mut points = Vec::with_capacity(count);
+    let mut points = crate::prefault::vec_with_capacity(count);
     let mut batch = Md5Points::new(&mut points);
     for (index, (server, &digests)) in servers.iter().zip(&digests).enumerate() {
         batch.push_server(&server.address, digests, index as u32);
