@@ -135,7 +135,7 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
             "dalli: the weights give {all} points, more than {MAX_POINTS}"
         )));
     }
-    let mut points = Vec::with_capacity(all as usize);
+    let mut points = crate::prefault::vec_with_capacity(all as usize);
     let mut label = Vec::new();
     for (index, (server, &count)) in servers.iter().zip(&counts).enumerate() {
         let name = server_name(&server.address)?;

@@ -87,7 +87,7 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
             "the weights (int total {total}) give {all} points in SockIOPool's arithmetic, more than {MAX_POINTS}"
         )));
     }
-    let mut points = Vec::with_capacity(all as usize);
+    let mut points = crate::prefault::vec_with_capacity(all as usize);
     for (index, (server, &digests)) in servers.iter().zip(&counts).enumerate() {
         push_md5_server(&server.address, digests as u32, index as u32, &mut points);
     }

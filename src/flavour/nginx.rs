@@ -71,7 +71,7 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
             "nginx: weights sum to {total}, {all} points (160 per unit), more than {MAX_POINTS}"
         )));
     }
-    let mut points = Vec::with_capacity(all as usize);
+    let mut points = crate::prefault::vec_with_capacity(all as usize);
     for (index, (server, &weight)) in servers.iter().zip(&weights).enumerate() {
         let (host, port) = host_and_port(&server.address);
         push_crc32_chain(

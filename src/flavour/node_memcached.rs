@@ -68,7 +68,7 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
             "node-memcached: the weights sum to {total}, past what a JavaScript number holds exactly"
         )));
     }
-    let mut points = Vec::with_capacity(servers.len() * 160);
+    let mut points = crate::prefault::vec_with_capacity(servers.len() * 160);
     for (index, (server, &weight)) in servers.iter().zip(&weights).enumerate() {
         let digests = digests_per_server(weight, total, servers.len());
         push_md5_server(

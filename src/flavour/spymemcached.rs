@@ -69,7 +69,7 @@ pub fn generate(
         )));
     }
     let (weights, total) = weights(servers)?;
-    let mut points = Vec::with_capacity(servers.len() * REPETITIONS as usize);
+    let mut points = crate::prefault::vec_with_capacity(servers.len() * REPETITIONS as usize);
     for (index, server) in servers.iter().enumerate() {
         let key = node_key(server, format)?;
         let index = index as u32;
