@@ -204,18 +204,22 @@ fn remember(filename: &[u8], good: LastGood<Snapshot>) {
 /// The `mcs` mirror of a ring's continuum.
 fn mcs_records(ring: &Ring) -> Box<[McsRecord]> {
     let continuum = ring.continuum();
-    continuum
-        .points()
-        .iter()
-        .zip(continuum.owners())
-        .map(|(&point, &owner)| {
-            let address = ring.servers()[owner as usize].address();
-            let mut ip = [0u8; 24];
-            let kept = address.len().min(compat_parser::MAX_ADDRESS_BYTES);
-            ip[..kept].copy_from_slice(&address[..kept]);
-            McsRecord { point, ip }
-        })
-        .collect()
+    // 28 bytes per point (45 MB at 10,000 servers): pages mapped up front.
+    let mut records = crate::prefault::vec_with_capacity(continuum.len());
+    records.extend(
+        continuum
+            .points()
+            .iter()
+            .zip(continuum.owners())
+            .map(|(&point, &owner)| {
+                let address = ring.servers()[owner as usize].address();
+                let mut ip = [0u8; 24];
+                let kept = address.len().min(compat_parser::MAX_ADDRESS_BYTES);
+                ip[..kept].copy_from_slice(&address[..kept]);
+                McsRecord { point, ip }
+            }),
+    );
+    records.into_boxed_slice()
 }
 
 /// Message for a failed roll, in the original's words where it had some.
