@@ -238,9 +238,9 @@ fn build(
         // last write. Records with different sort keys are different
         // members; equal keys are told apart by their bytes.
         let sorted = sort_records(value, &records);
-        let same = |a: (u64, u32), b: (u64, u32)| {
-            a.0 == b.0 && member(records[a.1 as usize].span) == member(records[b.1 as usize].span)
-        };
+        let record = |entry: u64| records[index(entry)];
+        let same =
+            |a: u64, b: u64| key(a) == key(b) && member(record(a).span) == member(record(b).span);
         let mut live = Vec::new();
         let mut group = 0;
         while group < sorted.len() {
@@ -251,14 +251,14 @@ fn build(
             let present = if counting {
                 let adds = sorted[group..end]
                     .iter()
-                    .filter(|&&(_, i)| records[i as usize].op == Op::Add)
+                    .filter(|&&entry| record(entry).op == Op::Add)
                     .count();
                 adds > end - group - adds
             } else {
-                records[sorted[end - 1].1 as usize].op == Op::Add
+                record(sorted[end - 1]).op == Op::Add
             };
             if present {
-                live.push(records[sorted[group].1 as usize].span);
+                live.push(record(sorted[group]).span);
             }
             group = end;
         }
@@ -281,131 +281,159 @@ fn build(
 /// Below this many records a plain comparison sort is as fast as keying.
 const SMALL_SORT: usize = 64;
 
-/// Sorts the records stably by member bytes and returns them as
-/// `(key, record index)` pairs in sorted order: the records of one member
-/// end up adjacent and in value order. The key is a prefix of the member's
-/// order: records with different keys have different members, ordered as
-/// their keys; records with equal keys are ordered by their bytes.
+/// A sort entry: a key in the high 32 bits, a record index in the low 32.
+/// Sorting entries by key keeps the records of equal keys in value order.
+fn entry(key: u32, index: usize) -> u64 {
+    (u64::from(key) << 32) | index as u64
+}
+
+/// The key of an entry.
+fn key(entry: u64) -> u32 {
+    (entry >> 32) as u32
+}
+
+/// The record index of an entry.
+fn index(entry: u64) -> usize {
+    entry as u32 as usize
+}
+
+/// Sorts the records stably by member bytes and returns them as entries
+/// (see [`entry`]) in sorted order: the records of one member end up
+/// adjacent and in value order. The key is a prefix of the member order:
+/// records with different keys have different members, ordered as their
+/// keys; records with equal keys are ordered by their bytes.
 ///
-/// The key packs the bits that vary between members in the 16 bytes that
-/// follow the prefix common to every member (see [`KeyFields`]), and an
-/// LSD radix sort orders the records by it in `ceil(bits / 11)` passes: 3
-/// for members that differ only in 8 decimal digits, instead of the
-/// `n log n` byte comparisons of a comparison sort. Runs of equal keys
-/// (repeated members, or members alike beyond the key) are then sorted
-/// by their bytes.
-fn sort_records(value: &[u8], records: &[RawRecord]) -> Vec<(u64, u32)> {
+/// The key is the 8 bytes that follow the prefix common to every member
+/// (big-endian, zero-padded), with the bits that are equal in every key
+/// squeezed out (see [`squeeze`]) and cut to 32 bits, so an LSD radix sort
+/// orders the records in at most 3 passes, instead of the `n log n` byte
+/// comparisons of a comparison sort. Runs of equal keys (repeated members,
+/// or members alike in their key) are then sorted by their bytes.
+fn sort_records(value: &[u8], records: &[RawRecord]) -> Vec<u64> {
     let member = |span: Span| &value[span.start as usize..(span.start + span.len) as usize];
-    let by_member = |a: &(u64, u32), b: &(u64, u32)| {
-        member(records[a.1 as usize].span).cmp(member(records[b.1 as usize].span))
-    };
-    let mut keyed: Vec<(u64, u32)> = (0..records.len() as u32).map(|i| (0, i)).collect();
+    let by_member =
+        |a: &u64, b: &u64| member(records[index(*a)].span).cmp(member(records[index(*b)].span));
     if records.len() < SMALL_SORT {
-        keyed.sort_by(by_member);
-        return keyed;
+        let mut sorted: Vec<u64> = (0..records.len()).map(|i| entry(0, i)).collect();
+        sorted.sort_by(by_member);
+        return sorted;
     }
-    let first = member(records[0].span);
-    let common = records.iter().fold(first.len(), |common, r| {
-        let m = member(r.span);
-        common.min(
-            first[..common]
-                .iter()
-                .zip(m)
-                .take_while(|(a, b)| a == b)
-                .count(),
-        )
-    });
-    let head = |span: Span| head16(value, span, common);
-    let first_head = head(records[0].span);
-    let varying = records
+    // The common prefix, found 8 bytes at a time.
+    let min_len = records
         .iter()
-        .fold(0, |varying, r| varying | (head(r.span) ^ first_head));
-    let fields = KeyFields::new(varying);
-    for (entry, record) in keyed.iter_mut().zip(records) {
-        entry.0 = fields.pack(head(record.span));
+        .map(|r| r.span.len as usize)
+        .min()
+        .unwrap_or(0);
+    let mut common = 0;
+    while common < min_len {
+        let first = load8(value, records[0].span, common);
+        let differ = records.iter().fold(0, |differ, r| {
+            differ | (load8(value, r.span, common) ^ first)
+        });
+        let same = differ.leading_zeros() as usize / 8;
+        common += same;
+        if same < 8 {
+            break;
+        }
     }
-    radix_sort(&mut keyed, fields.bits);
+    let common = common.min(min_len);
+    let mut keys: Vec<u64> = records
+        .iter()
+        .map(|r| load8(value, r.span, common))
+        .collect();
+    let varying = keys.iter().fold(0, |varying, &k| varying | (k ^ keys[0]));
+    let bits = squeeze(&mut keys, varying);
+    // The top 32 bits of the squeezed keys (fewer bits only make more
+    // keys equal), beside the record index.
+    let cut = bits.saturating_sub(32);
+    for (i, k) in keys.iter_mut().enumerate() {
+        *k = entry((*k >> cut) as u32, i);
+    }
+    let mut sorted = keys;
+    radix_sort(&mut sorted, bits - cut);
     let mut run = 0;
-    while run < keyed.len() {
+    while run < sorted.len() {
         let mut end = run + 1;
-        while end < keyed.len() && keyed[end].0 == keyed[run].0 {
+        while end < sorted.len() && key(sorted[end]) == key(sorted[run]) {
             end += 1;
         }
         if end - run > 1 {
             // Stable: equal members keep their value order.
-            keyed[run..end].sort_by(by_member);
+            sorted[run..end].sort_by(by_member);
         }
         run = end;
     }
-    keyed
+    sorted
 }
 
-/// The 16 bytes of the member at `span` that follow its first `skip`
-/// bytes, big-endian and zero-padded. Zero padding keeps the order: a
-/// member that ended sorts no later than any longer member alike so far.
-fn head16(value: &[u8], span: Span, skip: usize) -> u128 {
+/// The 8 bytes of the member at `span` that follow its first `skip`
+/// bytes (at most its length), big-endian and zero-padded. Zero padding
+/// keeps the order: a member that ended sorts no later than any longer
+/// member alike so far.
+fn load8(value: &[u8], span: Span, skip: usize) -> u64 {
     let start = span.start as usize + skip;
-    let len = (span.len as usize - skip).min(16);
-    let mut bytes = [0u8; 16];
-    bytes[..len].copy_from_slice(&value[start..start + len]);
-    u128::from_be_bytes(bytes)
-}
-
-/// Where the varying bits of the 16-byte heads lie: for each byte, from
-/// the most significant, the span from its lowest to its highest varying
-/// bit. Bits outside the spans are equal in every head, so concatenating
-/// the spans keeps the heads' order; spans are taken while they fit in a
-/// `u64`, and the bits left out only make more keys equal.
-struct KeyFields {
-    /// `(shift, width)` of each span, most significant first.
-    fields: Vec<(u32, u32)>,
-    /// Total width of the spans.
-    bits: u32,
-}
-
-impl KeyFields {
-    fn new(varying: u128) -> Self {
-        let mut fields = Vec::new();
-        let mut bits = 0;
-        for byte in (0..16).rev() {
-            let mask = (varying >> (8 * byte)) as u8;
-            if mask == 0 {
-                continue;
-            }
-            let low = mask.trailing_zeros();
-            let width = 8 - mask.leading_zeros() - low;
-            if bits + width > 64 {
-                break;
-            }
-            fields.push((8 * byte + low, width));
-            bits += width;
+    let len = span.len as usize - skip;
+    // One 8-byte load (a variable-length copy would call memcpy), then
+    // the bytes past the member are cleared.
+    let word = match value.get(start..start + 8) {
+        Some(bytes) => u64::from_be_bytes(bytes.try_into().expect("8 bytes")),
+        None => {
+            let mut bytes = [0u8; 8];
+            bytes[..value.len() - start].copy_from_slice(&value[start..]);
+            u64::from_be_bytes(bytes)
         }
-        KeyFields { fields, bits }
+    };
+    if len >= 8 {
+        word
+    } else {
+        word & !(u64::MAX >> (8 * len))
     }
+}
 
-    /// The concatenated spans of `head`.
-    fn pack(&self, head: u128) -> u64 {
-        self.fields.iter().fold(0, |key, &(shift, width)| {
-            (key << width) | ((head >> shift) as u64 & ((1 << width) - 1))
-        })
+/// Squeezes the constant bits out of the keys and returns the width left.
+/// `varying` has the bits in which some key differs from another. In
+/// every byte, the bits from the lowest to the highest varying bit of any
+/// byte are kept (the same span in every byte, so that a few shifts pack
+/// all eight spans); the bits dropped are equal in every key, so the
+/// order of the keys is unchanged. Member bytes that are decimal digits
+/// keep 4 bits each; letters 5; anything 8.
+fn squeeze(keys: &mut [u64], varying: u64) -> u32 {
+    let byte_mask = varying.to_be_bytes().iter().fold(0u8, |m, &b| m | b);
+    if byte_mask == 0 {
+        keys.fill(0);
+        return 0;
     }
+    let low = byte_mask.trailing_zeros();
+    let width = 8 - byte_mask.leading_zeros() - low;
+    let lanes = u64::from_ne_bytes([((1u16 << width) - 1) as u8; 8]);
+    for key in keys {
+        let x = (*key >> low) & lanes;
+        // Pairs of bytes, then of 16-bit and 32-bit lanes: the upper field
+        // goes just above the lower one.
+        let x = (((x >> 8) & 0x00FF_00FF_00FF_00FF) << width) | (x & 0x00FF_00FF_00FF_00FF);
+        let x = (((x >> 16) & 0x0000_FFFF_0000_FFFF) << (2 * width)) | (x & 0x0000_FFFF_0000_FFFF);
+        *key = ((x >> 32) << (4 * width)) | (x & 0xFFFF_FFFF);
+    }
+    8 * width
 }
 
 /// Bits per radix digit: 2,048 counters fit the L1 cache.
 const DIGIT_BITS: u32 = 11;
 
-/// Stable LSD radix sort of `(key, index)` pairs by the low `bits` bits of
-/// the key.
-fn radix_sort(entries: &mut Vec<(u64, u32)>, bits: u32) {
+/// Stable LSD radix sort of entries by the low `bits` bits of their key
+/// (`bits` at most 32).
+fn radix_sort(entries: &mut Vec<u64>, bits: u32) {
     let passes = bits.div_ceil(DIGIT_BITS);
     let mut counts = vec![[0u32; 1 << DIGIT_BITS]; passes as usize];
-    let digit = |key: u64, pass: u32| (key >> (pass * DIGIT_BITS)) as usize & ((1 << DIGIT_BITS) - 1);
-    for &(key, _) in entries.iter() {
+    let digit = |entry: u64, pass: usize| {
+        (key(entry) >> (pass as u32 * DIGIT_BITS)) as usize & ((1 << DIGIT_BITS) - 1)
+    };
+    for &entry in entries.iter() {
         for (pass, count) in counts.iter_mut().enumerate() {
-            count[digit(key, pass as u32)] += 1;
+            count[digit(entry, pass)] += 1;
         }
     }
-    let mut scratch = vec![(0, 0); entries.len()];
+    let mut scratch = vec![0; entries.len()];
     for (pass, count) in counts.iter_mut().enumerate() {
         if count.contains(&(entries.len() as u32)) {
             continue; // every key has the same digit: nothing moves
@@ -415,7 +443,7 @@ fn radix_sort(entries: &mut Vec<(u64, u32)>, bits: u32) {
             (*slot, next) = (next, next + *slot);
         }
         for &entry in entries.iter() {
-            let slot = &mut count[digit(entry.0, pass as u32)];
+            let slot = &mut count[digit(entry, pass)];
             scratch[*slot as usize] = entry;
             *slot += 1;
         }
