@@ -236,12 +236,19 @@ fn build(
         // Group equal members: after the stable sort, the records of one
         // member are adjacent and in value order, so the last one is the
         // last write. Records with different sort keys are different
-        // members; equal keys are told apart by their bytes.
-        let sorted = sort_records(value, &records);
+        // members; equal keys are told apart by their lengths when the keys
+        // are exact, else by their bytes.
+        let (sorted, exact) = sort_records(value, &records);
         let record = |entry: u64| records[index(entry)];
-        let same =
-            |a: u64, b: u64| key(a) == key(b) && member(record(a).span) == member(record(b).span);
-        let mut live = Vec::new();
+        let same = |a: u64, b: u64| {
+            key(a) == key(b)
+                && if exact {
+                    record(a).span.len == record(b).span.len
+                } else {
+                    member(record(a).span) == member(record(b).span)
+                }
+        };
+        let mut live = Vec::with_capacity(sorted.len());
         let mut group = 0;
         while group < sorted.len() {
             let mut end = group + 1;
@@ -301,7 +308,12 @@ fn index(entry: u64) -> usize {
 /// (see [`entry`]) in sorted order: the records of one member end up
 /// adjacent and in value order. The key is a prefix of the member order:
 /// records with different keys have different members, ordered as their
-/// keys; records with equal keys are ordered by their bytes.
+/// keys; records with equal keys are ordered by their bytes. The flag says
+/// whether the keys are exact: every member is its common prefix plus at
+/// most the 8 bytes of its key, none of whose varying bits was cut, so
+/// members with equal keys differ at most in their length (`a` and
+/// `a\0`): equal keys and lengths mean equal members, and the shorter
+/// sorts first.
 ///
 /// The key is the 8 bytes that follow the prefix common to every member
 /// (big-endian, zero-padded), with the bits that are equal in every key
@@ -309,21 +321,19 @@ fn index(entry: u64) -> usize {
 /// orders the records in at most 3 passes, instead of the `n log n` byte
 /// comparisons of a comparison sort. Runs of equal keys (repeated members,
 /// or members alike in their key) are then sorted by their bytes.
-fn sort_records(value: &[u8], records: &[RawRecord]) -> Vec<u64> {
+fn sort_records(value: &[u8], records: &[RawRecord]) -> (Vec<u64>, bool) {
     let member = |span: Span| &value[span.start as usize..(span.start + span.len) as usize];
     let by_member =
         |a: &u64, b: &u64| member(records[index(*a)].span).cmp(member(records[index(*b)].span));
     if records.len() < SMALL_SORT {
         let mut sorted: Vec<u64> = (0..records.len()).map(|i| entry(0, i)).collect();
         sorted.sort_by(by_member);
-        return sorted;
+        return (sorted, false);
     }
     // The common prefix, found 8 bytes at a time.
-    let min_len = records
-        .iter()
-        .map(|r| r.span.len as usize)
-        .min()
-        .unwrap_or(0);
+    let (min_len, max_len) = records.iter().fold((usize::MAX, 0), |(min, max), r| {
+        (min.min(r.span.len as usize), max.max(r.span.len as usize))
+    });
     let mut common = 0;
     while common < min_len {
         let first = load8(value, records[0].span, common);
@@ -351,6 +361,7 @@ fn sort_records(value: &[u8], records: &[RawRecord]) -> Vec<u64> {
     }
     let mut sorted = keys;
     radix_sort(&mut sorted, bits - cut);
+    let exact = cut == 0 && max_len <= common + 8;
     let mut run = 0;
     while run < sorted.len() {
         let mut end = run + 1;
@@ -359,11 +370,15 @@ fn sort_records(value: &[u8], records: &[RawRecord]) -> Vec<u64> {
         }
         if end - run > 1 {
             // Stable: equal members keep their value order.
-            sorted[run..end].sort_by(by_member);
+            if exact {
+                sorted[run..end].sort_by_key(|&e| records[index(e)].span.len);
+            } else {
+                sorted[run..end].sort_by(by_member);
+            }
         }
         run = end;
     }
-    sorted
+    (sorted, exact)
 }
 
 /// The 8 bytes of the member at `span` that follow its first `skip`
