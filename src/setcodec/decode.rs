@@ -465,3 +465,217 @@ fn radix_sort(entries: &mut Vec<u64>, bits: u32) {
         std::mem::swap(entries, &mut scratch);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The replay engine against a plain `BTreeMap` replay, on random
+    //! values built to stress the keyed sort: members sharing long
+    //! prefixes, members equal in their first 8 bytes, prefixes of one
+    //! another, empty members (B1), zero bytes, repeated members and
+    //! removals of absent members, in both encodings and at sizes below
+    //! and above the comparison-sort cutoff.
+
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::setcodec::encode;
+
+    /// A 64-bit linear congruential generator (Knuth's MMIX constants).
+    struct Lcg(u64);
+
+    impl Lcg {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            ((self.0 >> 33) % n.max(1) as u64) as usize
+        }
+    }
+
+    /// Prefixes of members: none, 8 or 9 bytes, 20 bytes, 0xFF bytes.
+    const PREFIXES: [&[u8]; 5] = [
+        b"",
+        b"user-000",
+        b"user-0001",
+        b"https://example.com/",
+        b"\xff\xff\xff\xff\xff\xff\xff\xff",
+    ];
+
+    /// A member: `prefix` (or a random one of [`PREFIXES`]) and a suffix
+    /// of fewer than `suffix` bytes of `alphabet` (digits, letters, or any
+    /// byte for B1).
+    fn member(
+        rng: &mut Lcg,
+        format: Format,
+        prefix: Option<&[u8]>,
+        suffix: usize,
+        alphabet: &[u8],
+    ) -> Vec<u8> {
+        let mut m = prefix
+            .unwrap_or(PREFIXES[rng.below(PREFIXES.len())])
+            .to_vec();
+        for _ in 0..rng.below(suffix) {
+            m.push(alphabet[rng.below(alphabet.len())]);
+        }
+        if format == Format::T1 && m.is_empty() {
+            m.push(alphabet[rng.below(alphabet.len())]);
+        }
+        m
+    }
+
+    /// A random value of `records` records drawn from a pool of members
+    /// (so members repeat), about a third of them removals.
+    fn value(rng: &mut Lcg, format: Format, records: usize) -> Vec<u8> {
+        let alphabets: [&[u8]; 4] = [
+            b"0123456789",
+            b"abcdefghijklmnopqrstuvwxyz",
+            b"!0Az~\x80\xfe\xff",
+            &[0, 1, b'a', 0x7f, 0x80, 0xff],
+        ];
+        let alphabet = loop {
+            let a = alphabets[rng.below(alphabets.len())];
+            if format == Format::B1 || a[0] != 0 {
+                break a;
+            }
+        };
+        // One prefix for every member (keys after it may be exact), or a
+        // prefix per member.
+        let prefix = (rng.below(2) == 0).then(|| PREFIXES[rng.below(PREFIXES.len())]);
+        let suffix = [4, 9, 13][rng.below(3)];
+        let pool: Vec<Vec<u8>> = (0..1 + rng.below(records + 1))
+            .map(|_| member(rng, format, prefix, suffix, alphabet))
+            .collect();
+        let mut out = Vec::new();
+        for _ in 0..records {
+            let op = if rng.below(3) == 0 {
+                Op::Remove
+            } else {
+                Op::Add
+            };
+            let m = &pool[rng.below(pool.len())];
+            out.extend(encode(op, &[m], format, 250).unwrap());
+        }
+        out
+    }
+
+    /// The reference: replay the records into a map, last record wins.
+    fn reference(value: &[u8], format: Format) -> (Vec<Vec<u8>>, SetStats) {
+        let options = DecodeOptions::format(Some(format));
+        let (_, records) = parse_records(value, &options).unwrap();
+        let mut live = BTreeMap::new();
+        for &(op, m, _) in &records {
+            live.insert(m.to_vec(), op == Op::Add);
+        }
+        let members: Vec<Vec<u8>> = live.into_iter().filter(|e| e.1).map(|e| e.0).collect();
+        let stats = SetStats {
+            records: records.len(),
+            removals: records.iter().filter(|r| r.0 == Op::Remove).count(),
+            redundant: records.len() - members.len(),
+            value_len: value.len(),
+            format: (!records.is_empty()).then_some(format),
+            sealed: false,
+        };
+        (members, stats)
+    }
+
+    #[test]
+    fn setcodec_replay_matches_a_btreemap_replay() {
+        let mut rng = Lcg(0x5eed);
+        for round in 0..600 {
+            let format = if round % 2 == 0 {
+                Format::T1
+            } else {
+                Format::B1
+            };
+            let records = [0, 1, 5, 63, 64, 65, 200, 1500][rng.below(8)];
+            let value = value(&mut rng, format, records);
+            let (members, stats) = reference(&value, format);
+            let set = decode(&value, &DecodeOptions::default()).unwrap();
+            assert_eq!(set.members.to_vec(), members, "round {round}: {value:?}");
+            assert_eq!(set.stats, stats, "round {round}");
+            let salvaged = decode_salvage(&value, &DecodeOptions::default());
+            assert_eq!(salvaged.set, set);
+            assert!(salvaged.error.is_none());
+        }
+    }
+
+    #[test]
+    fn setcodec_salvage_of_a_cut_value_replays_its_valid_prefix() {
+        let mut rng = Lcg(7);
+        for round in 0..200 {
+            let format = if round % 2 == 0 {
+                Format::T1
+            } else {
+                Format::B1
+            };
+            let mut value = value(&mut rng, format, 300);
+            // A B1 value cut inside a record, or a T1 value with a bad op.
+            let cut = rng.below(value.len());
+            if format == Format::B1 {
+                value.truncate(cut);
+            } else {
+                value.insert(cut, b' ');
+                value.insert(cut + 1, b'*');
+            }
+            let options = DecodeOptions::format(Some(format));
+            let salvaged = decode_salvage(&value, &options);
+            let Some(error) = salvaged.error else {
+                continue; // a B1 cut on a record boundary
+            };
+            assert_eq!(decode(&value, &options), Err(error.clone()));
+            let (members, stats) = reference(&value[..error.offset], format);
+            assert_eq!(salvaged.set.members.to_vec(), members, "round {round}");
+            assert_eq!(salvaged.set.stats.records, stats.records);
+            assert_eq!(salvaged.set.stats.removals, stats.removals);
+        }
+    }
+
+    #[test]
+    fn setcodec_keyed_sort_orders_exact_and_inexact_keys() {
+        // Equal 8-byte keys after the common prefix that differ later,
+        // members that are prefixes of one another and zero bytes that
+        // look like padding, each with enough records for the radix path.
+        let mut members: Vec<Vec<u8>> = Vec::new();
+        for i in 0..100u8 {
+            members.push(vec![b'p', i % 7]);
+            members.push(vec![b'p', i % 7, 0]);
+            members.push([b"p".as_slice(), &[i % 3; 9], &[i]].concat());
+            members.push(vec![b'p']);
+        }
+        let mut value = encode(Op::Add, &members, Format::B1, 250).unwrap();
+        value.extend(encode(Op::Remove, &members[..50], Format::B1, 250).unwrap());
+        let (expected, stats) = reference(&value, Format::B1);
+        let set = decode(&value, &DecodeOptions::default()).unwrap();
+        assert_eq!(set.members.to_vec(), expected);
+        assert_eq!(set.stats, stats);
+    }
+
+    #[test]
+    fn setcodec_exact_keys_tell_trailing_zero_bytes_and_ninth_bytes_apart() {
+        // All members within 8 bytes (exact keys): `x`, `x\0`, `x\0\0`
+        // and the empty member share their keys and differ in length.
+        let mut members: Vec<Vec<u8>> = Vec::new();
+        for i in 0..100u8 {
+            members.push(vec![i % 7; 1 + (i as usize % 3)]);
+            members.push(vec![i % 7, 0]);
+            members.push(vec![i % 7, 0, 0]);
+            members.push(vec![]);
+        }
+        // Nine bytes after the common prefix `k`: equal keys, different
+        // members (the keys are not exact).
+        let mut nine: Vec<Vec<u8>> = (0..100u8)
+            .map(|i| [b"k".as_slice(), &[b'a' + i % 2; 8], &[i]].concat())
+            .collect();
+        nine.extend((0..100u8).map(|i| [b"k".as_slice(), &[b'a' + i % 2; 8]].concat()));
+        for members in [members, nine] {
+            let mut value = encode(Op::Add, &members, Format::B1, 250).unwrap();
+            value.extend(encode(Op::Remove, &members[..60], Format::B1, 250).unwrap());
+            value.extend(encode(Op::Add, &members[..30], Format::B1, 250).unwrap());
+            let (expected, stats) = reference(&value, Format::B1);
+            let set = decode(&value, &DecodeOptions::default()).unwrap();
+            assert_eq!(set.members.to_vec(), expected);
+            assert_eq!(set.stats, stats);
+        }
+    }
+}
