@@ -1,5 +1,7 @@
 //! Detection, strict and salvage decoding, and the replay/counting engines.
 
+use std::cmp::Ordering;
+
 use super::error::{SetError, SetErrorKind};
 use super::flip::{self, Prefix};
 use super::members::{MemberSet, Span};
@@ -216,6 +218,13 @@ pub(crate) fn parse_records<'a>(
 }
 
 /// Replays (T1, B1) or counts (Membase lists) the records into a set.
+///
+/// A value often starts with a compacted part (adds of strictly increasing
+/// members, as compaction writes them) followed by appended records: only
+/// those are sorted and grouped, then merged into the compacted part, their
+/// verdict replacing its add. A value written in arrival order has a
+/// compacted part of a record or two and is sorted whole. Counted formats
+/// are sorted whole unless they are compacted.
 fn build(
     value: &[u8],
     format: Option<Format>,
@@ -224,51 +233,45 @@ fn build(
 ) -> DecodedSet {
     let removals = records.iter().filter(|r| r.op == Op::Remove).count();
     let total = records.len();
-    let member = |span: Span| &value[span.start as usize..(span.start + span.len) as usize];
     let counting = format.is_some_and(Format::counts);
-    let already_canonical = removals == 0
-        && records
-            .windows(2)
-            .all(|w| member(w[0].span) < member(w[1].span));
-    let spans: Vec<Span> = if already_canonical {
-        records.into_iter().map(|r| r.span).collect()
-    } else {
-        // Group equal members: after the stable sort, the records of one
-        // member are adjacent and in value order, so the last one is the
-        // last write. Records with different sort keys are different
-        // members; equal keys are told apart by their lengths when the keys
-        // are exact, else by their bytes.
-        let (sorted, exact) = sort_records(value, &records);
-        let record = |entry: u64| records[index(entry)];
-        let same = |a: u64, b: u64| {
-            key(a) == key(b)
-                && if exact {
-                    record(a).span.len == record(b).span.len
-                } else {
-                    member(record(a).span) == member(record(b).span)
-                }
-        };
-        let mut live = Vec::with_capacity(sorted.len());
-        let mut group = 0;
-        while group < sorted.len() {
-            let mut end = group + 1;
-            while end < sorted.len() && same(sorted[group], sorted[end]) {
-                end += 1;
-            }
-            let present = if counting {
-                let adds = sorted[group..end]
-                    .iter()
-                    .filter(|&&entry| record(entry).op == Op::Add)
-                    .count();
-                adds > end - group - adds
-            } else {
-                record(sorted[end - 1]).op == Op::Add
-            };
-            if present {
-                live.push(record(sorted[group]).span);
-            }
-            group = end;
+    let member = |span: Span| &value[span.start as usize..(span.start + span.len) as usize];
+    let compacted = match records.first() {
+        Some(first) if first.op == Op::Add => {
+            1 + records
+                .windows(2)
+                .take_while(|w| w[1].op == Op::Add && member(w[0].span) < member(w[1].span))
+                .count()
         }
+        _ => 0,
+    };
+    let spans: Vec<Span> = if compacted == total {
+        records.into_iter().map(|r| r.span).collect()
+    } else if counting || compacted == 0 {
+        groups(value, &records, counting)
+            .filter_map(|(span, present)| present.then_some(span))
+            .collect()
+    } else {
+        let (prefix, appended) = records.split_at(compacted);
+        let mut live = Vec::with_capacity(total);
+        let mut next = 0;
+        for (span, present) in groups(value, appended, false) {
+            let mut order = Ordering::Less;
+            while next < prefix.len() {
+                order = member(prefix[next].span).cmp(member(span));
+                if order != Ordering::Less {
+                    break;
+                }
+                live.push(prefix[next].span);
+                next += 1;
+            }
+            if next < prefix.len() && order == Ordering::Equal {
+                next += 1; // the appended records decide
+            }
+            if present {
+                live.push(span);
+            }
+        }
+        live.extend(prefix[next..].iter().map(|r| r.span));
         live
     };
     let stats = SetStats {
@@ -283,6 +286,53 @@ fn build(
         members: MemberSet::from_parts(value.to_vec(), spans),
         stats,
     }
+}
+
+/// The distinct members of `records` in sorted order, each with its
+/// verdict: replayed, whether its last record is an add; counted, whether
+/// its adds outnumber its removes.
+fn groups<'a>(
+    value: &'a [u8],
+    records: &'a [RawRecord],
+    counting: bool,
+) -> impl Iterator<Item = (Span, bool)> + 'a {
+    // After the stable sort, the records of one member are adjacent and in
+    // value order, so the last one is the last write. Records with
+    // different sort keys are different members; equal keys are told
+    // apart by their lengths when the keys are exact, else by their bytes.
+    let member = |span: Span| &value[span.start as usize..(span.start + span.len) as usize];
+    let (sorted, exact) = sort_records(value, records);
+    let record = move |entry: u64| records[index(entry)];
+    let same = move |a: u64, b: u64| {
+        key(a) == key(b)
+            && if exact {
+                record(a).span.len == record(b).span.len
+            } else {
+                member(record(a).span) == member(record(b).span)
+            }
+    };
+    let mut group = 0;
+    std::iter::from_fn(move || {
+        if group == sorted.len() {
+            return None;
+        }
+        let mut end = group + 1;
+        while end < sorted.len() && same(sorted[group], sorted[end]) {
+            end += 1;
+        }
+        let present = if counting {
+            let adds = sorted[group..end]
+                .iter()
+                .filter(|&&entry| record(entry).op == Op::Add)
+                .count();
+            adds > end - group - adds
+        } else {
+            record(sorted[end - 1]).op == Op::Add
+        };
+        let span = record(sorted[group]).span;
+        group = end;
+        Some((span, present))
+    })
 }
 
 /// Below this many records a plain comparison sort is as fast as keying.
@@ -317,7 +367,7 @@ fn index(entry: u64) -> usize {
 ///
 /// The key is the 8 bytes that follow the prefix common to every member
 /// (big-endian, zero-padded), with the bits that are equal in every key
-/// squeezed out (see [`squeeze`]) and cut to 32 bits, so an LSD radix sort
+/// squeezed out (see [`Squeeze`]) and cut to 32 bits, so an LSD radix sort
 /// orders the records in at most 3 passes, instead of the `n log n` byte
 /// comparisons of a comparison sort. Runs of equal keys (repeated members,
 /// or members alike in their key) are then sorted by their bytes.
@@ -330,37 +380,49 @@ fn sort_records(value: &[u8], records: &[RawRecord]) -> (Vec<u64>, bool) {
         sorted.sort_by(by_member);
         return (sorted, false);
     }
-    // The common prefix, found 8 bytes at a time.
-    let (min_len, max_len) = records.iter().fold((usize::MAX, 0), |(min, max), r| {
-        (min.min(r.span.len as usize), max.max(r.span.len as usize))
-    });
-    let mut common = 0;
-    while common < min_len {
+    // The first 8 bytes of every member, and the bits in which some differ.
+    let (mut min_len, mut max_len) = (usize::MAX, 0);
+    let mut keys: Vec<u64> = records
+        .iter()
+        .map(|r| {
+            min_len = min_len.min(r.span.len as usize);
+            max_len = max_len.max(r.span.len as usize);
+            load8(value, r.span, 0)
+        })
+        .collect();
+    let mut varying = keys.iter().fold(0, |varying, &k| varying | (k ^ keys[0]));
+    // The prefix common to every member: the leading bytes equal in every
+    // key, then 8 bytes at a time while whole words are equal.
+    let mut common = varying.leading_zeros() as usize / 8;
+    while common > 0 && common % 8 == 0 && common < min_len {
         let first = load8(value, records[0].span, common);
         let differ = records.iter().fold(0, |differ, r| {
             differ | (load8(value, r.span, common) ^ first)
         });
-        let same = differ.leading_zeros() as usize / 8;
-        common += same;
-        if same < 8 {
+        common += differ.leading_zeros() as usize / 8;
+        if differ != 0 {
             break;
         }
     }
     let common = common.min(min_len);
-    let mut keys: Vec<u64> = records
-        .iter()
-        .map(|r| load8(value, r.span, common))
-        .collect();
-    let varying = keys.iter().fold(0, |varying, &k| varying | (k ^ keys[0]));
-    let bits = squeeze(&mut keys, varying);
+    if common > 0 {
+        // The keys are the 8 bytes after the common prefix.
+        let first = load8(value, records[0].span, common);
+        varying = 0;
+        for (k, r) in keys.iter_mut().zip(records) {
+            *k = load8(value, r.span, common);
+            varying |= *k ^ first;
+        }
+    }
+    let squeeze = Squeeze::new(varying);
     // The top 32 bits of the squeezed keys (fewer bits only make more
     // keys equal), beside the record index.
-    let cut = bits.saturating_sub(32);
+    let cut = squeeze.bits().saturating_sub(32);
     for (i, k) in keys.iter_mut().enumerate() {
-        *k = entry((*k >> cut) as u32, i);
+        *k = entry((squeeze.apply(*k) >> cut) as u32, i);
     }
     let mut sorted = keys;
-    radix_sort(&mut sorted, bits - cut);
+    radix_sort(&mut sorted, squeeze.bits() - cut);
     let exact = cut == 0 && max_len <= common + 8;
     let mut run = 0;
     while run < sorted.len() {
@@ -405,31 +467,49 @@ fn load8(value: &[u8], span: Span, skip: usize) -> u64 {
     }
 }
 
-/// Squeezes the constant bits out of the keys and returns the width left.
-/// `varying` has the bits in which some key differs from another. In
-/// every byte, the bits from the lowest to the highest varying bit of any
-/// byte are kept (the same span in every byte, so that a few shifts pack
-/// all eight spans); the bits dropped are equal in every key, so the
-/// order of the keys is unchanged. Member bytes that are decimal digits
-/// keep 4 bits each; letters 5; anything 8.
-fn squeeze(keys: &mut [u64], varying: u64) -> u32 {
-    let byte_mask = varying.to_be_bytes().iter().fold(0u8, |m, &b| m | b);
-    if byte_mask == 0 {
-        keys.fill(0);
-        return 0;
+/// Squeezes the constant bits out of keys. In every byte, the bits from
+/// the lowest to the highest bit that varies in any byte are kept (the
+/// same span in every byte, so that a few shifts pack all eight spans);
+/// the bits dropped are equal in every key, so the order of the keys is
+/// unchanged. Member bytes that are decimal digits keep 4 bits each,
+/// letters 5, anything 8.
+struct Squeeze {
+    /// The lowest bit kept in each byte.
+    low: u32,
+    /// How many bits each byte keeps (0 when every key is equal).
+    width: u32,
+}
+
+impl Squeeze {
+    /// The squeeze for keys that differ in the bits of `varying`.
+    fn new(varying: u64) -> Self {
+        let byte_mask = varying.to_be_bytes().iter().fold(0u8, |m, &b| m | b);
+        if byte_mask == 0 {
+            return Squeeze { low: 0, width: 0 };
+        }
+        let low = byte_mask.trailing_zeros();
+        Squeeze {
+            low,
+            width: 8 - byte_mask.leading_zeros() - low,
+        }
     }
-    let low = byte_mask.trailing_zeros();
-    let width = 8 - byte_mask.leading_zeros() - low;
-    let lanes = u64::from_ne_bytes([((1u16 << width) - 1) as u8; 8]);
-    for key in keys {
-        let x = (*key >> low) & lanes;
+
+    /// The width of a squeezed key.
+    fn bits(&self) -> u32 {
+        8 * self.width
+    }
+
+    /// The squeezed `key`.
+    fn apply(&self, key: u64) -> u64 {
+        let width = self.width;
+        let lanes = u64::from_ne_bytes([((1u16 << width) - 1) as u8; 8]);
+        let x = (key >> self.low) & lanes;
         // Pairs of bytes, then of 16-bit and 32-bit lanes: the upper field
         // goes just above the lower one.
         let x = (((x >> 8) & 0x00FF_00FF_00FF_00FF) << width) | (x & 0x00FF_00FF_00FF_00FF);
         let x = (((x >> 16) & 0x0000_FFFF_0000_FFFF) << (2 * width)) | (x & 0x0000_FFFF_0000_FFFF);
-        *key = ((x >> 32) << (4 * width)) | (x & 0xFFFF_FFFF);
+        ((x >> 32) << (4 * width)) | (x & 0xFFFF_FFFF)
     }
-    8 * width
 }
 
 /// Bits per radix digit: 2,048 counters fit the L1 cache.
@@ -478,7 +558,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::setcodec::encode;
+    use crate::setcodec::{compacted, encode};
 
     /// A 64-bit linear congruential generator (Knuth's MMIX constants).
     struct Lcg(u64);
@@ -546,7 +626,12 @@ mod tests {
         let pool: Vec<Vec<u8>> = (0..1 + rng.below(records + 1))
             .map(|_| member(rng, format, prefix, suffix, alphabet))
             .collect();
+        // Half the values start compacted: a sorted set, then appends.
         let mut out = Vec::new();
+        if rng.below(2) == 0 {
+            let start = MemberSet::from_members(pool.iter().filter(|_| rng.below(2) == 0));
+            out = compacted(&start, format, 250).unwrap();
+        }
         for _ in 0..records {
             let op = if rng.below(3) == 0 {
                 Op::Remove
