@@ -222,8 +222,11 @@ pub(crate) fn parse_records<'a>(
 /// A value often starts with a compacted part (adds of strictly increasing
 /// members, as compaction writes them) followed by appended records: only
 /// those are sorted and grouped, then merged into the compacted part, their
-/// verdict replacing its add. A value written in arrival order has a
-/// compacted part of a record or two and is sorted whole. Counted formats
+/// verdict replacing its add. The merge compares members byte by byte
+/// (one comparison per appended member until the compacted part is used
+/// up), so it is used only when the compacted part is at least as long as
+/// the rest; otherwise (a value written in arrival order has a compacted
+/// part of a record or two) the value is sorted whole. Counted formats
 /// are sorted whole unless they are compacted.
 fn build(
     value: &[u8],
@@ -246,7 +249,7 @@ fn build(
     };
     let spans: Vec<Span> = if compacted == total {
         records.into_iter().map(|r| r.span).collect()
-    } else if counting || compacted == 0 {
+    } else if counting || compacted < total - compacted {
         groups(value, &records, counting)
             .filter_map(|(span, present)| present.then_some(span))
             .collect()
