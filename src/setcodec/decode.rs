@@ -427,6 +427,9 @@ fn sort_records(value: &[u8], records: &[RawRecord]) -> (Vec<u64>, bool) {
     let mut sorted = keys;
     radix_sort(&mut sorted, squeeze.bits() - cut);
     let exact = cut == 0 && max_len <= common + 8;
+    if exact && min_len == max_len {
+        return (sorted, true); // equal keys are equal members, in value order
+    }
     let mut run = 0;
     while run < sorted.len() {
         let mut end = run + 1;
