@@ -1,5 +1,6 @@
 //! Set codec benchmarks, each beside a plain `HashSet` implementation in
-//! the same run: decode throughput (T1/B1, 1,000 and 20,000 members),
+//! the same run: decode throughput (T1/B1 compacted, compacted plus an
+//! appended tail, and unsorted with churn; 1,000 and 20,000 members),
 //! compaction, and union/intersection/difference of 2 and 8 sets with equal
 //! and 1:100 skewed sizes (plus galloping vs linear merge).
 //!
@@ -47,30 +48,33 @@ fn bench_decode(c: &mut Criterion) {
     for size in [1_000usize, 20_000] {
         let list = members(0..size);
         let set = MemberSet::from_members(&list);
-        // A compacted value (sorted); the same with 10% of the members
-        // removed and re-added by appends; and the set written in arrival
-        // order with the same churn (the worst case: a full sort).
-        let canonical = compacted(&set, Format::T1, 250).unwrap();
+        // For each format: a compacted value (sorted); the same with 10% of
+        // the members removed and re-added by appends; and the set written
+        // in arrival order with the same churn (the worst case: a full sort).
         let churn: Vec<&String> = list.iter().step_by(10).collect();
-        let dirty = [
-            encode(Op::Add, &list, Format::T1, 250).unwrap(),
-            encode(Op::Remove, &churn, Format::T1, 250).unwrap(),
-            encode(Op::Add, &churn, Format::T1, 250).unwrap(),
-        ]
-        .concat();
-        let tail = [
-            canonical.clone(),
-            encode(Op::Remove, &churn, Format::T1, 250).unwrap(),
-            encode(Op::Add, &churn, Format::T1, 250).unwrap(),
-        ]
-        .concat();
-        let b1 = compacted(&set, Format::B1, 250).unwrap();
+        let values = |format: Format| {
+            let canonical = compacted(&set, format, 250).unwrap();
+            let removed = encode(Op::Remove, &churn, format, 250).unwrap();
+            let readded = encode(Op::Add, &churn, format, 250).unwrap();
+            let tail = [canonical.clone(), removed.clone(), readded.clone()].concat();
+            let dirty = [
+                encode(Op::Add, &list, format, 250).unwrap(),
+                removed,
+                readded,
+            ]
+            .concat();
+            (canonical, tail, dirty)
+        };
+        let (canonical, tail, dirty) = values(Format::T1);
+        let (b1, b1_tail, b1_dirty) = values(Format::B1);
         let options = DecodeOptions::default();
         for (name, value) in [
             ("t1-compacted", &canonical),
             ("t1-compacted+tail", &tail),
             ("t1-unsorted-dirty", &dirty),
             ("b1-compacted", &b1),
+            ("b1-compacted+tail", &b1_tail),
+            ("b1-unsorted-dirty", &b1_dirty),
         ] {
             group.throughput(Throughput::Bytes(value.len() as u64));
             group.bench_with_input(

@@ -106,6 +106,15 @@ pub(crate) fn parse(
         i += 1;
         let start = i;
         while i < n {
+            // Eight member bytes at a time, then the first other byte.
+            if let Some(chunk) = value.get(i..i + 8) {
+                let stops = non_member_bytes(u64::from_le_bytes(chunk.try_into().expect("8")));
+                if stops == 0 {
+                    i += 8;
+                    continue;
+                }
+                i += stops.trailing_zeros() as usize / 8;
+            }
             match CLASS[value[i] as usize] {
                 MEMBER => i += 1,
                 SEPARATOR => break,
@@ -147,6 +156,19 @@ pub(crate) fn parse(
     }
 }
 
+/// The high bit of every byte of `word` (little-endian) that is not a
+/// member byte, that is below 0x21 or 0x7F; the lowest bit set is exact
+/// (a borrow only flags bytes above a byte already flagged), which is all
+/// the parser uses.
+fn non_member_bytes(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below_0x21 = word.wrapping_sub(0x21 * ONES) & !word;
+    let del = word ^ (0x7F * ONES);
+    let is_del = del.wrapping_sub(ONES) & !del;
+    (below_0x21 | is_del) & HIGH
+}
+
 fn bad_op(byte: u8, offset: usize, record: usize) -> SetError {
     if (0xA0..=0xBF).contains(&byte) {
         SetError::new(
@@ -162,5 +184,28 @@ fn bad_op(byte: u8, offset: usize, record: usize) -> SetError {
             record,
             format!("token starts with 0x{byte:02x}, not '+' or '-'"),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setcodec_t1_swar_scan_finds_the_first_non_member_byte() {
+        // Member bytes below `at`, byte `b` at `at`, byte `c` above it.
+        for at in 0..8 {
+            for b in 0..=255u8 {
+                for c in 0..=255u8 {
+                    let mut bytes = [b'a'; 8];
+                    bytes[at] = b;
+                    bytes[at + 1..].fill(c);
+                    let first = bytes.iter().position(|&x| CLASS[x as usize] != MEMBER);
+                    let stops = non_member_bytes(u64::from_le_bytes(bytes));
+                    let found = (stops != 0).then(|| stops.trailing_zeros() as usize / 8);
+                    assert_eq!(found, first, "{bytes:02x?}");
+                }
+            }
+        }
     }
 }
