@@ -30,44 +30,37 @@ pub(crate) fn vec_with_capacity<T>(capacity: usize) -> Vec<T> {
     vec
 }
 
-/// Asks Linux (5.14 and later) to map the whole pages inside the `bytes`
-/// at `start` as writable now. Only a hint: the contents do not change, and
-/// when the call is refused (older kernels, other systems, Miri) pages
-/// fault as usual.
+/// Asks Linux (5.14 and later) to back the whole 2 MiB stretches inside the
+/// `bytes` at `start` with huge pages, and to map all its whole pages as
+/// writable now. Only hints: the contents do not change, and when a call is
+/// refused (older kernels, other systems, Miri) pages fault as usual.
 fn map_pages(start: *mut u8, bytes: usize) {
     if bytes < MIN_BYTES {
         return;
     }
+    #[cfg(not(all(target_os = "linux", not(miri))))]
+    let _ = start;
     #[cfg(all(target_os = "linux", not(miri)))]
     {
         const PAGE: usize = 4096;
-        let first = (start as usize).next_multiple_of(PAGE);
-        let end = (start as usize + bytes) & !(PAGE - 1);
         const HUGE: usize = 2 * 1024 * 1024;
-        let huge_first = (start as usize).next_multiple_of(HUGE);
-        let huge_end = (start as usize + bytes) & !(HUGE - 1);
-        if huge_end > huge_first {
-            // SAFETY: as below; MADV_HUGEPAGE only asks for 2 MiB pages.
-            unsafe {
-                libc::madvise(
-                    huge_first as *mut libc::c_void,
-                    huge_end - huge_first,
-                    libc::MADV_HUGEPAGE,
-                )
-            };
-        }
-        if end > first {
-            // SAFETY: [first, end) lies inside the caller's buffer, memory
-            // this process owns and may write; MADV_POPULATE_WRITE only maps
-            // its pages (as a write would) and never changes what they hold.
-            unsafe {
-                libc::madvise(
-                    first as *mut libc::c_void,
-                    end - first,
-                    libc::MADV_POPULATE_WRITE,
-                )
-            };
-        }
+        let (start, end) = (start as usize, start as usize + bytes);
+        advise(start, end, HUGE, libc::MADV_HUGEPAGE);
+        advise(start, end, PAGE, libc::MADV_POPULATE_WRITE);
+    }
+}
+
+/// `madvise(advice)` over the whole `unit`-aligned stretch inside
+/// `start..end`, if there is one; the answer is ignored (a hint).
+#[cfg(all(target_os = "linux", not(miri)))]
+fn advise(start: usize, end: usize, unit: usize, advice: libc::c_int) {
+    let (first, last) = (start.next_multiple_of(unit), end & !(unit - 1));
+    if last > first {
+        // SAFETY: [first, last) lies inside the caller's buffer, memory this
+        // process owns and may write. MADV_HUGEPAGE only asks for 2 MiB
+        // pages; MADV_POPULATE_WRITE only maps the pages (as a write would).
+        // Neither changes what the memory holds.
+        unsafe { libc::madvise(first as *mut libc::c_void, last - first, advice) };
     }
 }
 

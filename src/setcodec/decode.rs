@@ -674,11 +674,7 @@ mod tests {
     fn setcodec_replay_matches_a_btreemap_replay() {
         let mut rng = Lcg(0x5eed);
         for round in 0..600 {
-            let format = if round % 2 == 0 {
-                Format::T1
-            } else {
-                Format::B1
-            };
+            let format = [Format::T1, Format::B1][round % 2];
             let records = [0, 1, 5, 63, 64, 65, 200, 1500][rng.below(8)];
             let value = value(&mut rng, format, records);
             let (members, stats) = reference(&value, format);
@@ -695,11 +691,7 @@ mod tests {
     fn setcodec_salvage_of_a_cut_value_replays_its_valid_prefix() {
         let mut rng = Lcg(7);
         for round in 0..200 {
-            let format = if round % 2 == 0 {
-                Format::T1
-            } else {
-                Format::B1
-            };
+            let format = [Format::T1, Format::B1][round % 2];
             let mut value = value(&mut rng, format, 300);
             // A B1 value cut inside a record, or a T1 value with a bad op.
             let cut = rng.below(value.len());
