@@ -240,7 +240,7 @@ fn prefetch<T>(slice: &[T], index: usize) {
 
 /// Up to this many pairs (the arrays fit in L2) one radix sort over the
 /// whole array, three passes of 11 bits, is cheapest.
-const WHOLE_ARRAY_LIMIT: usize = 1 << 16;
+const WHOLE_ARRAY_LIMIT: usize = 1 << 18;
 /// Bits of the point distributed by the first pass of [`radix_sort`] for
 /// larger arrays: 256 parts, few enough write streams for the caches.
 const TOP_BITS: u32 = 8;

@@ -67,6 +67,7 @@ const MD5_BATCH: usize = 128;
 /// long for one block are hashed one at a time, in order.
 pub struct Md5Points<'a> {
     points: &'a mut Vec<(u32, u32)>,
+    /// Blocks waiting for `flush`, and the server of each.
     blocks: Vec<Block>,
     servers: Vec<u32>,
 }
@@ -103,11 +104,12 @@ impl<'a> Md5Points<'a> {
         template[prefix.len()] = b'-';
         let number_at = prefix.len() + 1;
         for k in 0..digests {
-            let mut block = template;
+            // Written in place in the queue: one copy of the template.
+            self.blocks.push(template);
+            let block = self.blocks.last_mut().expect("just pushed");
             let len = number_at + write_decimal(&mut block[number_at..], k);
             block[len] = 0x80;
             block[56..].copy_from_slice(&((len as u64) * 8).to_le_bytes());
-            self.blocks.push(block);
             self.servers.push(server);
             if self.blocks.len() == MD5_BATCH {
                 self.flush();
