@@ -304,14 +304,14 @@ fn groups<'a>(
     // different sort keys are different members; equal keys are told
     // apart by their lengths when the keys are exact, else by their bytes.
     let member = |span: Span| &value[span.start as usize..(span.start + span.len) as usize];
-    let (sorted, exact) = sort_records(value, records);
+    let (sorted, keys) = sort_records(value, records);
     let record = move |entry: u64| records[index(entry)];
     let same = move |a: u64, b: u64| {
         key(a) == key(b)
-            && if exact {
-                record(a).span.len == record(b).span.len
-            } else {
-                member(record(a).span) == member(record(b).span)
+            && match keys {
+                Keys::ExactOneLength => true,
+                Keys::Exact => record(a).span.len == record(b).span.len,
+                Keys::Prefixes => member(record(a).span) == member(record(b).span),
             }
     };
     let mut group = 0;
@@ -357,16 +357,27 @@ fn index(entry: u64) -> usize {
     entry as u32 as usize
 }
 
+/// What equal sort keys say about two members (see [`sort_records`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keys {
+    /// Members with equal keys may still differ: compare their bytes.
+    Prefixes,
+    /// Every member is its common prefix plus at most the 8 bytes of its
+    /// key, none of whose varying bits was cut: members with equal keys
+    /// differ at most in their length (`a` and `a\0`), and the shorter
+    /// sorts first.
+    Exact,
+    /// Exact keys, and every member has the same length: equal keys are
+    /// equal members.
+    ExactOneLength,
+}
+
 /// Sorts the records stably by member bytes and returns them as entries
 /// (see [`entry`]) in sorted order: the records of one member end up
 /// adjacent and in value order. The key is a prefix of the member order:
 /// records with different keys have different members, ordered as their
-/// keys; records with equal keys are ordered by their bytes. The flag says
-/// whether the keys are exact: every member is its common prefix plus at
-/// most the 8 bytes of its key, none of whose varying bits was cut, so
-/// members with equal keys differ at most in their length (`a` and
-/// `a\0`): equal keys and lengths mean equal members, and the shorter
-/// sorts first.
+/// keys; records with equal keys are ordered by their bytes. [`Keys`] says
+/// how much equal keys tell.
 ///
 /// The key is the 8 bytes that follow the prefix common to every member
 /// (big-endian, zero-padded), with the bits that are equal in every key
@@ -374,14 +385,14 @@ fn index(entry: u64) -> usize {
 /// orders the records in at most 3 passes, instead of the `n log n` byte
 /// comparisons of a comparison sort. Runs of equal keys (repeated members,
 /// or members alike in their key) are then sorted by their bytes.
-fn sort_records(value: &[u8], records: &[RawRecord]) -> (Vec<u64>, bool) {
+fn sort_records(value: &[u8], records: &[RawRecord]) -> (Vec<u64>, Keys) {
     let member = |span: Span| &value[span.start as usize..(span.start + span.len) as usize];
     let by_member =
         |a: &u64, b: &u64| member(records[index(*a)].span).cmp(member(records[index(*b)].span));
     if records.len() < SMALL_SORT {
         let mut sorted: Vec<u64> = (0..records.len()).map(|i| entry(0, i)).collect();
         sorted.sort_by(by_member);
-        return (sorted, false);
+        return (sorted, Keys::Prefixes);
     }
     // The first 8 bytes of every member, and the bits in which some differ.
     let (mut min_len, mut max_len) = (usize::MAX, 0);
@@ -428,7 +439,8 @@ fn sort_records(value: &[u8], records: &[RawRecord]) -> (Vec<u64>, bool) {
     radix_sort(&mut sorted, squeeze.bits() - cut);
     let exact = cut == 0 && max_len <= common + 8;
     if exact && min_len == max_len {
-        return (sorted, true); // equal keys are equal members, in value order
+        // Equal keys are equal members, already in value order.
+        return (sorted, Keys::ExactOneLength);
     }
     let mut run = 0;
     while run < sorted.len() {
@@ -446,7 +458,7 @@ fn sort_records(value: &[u8], records: &[RawRecord]) -> (Vec<u64>, bool) {
         }
         run = end;
     }
-    (sorted, exact)
+    (sorted, if exact { Keys::Exact } else { Keys::Prefixes })
 }
 
 /// The 8 bytes of the member at `span` that follow its first `skip`
@@ -711,6 +723,29 @@ mod tests {
             assert_eq!(salvaged.set.members.to_vec(), members, "round {round}");
             assert_eq!(salvaged.set.stats.records, stats.records);
             assert_eq!(salvaged.set.stats.removals, stats.removals);
+        }
+    }
+
+    #[test]
+    fn setcodec_members_of_one_length_are_grouped_by_key_alone() {
+        // Every member 13 bytes (exact keys of one length): repeats and
+        // removals must still group and replay like the reference.
+        let mut rng = Lcg(99);
+        for format in [Format::T1, Format::B1] {
+            let mut value = Vec::new();
+            for _ in 0..3000 {
+                let member = format!("user-{:08}", rng.below(500));
+                let op = if rng.below(4) == 0 {
+                    Op::Remove
+                } else {
+                    Op::Add
+                };
+                value.extend(encode(op, &[member], format, 250).unwrap());
+            }
+            let (expected, stats) = reference(&value, format);
+            let set = decode(&value, &DecodeOptions::default()).unwrap();
+            assert_eq!(set.members.to_vec(), expected);
+            assert_eq!(set.stats, stats);
         }
     }
 
