@@ -23,20 +23,17 @@ pub fn guard_status(body: impl FnOnce() -> Result<(), Error>) -> ketama_status {
     }
 }
 
-/// Runs a body that returns an index: `Ok(i)` → `i` (never negative); an
-/// error → its status negated, with the message recorded for
-/// `ketama_error()`; a panic → `-KETAMA_ERR_PANIC`. Nothing unwinds into C.
+/// Runs a body that returns an index, through [`guard_status`]: `Ok(i)` →
+/// `i` (never negative); an error or a panic → its status negated, with
+/// the message recorded for `ketama_error()`. Nothing unwinds into C.
 pub fn guard_index(body: impl FnOnce() -> Result<u32, Error>) -> i64 {
-    match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(index)) => i64::from(index),
-        Ok(Err(error)) => {
-            set_last_error(&error.to_string());
-            -(ketama_status::of(&error) as i64)
-        }
-        Err(payload) => {
-            record_panic(payload);
-            -(ketama_status::KETAMA_ERR_PANIC as i64)
-        }
+    let mut index = 0;
+    match guard_status(|| {
+        index = body()?;
+        Ok(())
+    }) {
+        ketama_status::KETAMA_OK => i64::from(index),
+        failed => -(failed as i64),
     }
 }
 

@@ -257,15 +257,14 @@ final class Ring
         }
     }
 
-    /** One ketama_find_server call into $this->out; returns the server index. */
-    private function lookup(string $key): int
+    /** One ketama_find_server call into $this->out. */
+    private function lookup(string $key): void
     {
         // A PHP string passes as `const char *` without a copy.
         $status = $this->ffi->ketama_find_server($this->ring ?? $this->handle(), $key, strlen($key), $this->outPtr);
         if ($status !== 0) {
             Library::check($status);
         }
-        return $this->out->server_index;
     }
 
     /**

@@ -163,14 +163,22 @@ public final class Ring implements AutoCloseable {
     public int serverIndex(byte[] key) {
         int length = key.length;
         if (length > Scratch.CAPACITY) {
-            return serverIndexOfLongKey(key);
+            try (Memory copy = new Memory(length)) {
+                copy.write(0, key, 0, length);
+                return serverIndexAt(Pointer.nativeValue(copy), length);
+            }
         }
         Scratch scratch = Scratch.LOCAL.get();
         scratch.buffer.put(0, key, 0, length);
+        return serverIndexAt(scratch.address, length);
+    }
+
+    /** {@code ketama_find_server_index} for {@code length} bytes at native {@code address}. */
+    private int serverIndexAt(long address, int length) {
         long index;
         long stamp = readLock();
         try {
-            index = KetamaNative.ketama_find_server_index(handle.ring, scratch.address, length);
+            index = KetamaNative.ketama_find_server_index(handle.ring, address, length);
         } finally {
             lock.unlockRead(stamp);
         }
@@ -178,23 +186,6 @@ public final class Ring implements AutoCloseable {
             KetamaNative.check((int) -index);
         }
         return (int) index;
-    }
-
-    private int serverIndexOfLongKey(byte[] key) {
-        try (Memory copy = new Memory(key.length)) {
-            copy.write(0, key, 0, key.length);
-            long index;
-            long stamp = readLock();
-            try {
-                index = KetamaNative.ketama_find_server_index(handle.ring, Pointer.nativeValue(copy), key.length);
-            } finally {
-                lock.unlockRead(stamp);
-            }
-            if (index < 0) {
-                KetamaNative.check((int) -index);
-            }
-            return (int) index;
-        }
     }
 
     /** A native buffer per thread for single-key lookups (keys up to {@link #CAPACITY} bytes). */
