@@ -2,12 +2,12 @@
 #
 #   make                 build the release library and CLI
 #   make demo            the main job on the bundled sample: which server holds each key
-#   make test            install/check test dependencies, then run every test
-#                        (the sanitizer runs below included)
+#   make test            install/check test dependencies, check formatting and
+#                        lints, then run every test (the sanitizer runs below included)
 #   make test-sanitizers the C test programs under AddressSanitizer + UBSan, the
 #                        Rust side under AddressSanitizer, the C ABI under Miri
 #   make bench           criterion benchmarks (results under target/criterion)
-#   make man             the CLI's man page at target/man/ketama.1 (rendered by build.rs
+#   make man             the CLI's man page at target/man/ketama.1 (rendered by crates/ketama-cli/build.rs
 #                        from the clap definition, with clap_mangen, into cargo's OUT_DIR)
 #   make completions     shell completions: target/completions/ketama.bash, _ketama (zsh),
 #                        ketama.fish (written by `ketama completions SHELL`)
@@ -32,7 +32,7 @@ SHARED_LIB ?= target/$(PROFILE)/libketama.so
 STATIC_LIB ?= target/$(PROFILE)/libketama.a
 CLI        ?= target/$(PROFILE)/ketama
 
-.PHONY: all build demo deps test test-sanitizers bench man man-files completions completions-files install install-files uninstall clean
+.PHONY: all build demo deps test lint test-sanitizers bench man man-files completions completions-files install install-files uninstall clean
 
 all: build
 
@@ -47,10 +47,16 @@ deps:
 
 HOST_TARGET := $(shell rustc -vV 2>/dev/null | sed -n 's/^host: //p')
 
-test: deps
-	$(CARGO) test --all-targets --no-fail-fast
-	$(CARGO) test --doc
+test: deps lint
+	$(CARGO) test --workspace --all-targets --no-fail-fast
+	$(CARGO) test --workspace --doc
 	$(MAKE) test-sanitizers
+
+# Formatting and lints, warnings denied (clippy::undocumented_unsafe_blocks is
+# denied for the whole workspace in Cargo.toml).
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 # The C programs of these suites are built with -fsanitize=address,undefined
 # (tests/common: KETAMA_C_SANITIZE); the nightly toolchain (scripts/deps.sh)
@@ -60,25 +66,26 @@ test-sanitizers:
 	KETAMA_C_SANITIZE=address,undefined $(CARGO) test --test c_abi --test ffi_sweep \
 	  --test libketama_oracle --test setcodec_c --test bindings_agreement
 	RUSTFLAGS=-Zsanitizer=address CARGO_TARGET_DIR=target/asan \
-	  $(CARGO) +nightly test --target $(HOST_TARGET) --lib --test concurrency \
-	  --test bad_input --test reload_races
+	  $(CARGO) +nightly test --target $(HOST_TARGET) -p ketama -p ketama-core --lib \
+	  --test concurrency --test bad_input --test reload_races
 	MIRIFLAGS=-Zmiri-disable-isolation CARGO_TARGET_DIR=target/miri \
-	  $(CARGO) +nightly miri test --lib -- ffi:: hash::md5_lanes
+	  $(CARGO) +nightly miri test -p ketama --lib
+	MIRIFLAGS=-Zmiri-disable-isolation CARGO_TARGET_DIR=target/miri \
+	  $(CARGO) +nightly miri test -p ketama-core --lib -- hash::md5_lanes
 
 bench:
 	$(CARGO) bench --bench ring
 
-# build.rs renders ketama.1 into the package's OUT_DIR; cargo names that
+# The CLI crate's build.rs renders ketama.1 into its OUT_DIR; cargo names that
 # directory in its build-script-executed message. The package id is
-# `...#ketama@VERSION`, or `.../ketama#VERSION` when the checkout's directory
-# is itself named ketama. man-files and
+# `...#ketama-cli@VERSION`, or `.../ketama-cli#VERSION`. man-files and
 # completions-files only copy/write (MAN_SOURCE, CLI, MAN_OUT, COMPLETIONS_OUT).
 MAN_OUT         ?= target/man
 COMPLETIONS_OUT ?= target/completions
 
 man:
 	out_dir=$$($(CARGO) build --release --message-format=json-render-diagnostics \
-	    | sed -n 's%.*"reason":"build-script-executed","package_id":"[^"]*\(#ketama@\|/ketama#\)[^"]*".*"out_dir":"\([^"]*\)".*%\2%p' \
+	    | sed -n 's%.*"reason":"build-script-executed","package_id":"[^"]*\(#ketama-cli@\|/ketama-cli#\)[^"]*".*"out_dir":"\([^"]*\)".*%\2%p' \
 	    | tail -n 1); \
 	test -n "$$out_dir" && $(MAKE) --no-print-directory man-files MAN_SOURCE="$$out_dir/ketama.1"
 

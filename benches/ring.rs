@@ -7,9 +7,9 @@ use std::ffi::{CString, c_char};
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use ketama::ffi::compat::{ketama_continuum, ketama_get_server, ketama_roll, ketama_smoke};
-use ketama::hash::{md5_digest, md5_word};
-use ketama::{Ring, RingConfig, ServerSpec};
+use ketama::compat::{ketama_continuum, ketama_get_server, ketama_roll, ketama_smoke};
+use ketama_core::hash::{md5_digest, md5_word};
+use ketama_core::{Ring, RingConfig, ServerSpec};
 
 const SIZES: [usize; 4] = [10, 100, 1_000, 10_000];
 const KEYS: usize = 65_536;
@@ -52,7 +52,7 @@ fn lookup(c: &mut Criterion) {
     group.bench_function("md5_many_floor", |b| {
         let mut digests = vec![[0u8; 16]; KEYS];
         b.iter(|| {
-            ketama::hash::md5_lanes::md5_many(&slices, &mut digests);
+            ketama_core::hash::md5_lanes::md5_many(&slices, &mut digests);
             digests[KEYS - 1][0]
         })
     });
@@ -83,21 +83,18 @@ fn lookup(c: &mut Criterion) {
         let name = CString::new(path.to_str().unwrap()).unwrap();
         let mut cont: ketama_continuum = std::ptr::null_mut();
         // SAFETY: valid out-pointer and file name.
-        assert_eq!(
-            unsafe { ketama_roll(&mut cont, name.as_ptr() as *mut c_char) },
-            1
-        );
+        let rolled = unsafe { ketama_roll(&mut cont, name.as_ptr() as *mut c_char) };
+        assert_eq!(rolled, 1);
         group.bench_with_input(
             BenchmarkId::new("ketama_get_server", n),
             &cont,
             |b, &cont| {
                 b.iter(|| {
                     keys.iter()
-                        // SAFETY: live continuum, NUL-terminated keys.
-                        .map(
-                            |k| unsafe { ketama_get_server(k.as_ptr() as *mut c_char, cont) }
-                                as usize,
-                        )
+                        .map(|k| {
+                            // SAFETY: live continuum, NUL-terminated keys.
+                            (unsafe { ketama_get_server(k.as_ptr() as *mut c_char, cont) }) as usize
+                        })
                         .fold(0, |a, p| a ^ p)
                 })
             },

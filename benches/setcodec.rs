@@ -11,7 +11,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use ketama::setcodec::{DecodeOptions, Format, MemberSet, Op, compacted, decode, encode, ops};
+use ketama_core::setcodec::{DecodeOptions, Format, MemberSet, Op, compacted, decode, encode, ops};
 
 fn member(i: usize) -> String {
     format!("user-{:08}", i.wrapping_mul(2_654_435_761) % 100_000_000)

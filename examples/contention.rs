@@ -24,8 +24,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use ketama::setcodec::flip::{self, ListId};
-use ketama::setcodec::{CompactionPolicy, Format, Op, SetErrorKind};
+use ketama_core::setcodec::flip::{self, ListId};
+use ketama_core::setcodec::{CompactionPolicy, Format, Op, SetErrorKind};
 use setcodec_support::SetClient;
 use setcodec_support::flip_client::{Compaction, FlipClient};
 
@@ -107,6 +107,7 @@ impl Memcached {
             "-m",
             "256",
         ]);
+        // SAFETY: geteuid has no preconditions.
         if unsafe { libc::geteuid() } == 0 {
             command.args(["-u", "root"]);
         }

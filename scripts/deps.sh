@@ -160,6 +160,16 @@ other() {
   return 0
 }
 
+# rustfmt and clippy of the stable toolchain (make lint, run by make test).
+for component in rustfmt clippy; do
+  if ! cargo "${component/rustfmt/fmt}" --version >/dev/null 2>&1; then
+    if other "the $component component: rustup component add $component"; then
+      echo "deps: installing the $component component"
+      rustup component add "$component"
+    fi
+  fi
+done
+
 # The nightly Rust toolchain with Miri and rust-src (make test-sanitizers:
 # Miri over the C ABI, and -Zsanitizer=address), from rustup's registry.
 if ! cargo +nightly miri --version >/dev/null 2>&1; then

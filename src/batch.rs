@@ -1,112 +1,222 @@
-//! Batch lookup: many keys in one call, so a client routing a multi-get pays
-//! one FFI crossing, and MD5 key hashes are computed several at a time.
+//! Batch lookup in the C ABI: many keys per call, one crossing.
 
-use crate::{Error, Ring};
+use std::ffi::c_char;
 
-/// Keys are hashed in chunks of this many (stack buffers, no allocation).
-const CHUNK: usize = 64;
+use super::boundary::{
+    arg_chars, arg_out, arg_ref, arg_slice, arg_slice_mut, guard_status, guard_value,
+};
+use super::ring::{ketama_ring, ring_ref};
+use super::status::ketama_status;
+use ketama_core::Error;
 
-impl Ring {
-    /// Writes the index of the server holding each key into `out`.
-    /// Same answers as [`Ring::locate`] key by key.
-    pub fn find_server_indices(&self, keys: &[&[u8]], out: &mut [u32]) -> Result<(), Error> {
-        if out.len() < keys.len() {
-            return Err(Error::BufferTooSmall { needed: keys.len() });
-        }
-        if !self.can_place() {
-            return Err(Error::NoServerAvailable(
-                "the ring has no points: no server can take a key".into(),
-            ));
-        }
-        if !self.is_continuum() {
-            for (index, key) in out.iter_mut().zip(keys) {
-                *index = self
-                    .locate(key)
-                    .map_or(u32::MAX, |at| at.server_index as u32);
-            }
-            return Ok(());
-        }
-        let mut hashes = [0u32; CHUNK];
-        for (chunk, indices) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
-            let hashes = &mut hashes[..chunk.len()];
-            self.hash_keys(chunk, hashes);
-            // In a ring larger than the caches every key is a miss to
-            // memory: request all of the chunk's points first.
-            for &hash in hashes.iter() {
-                self.continuum().prefetch(self.key_lookup().position(hash));
-            }
-            for (index, &hash) in indices.iter_mut().zip(hashes.iter()) {
-                // Non-empty continuum: locate_hash always finds a point.
-                *index = self
-                    .locate_hash(hash)
-                    .map_or(u32::MAX, |at| at.server_index as u32);
-            }
-        }
-        Ok(())
+/// Finds the server of each of `count` keys, given as an array of pointers
+/// and an array of lengths; writes server indices (input order) to
+/// `server_indices[0..count]`. Same answers as `ketama_find_server`.
+///
+/// # Safety
+/// `ring` is a live ring; `keys` and `key_lens` hold `count` entries, each
+/// key valid for its length; `server_indices` has room for `count` values.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_find_servers(
+    ring: *const ketama_ring,
+    keys: *const *const c_char,
+    key_lens: *const usize,
+    count: usize,
+    server_indices: *mut u32,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let ring = unsafe { ring_ref(ring) }?;
+        // SAFETY: per the contract above.
+        let pointers = unsafe { arg_slice(keys, count, "keys") }?;
+        // SAFETY: per the contract above.
+        let lens = unsafe { arg_slice(key_lens, count, "key_lens") }?;
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_slice_mut(server_indices, count, "server_indices") }?;
+        let keys = pointers
+            .iter()
+            .zip(lens)
+            // SAFETY: each key is valid for its length.
+            .map(|(&key, &len)| unsafe { arg_chars(key, len, "keys[i]") })
+            .collect::<Result<Vec<&[u8]>, Error>>()?;
+        ring.find_server_indices(&keys, out)
+    })
+}
+
+/// Finds the server of each of `count` keys stored back to back in
+/// `packed` (`packed_len` bytes), key `i` being `lengths[i]` bytes long;
+/// writes server indices to `server_indices[0..count]`. The packed form
+/// suits bindings (one byte array and one int array per call).
+///
+/// # Safety
+/// `ring` is a live ring; `packed` is valid for `packed_len` bytes;
+/// `lengths` holds `count` entries; `server_indices` has room for `count`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_find_servers_packed(
+    ring: *const ketama_ring,
+    packed: *const c_char,
+    packed_len: usize,
+    lengths: *const u32,
+    count: usize,
+    server_indices: *mut u32,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let ring = unsafe { ring_ref(ring) }?;
+        // SAFETY: per the contract above.
+        let keys = unsafe { unpack_keys(packed, packed_len, lengths, count) }?;
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_slice_mut(server_indices, count, "server_indices") }?;
+        ring.find_server_indices(&keys, out)
+    })
+}
+
+/// Splits `packed` into `count` keys of `lengths[i]` bytes each.
+///
+/// # Safety
+/// `packed` is valid for `packed_len` bytes; `lengths` holds `count` entries.
+unsafe fn unpack_keys<'a>(
+    packed: *const c_char,
+    packed_len: usize,
+    lengths: *const u32,
+    count: usize,
+) -> Result<Vec<&'a [u8]>, Error> {
+    // SAFETY: per the caller.
+    let data = unsafe { arg_chars(packed, packed_len, "packed") }?;
+    // SAFETY: per the contract above.
+    let lengths = unsafe { arg_slice(lengths, count, "lengths") }?;
+    let mut keys = Vec::with_capacity(count);
+    let mut offset = 0usize;
+    for (i, &len) in lengths.iter().enumerate() {
+        let end = offset
+            .checked_add(len as usize)
+            .filter(|&end| end <= data.len())
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "lengths[{i}] = {len} runs past the end of packed ({} bytes) at offset {offset}",
+                    data.len()
+                ))
+            })?;
+        keys.push(&data[offset..end]);
+        offset = end;
     }
+    Ok(keys)
+}
 
-    /// The multi-GET planner: groups keys by the server that holds them,
-    /// so a client sends one multi-get per server. Servers come in the
-    /// ring's input order, each listing the indices of its keys in input
-    /// order; servers that hold none of the keys are left out.
-    pub fn group_keys(&self, keys: &[&[u8]]) -> Result<Vec<KeyGroup>, Error> {
-        let mut servers = vec![0u32; keys.len()];
-        self.find_server_indices(keys, &mut servers)?;
-        let mut by_server: Vec<Vec<usize>> = vec![Vec::new(); self.servers().len()];
-        for (key_index, &server) in servers.iter().enumerate() {
-            by_server
-                .get_mut(server as usize)
-                .ok_or_else(|| {
-                    Error::NoServerAvailable(format!("no server can take key {key_index}"))
-                })?
-                .push(key_index);
+/// The multi-GET plan of `ketama_group_keys` (opaque): one group per
+/// server that holds keys. Release it with `ketama_key_groups_free`.
+pub struct ketama_key_groups {
+    _private: [u8; 0],
+}
+
+/// The plan behind a `ketama_key_groups` handle: key indices as `uint32_t`.
+struct KeyGroups {
+    groups: Vec<(u32, Vec<u32>)>,
+}
+
+/// The multi-GET planner: groups `count` keys, stored back to back in
+/// `packed` (key `i` is `lengths[i]` bytes), by the server that holds them,
+/// so that a client sends one multi-get per server. Groups come in the
+/// ring's server order, each listing its key indices in input order;
+/// servers without keys are left out. `count` must fit in 32 bits.
+///
+/// # Safety
+/// `ring` is a live ring; `packed` is valid for `packed_len` bytes;
+/// `lengths` holds `count` entries; `groups_out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_group_keys(
+    ring: *const ketama_ring,
+    packed: *const c_char,
+    packed_len: usize,
+    lengths: *const u32,
+    count: usize,
+    groups_out: *mut *mut ketama_key_groups,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let ring = unsafe { ring_ref(ring) }?;
+        // SAFETY: per the contract above.
+        let groups_out = unsafe { arg_out(groups_out, "groups_out") }?;
+        // SAFETY: per the contract above.
+        let keys = unsafe { unpack_keys(packed, packed_len, lengths, count) }?;
+        if u32::try_from(count).is_err() {
+            return Err(Error::InvalidArgument(format!(
+                "count {count} does not fit the 32-bit key indices"
+            )));
         }
-        Ok(by_server
+        let groups = ring
+            .group_keys(&keys)?
             .into_iter()
-            .enumerate()
-            .filter(|(_, keys)| !keys.is_empty())
-            .map(|(server_index, key_indices)| KeyGroup {
-                server_index,
-                key_indices,
-            })
-            .collect())
-    }
-}
-
-/// The keys one server holds, as planned by [`Ring::group_keys`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyGroup {
-    /// Index of the server (the ring's input order).
-    pub server_index: usize,
-    /// Indices of its keys in the input, ascending.
-    pub key_indices: Vec<usize>,
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::{Ring, RingConfig, ServerSpec};
-
-    #[test]
-    fn batch_answers_equal_single_lookups() {
-        let servers = (0..37)
-            .map(|i| ServerSpec::new(format!("10.0.0.{i}:11211"), 1 + i % 5))
-            .collect();
-        let ring = Ring::new(servers, RingConfig::default()).unwrap();
-        let owned: Vec<Vec<u8>> = (0..1000)
-            .map(|i| {
-                if i % 97 == 0 {
-                    vec![b'x'; 60 + i % 200]
-                } else {
-                    format!("key:{i}").into_bytes()
-                }
+            .map(|g| {
+                (
+                    g.server_index as u32,
+                    g.key_indices.into_iter().map(|i| i as u32).collect(),
+                )
             })
             .collect();
-        let keys: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
-        let mut out = vec![0u32; keys.len()];
-        ring.find_server_indices(&keys, &mut out).unwrap();
-        for (key, &index) in keys.iter().zip(&out) {
-            assert_eq!(index as usize, ring.locate(key).unwrap().server_index);
+        *groups_out = Box::into_raw(Box::new(KeyGroups { groups })).cast();
+        Ok(())
+    })
+}
+
+/// Number of groups (servers holding at least one key); 0 for NULL.
+///
+/// # Safety
+/// `groups` is NULL or a live handle.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_key_groups_count(groups: *const ketama_key_groups) -> usize {
+    guard_value(0, || {
+        // SAFETY: NULL or a live handle.
+        unsafe { groups.cast::<KeyGroups>().as_ref() }.map_or(0, |g| g.groups.len())
+    })
+}
+
+/// Group `group`: `*server_index_out` is the server's index (ring input
+/// order), `*key_indices_out` points to `*key_count_out` key indices in
+/// input order, owned by the handle and valid while it lives.
+///
+/// # Safety
+/// `groups` is a live handle; the outs are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_key_groups_get(
+    groups: *const ketama_key_groups,
+    group: usize,
+    server_index_out: *mut u32,
+    key_indices_out: *mut *const u32,
+    key_count_out: *mut usize,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let groups = unsafe { arg_ref(groups.cast::<KeyGroups>(), "groups") }?;
+        // SAFETY: per the contract above.
+        let server_index_out = unsafe { arg_out(server_index_out, "server_index_out") }?;
+        // SAFETY: per the contract above.
+        let key_indices_out = unsafe { arg_out(key_indices_out, "key_indices_out") }?;
+        // SAFETY: per the contract above.
+        let key_count_out = unsafe { arg_out(key_count_out, "key_count_out") }?;
+        let (server, keys) = groups.groups.get(group).ok_or_else(|| {
+            Error::OutOfRange(format!(
+                "group {group} is out of range (the plan has {})",
+                groups.groups.len()
+            ))
+        })?;
+        *server_index_out = *server;
+        *key_indices_out = keys.as_ptr();
+        *key_count_out = keys.len();
+        Ok(())
+    })
+}
+
+/// Releases a multi-GET plan. NULL is ignored.
+///
+/// # Safety
+/// `groups` is NULL or a live handle, not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_key_groups_free(groups: *mut ketama_key_groups) {
+    guard_value((), || {
+        if !groups.is_null() {
+            // SAFETY: a live handle is a Box<KeyGroups>, released once.
+            drop(unsafe { Box::from_raw(groups.cast::<KeyGroups>()) });
         }
-        assert!(ring.find_server_indices(&keys, &mut out[..10]).is_err());
-    }
+    })
 }

@@ -1,178 +1,129 @@
-//! Following a server file: re-read it when it changes, and keep the last
-//! good result when a change cannot be read or parsed.
-//!
-//! An operator saving the file in place, a deploy script writing it in
-//! several steps, or a typo must not take a pool down: [`refresh`] returns
-//! the value built from the last good state of the file, with the problem,
-//! until the file is good again. A file that was never good still fails.
-//! [`FileRing`] applies this to a [`Ring`]; the compat `ketama_roll` applies
-//! it to its continuums.
+//! Rings that follow their server file: `ketama_file_ring`, re-read when the
+//! file changes, answering with the last good ring while a change cannot be
+//! used (a half-written or broken file). A thin layer over
+//! [`crate::file_ring`].
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::ffi::{OsStr, c_char};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::Arc;
 
-use crate::parser::ParseMode;
-use crate::server_file::{self, FileStamp};
-use crate::{Error, Ring, RingConfig, ServerSpec};
+use super::boundary::{arg_cstr, arg_out, arg_ref, guard_status, guard_value};
+use super::ring::{config, ketama_ring, parse_mode_from_u32};
+use super::status::{ketama_status, set_last_error};
+use ketama_core::Error;
+use ketama_core::file_ring::{FileRing, ReloadPolicy};
 
-/// A value built from a good state of a server file.
-#[derive(Debug)]
-pub struct LastGood<T> {
-    /// The file state the value was built from.
-    pub stamp: FileStamp,
-    /// The value.
-    pub value: Arc<T>,
+/// A ring that follows a server file. Opaque; create it with
+/// `ketama_file_ring_open`, release it with `ketama_file_ring_free`. Safe to
+/// use from many threads at once.
+pub struct ketama_file_ring {
+    _private: [u8; 0],
 }
 
-impl<T> Clone for LastGood<T> {
-    fn clone(&self) -> Self {
-        LastGood {
-            stamp: self.stamp.clone(),
-            value: Arc::clone(&self.value),
-        }
+/// What `ketama_file_ring_current` does when the file changed but cannot be
+/// used (pass as `uint32_t`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ketama_reload_policy {
+    /// Answer with the last good ring and `KETAMA_KEPT_LAST_GOOD` (default).
+    KETAMA_RELOAD_KEEP_LAST_GOOD = 0,
+    /// Fail with the file's problem (the last good ring is kept for later calls).
+    KETAMA_RELOAD_STRICT = 1,
+}
+
+fn policy_from_u32(id: u32) -> Result<ReloadPolicy, Error> {
+    match id {
+        0 => Ok(ReloadPolicy::KeepLastGood),
+        1 => Ok(ReloadPolicy::Strict),
+        _ => Err(Error::InvalidArgument(format!(
+            "unknown reload policy {id}"
+        ))),
     }
 }
 
-/// What a look at a followed file found.
-#[derive(Debug)]
-pub enum Refresh<T> {
-    /// The file is as it was (same inode, size, mtime and content).
-    Unchanged(LastGood<T>),
-    /// The file is new or changed, and a value was built from it.
-    Changed(LastGood<T>),
-    /// The file changed but could not be read, parsed or built: the last
-    /// good value stands, and `problem` says what went wrong.
-    KeptLastGood {
-        /// The last good value.
-        last_good: LastGood<T>,
-        /// Why the file's current state was not taken.
-        problem: Error,
-    },
+/// Reads the server file `path` (bounded, waiting out writers) and builds the
+/// first ring; fails when the file is not good now. `parse_mode` is a
+/// `ketama_parse_mode`, `policy` a `ketama_reload_policy`. On success
+/// `*file_ring_out` receives a handle to release with `ketama_file_ring_free`.
+///
+/// # Safety
+/// `path` is NULL or NUL-terminated; `file_ring_out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_file_ring_open(
+    path: *const c_char,
+    flavour: u32,
+    hash: u32,
+    parse_mode: u32,
+    policy: u32,
+    file_ring_out: *mut *const ketama_file_ring,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_out(file_ring_out, "file_ring_out") }?;
+        // SAFETY: per the contract above.
+        let path = unsafe { arg_cstr(path, "path") }?;
+        let file_ring = FileRing::open(
+            Path::new(OsStr::from_bytes(path.to_bytes())),
+            config(flavour, hash)?,
+            parse_mode_from_u32(parse_mode)?,
+            policy_from_u32(policy)?,
+        )?;
+        *out = Box::into_raw(Box::new(file_ring)).cast::<ketama_file_ring>();
+        Ok(())
+    })
 }
 
-impl<T> Refresh<T> {
-    /// The value to answer with now.
-    pub fn current(&self) -> &LastGood<T> {
-        match self {
-            Refresh::Unchanged(good) | Refresh::Changed(good) => good,
-            Refresh::KeptLastGood { last_good, .. } => last_good,
+/// The ring for the file as it is now: rebuilt when the file changed (same
+/// inode, size, mtime and content → the same ring). Returns `KETAMA_OK`; or,
+/// when the file changed but cannot be read or parsed,
+/// `KETAMA_KEPT_LAST_GOOD` with the last good ring (policy
+/// `KETAMA_RELOAD_KEEP_LAST_GOOD`) or the file's error status (policy
+/// `KETAMA_RELOAD_STRICT`, `*ring_out` untouched); `ketama_error()` says
+/// why. `*ring_out` receives a ring reference to release with
+/// `ketama_ring_free`.
+///
+/// # Safety
+/// `file_ring` is NULL or a live handle; `ring_out` is NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_file_ring_current(
+    file_ring: *const ketama_file_ring,
+    ring_out: *mut *const ketama_ring,
+) -> ketama_status {
+    let mut kept = false;
+    let status = guard_status(|| {
+        // SAFETY: per the contract above; live handles are Box<FileRing> pointers.
+        let out = unsafe { arg_out(ring_out, "ring_out") }?;
+        // SAFETY: per the contract above.
+        let file_ring = unsafe { arg_ref(file_ring.cast::<FileRing>(), "file_ring") }?;
+        let current = file_ring.current()?;
+        if let Some(problem) = current.problem {
+            set_last_error(&format!(
+                "Kept the last good ring of {}: {problem}",
+                file_ring.path().display()
+            ));
+            kept = true;
         }
-    }
-}
-
-/// Looks at the server file at `path` again: reads it (see
-/// [`server_file::load`]), and builds a new value with `build` (given the
-/// servers and the file state) when its state differs from `last`. Fails only when there is no `last` to keep.
-pub fn refresh<T>(
-    path: &Path,
-    mode: ParseMode,
-    last: Option<&LastGood<T>>,
-    build: impl FnOnce(Vec<ServerSpec>, &FileStamp) -> Result<T, Error>,
-) -> Result<Refresh<T>, Error> {
-    let built = server_file::load_since(path, mode, last.map(|l| &l.stamp)).and_then(|file| {
-        if let Some(last) = last.filter(|last| last.stamp == file.stamp) {
-            return Ok(Refresh::Unchanged(last.clone()));
-        }
-        Ok(Refresh::Changed(LastGood {
-            value: Arc::new(build(file.servers, &file.stamp)?),
-            stamp: file.stamp,
-        }))
+        *out = Arc::into_raw(current.ring).cast::<ketama_ring>();
+        Ok(())
     });
-    match (built, last) {
-        (Ok(refresh), _) => Ok(refresh),
-        (Err(problem), Some(last)) => Ok(Refresh::KeptLastGood {
-            last_good: last.clone(),
-            problem,
-        }),
-        (Err(problem), None) => Err(problem),
+    if kept {
+        ketama_status::KETAMA_KEPT_LAST_GOOD
+    } else {
+        status
     }
 }
 
-/// What [`FileRing::current`] does when the file changed but cannot be used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ReloadPolicy {
-    /// Answer with the last good ring and report the problem (default).
-    #[default]
-    KeepLastGood,
-    /// Fail with the problem (the last good ring is still kept for later).
-    Strict,
-}
-
-/// A ring that follows its server file.
-#[derive(Debug)]
-pub struct FileRing {
-    path: PathBuf,
-    config: RingConfig,
-    mode: ParseMode,
-    policy: ReloadPolicy,
-    last_good: Mutex<LastGood<Ring>>,
-}
-
-/// The ring to use now, and why the file's current state was not taken
-/// (when it was not).
-#[derive(Debug, Clone)]
-pub struct Current {
-    /// The ring.
-    pub ring: Arc<Ring>,
-    /// `Some` when the ring is the last good one and the file is not.
-    pub problem: Option<Error>,
-}
-
-impl FileRing {
-    /// Reads the file and builds the first ring; fails when the file is not
-    /// good now.
-    pub fn open(
-        path: &Path,
-        config: RingConfig,
-        mode: ParseMode,
-        policy: ReloadPolicy,
-    ) -> Result<FileRing, Error> {
-        let first = refresh(path, mode, None, |servers, _| Ring::new(servers, config))?;
-        Ok(FileRing {
-            path: path.to_path_buf(),
-            config,
-            mode,
-            policy,
-            last_good: Mutex::new(first.current().clone()),
-        })
-    }
-
-    /// The ring for the file as it is now: rebuilt when the file changed,
-    /// the last good one (with the problem) when the change cannot be used,
-    /// or under [`ReloadPolicy::Strict`] the problem as an error.
-    pub fn current(&self) -> Result<Current, Error> {
-        let mut last_good = self
-            .last_good
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let config = self.config;
-        match refresh(&self.path, self.mode, Some(&last_good), |servers, _| {
-            Ring::new(servers, config)
-        })? {
-            Refresh::Unchanged(good) => Ok(Current {
-                ring: good.value,
-                problem: None,
-            }),
-            Refresh::Changed(good) => {
-                let ring = Arc::clone(&good.value);
-                *last_good = good;
-                Ok(Current {
-                    ring,
-                    problem: None,
-                })
-            }
-            Refresh::KeptLastGood { problem, .. } if self.policy == ReloadPolicy::Strict => {
-                Err(problem)
-            }
-            Refresh::KeptLastGood { last_good, problem } => Ok(Current {
-                ring: last_good.value,
-                problem: Some(problem),
-            }),
+/// Releases a file ring (rings taken from it stay valid). NULL is ignored.
+///
+/// # Safety
+/// `file_ring` is NULL or a live handle, released once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_file_ring_free(file_ring: *const ketama_file_ring) {
+    guard_value((), || {
+        if !file_ring.is_null() {
+            // SAFETY: a live handle is a leaked Box<FileRing>, released once.
+            drop(unsafe { Box::from_raw(file_ring.cast::<FileRing>().cast_mut()) });
         }
-    }
-
-    /// The file followed.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
+    })
 }

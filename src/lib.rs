@@ -1,54 +1,31 @@
-//! # ketama
+//! The C ABI.
 //!
-//! A drop-in replacement for Last.fm's libketama and a consistent-hashing
-//! library for memcached clients.
+//! * [`compat`]: the eight functions and the structs of the original
+//!   libketama `ketama.h`, with the same signatures and layouts.
+//! * [`ring`]: the modern ring API (`ketama_ring_*`, `ketama_find_server`).
+//! * [`hash`]: `ketama_hash_bytes`, the hash family by id.
+//! * [`set`]: the set codec (`ketama_set_*`).
+//! * [`status`]: status codes and the per-thread error message.
+//! * [`boundary`]: the panic boundary and argument checks every export uses.
 //!
-//! * [`ring`]: the immutable, thread-safe ring (servers + continuum) that
-//!   maps keys to servers, built for a placement [`flavour`].
-//! * [`continuum`]: the sorted point array and its constant-time lookup index.
-//! * [`hash`]: MD5 and the key hashes used by the peers.
-//! * [`parser`]: server files, read exactly like libketama (compat) or
-//!   strictly (modern API and CLI).
-//! * [`server_file`]: reading server files with bounds, and only when no
-//!   writer is at work; [`file_ring`]: following a file, keeping the last
-//!   good ring when a change cannot be used.
-//! * [`setcodec`]: sets stored inside memcached values (encodings,
-//!   compaction, Redis set algebra, Membase lists, sharding, the recipe).
-//! * [`ffi`]: the C ABI, both the original libketama functions and the
-//!   modern `ketama_*` API. It is a thin layer over the safe modules above.
-//!
-//! ```
-//! use ketama::{Ring, RingConfig, ServerSpec};
-//! let servers = vec![
-//!     ServerSpec::new("10.0.1.1:11211", 600),
-//!     ServerSpec::new("10.0.1.2:11211", 400),
-//! ];
-//! let ring = Ring::new(servers, RingConfig::default()).unwrap();
-//! let server = ring.find_server(b"user:42").unwrap();
-//! assert!(server.address() == b"10.0.1.1:11211" || server.address() == b"10.0.1.2:11211");
-//! ```
+//! Conventions of the modern API (after rustls-ffi): fallible functions
+//! return a [`status::ketama_status`]; outputs go through trailing
+//! out-pointers and are written only on success; byte buffers are passed
+//! with their length; every pointer argument is checked for NULL; a panic
+//! becomes `KETAMA_ERR_PANIC`, never an abort; every object handed out has a
+//! `*_free` function that accepts NULL. Rings are immutable and may be used
+//! from many threads at once.
 
-#![deny(unsafe_op_in_unsafe_fn)]
-#![warn(missing_docs)]
+#![allow(non_camel_case_types)]
 
-pub mod analysis;
-mod batch;
-pub mod continuum;
-pub mod error;
-pub mod escape;
-pub mod ffi;
+pub mod batch;
+pub mod boundary;
+pub mod compat;
 pub mod file_ring;
-pub mod flavour;
 pub mod hash;
-pub mod parser;
-mod prefault;
 pub mod ring;
-pub mod server;
-pub mod server_file;
-pub mod setcodec;
+pub mod set;
+pub mod status;
 
-pub use batch::KeyGroup;
-pub use error::Error;
-pub use flavour::Flavour;
-pub use ring::{Ring, RingConfig, Server};
-pub use server::ServerSpec;
+#[cfg(test)]
+mod abi_tests;

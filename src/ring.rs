@@ -1,420 +1,684 @@
-//! The ring: servers plus their continuum, immutable and shareable between
-//! threads. This is the engine behind the compat ABI, the modern API and the CLI.
+//! The modern ring API: an opaque, immutable, thread-safe `ketama_ring`
+//! built from a file or an in-memory server list, for any flavour.
 
-use std::ffi::CString;
+use std::ffi::{OsStr, c_char};
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+use std::sync::Arc;
 
-use crate::continuum::Continuum;
-use crate::flavour::{Flavour, KeyLookup, PerKey};
-use crate::hash::HashAlgorithm;
-use crate::parser::ParseMode;
-use crate::{Error, ServerSpec};
+use super::boundary::{
+    arg_bytes, arg_chars, arg_cstr, arg_out, arg_ref, arg_slice, guard_index, guard_status,
+    guard_value,
+};
+use super::status::ketama_status;
+use ketama_core::flavour::Flavour;
+use ketama_core::hash::HashAlgorithm;
+use ketama_core::parser::ParseMode;
+use ketama_core::ring::Location;
+use ketama_core::{Error, Ring, RingConfig, ServerSpec};
 
-/// How to build a ring.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct RingConfig {
-    /// Placement flavour (default: libketama).
-    pub flavour: Flavour,
-    /// Key hash; `None` uses the flavour's default.
-    pub hash: Option<HashAlgorithm>,
+/// An immutable consistent-hashing ring. Opaque; create it with
+/// `ketama_ring_new` or `ketama_ring_new_from_file`, release it with
+/// `ketama_ring_free`. Safe to use from many threads at once.
+pub struct ketama_ring {
+    _private: [u8; 0],
 }
 
-impl RingConfig {
-    /// A configuration for `flavour` with its default key hash.
-    pub fn flavour(flavour: Flavour) -> Self {
-        RingConfig {
-            flavour,
-            hash: None,
-        }
-    }
-}
-
-/// A server on a built ring.
-#[derive(Debug, Clone)]
-pub struct Server {
-    address: CString,
-    name: Option<CString>,
-    weight: Option<u64>,
-    points: u32,
-}
-
-impl Server {
-    /// The address exactly as given.
-    pub fn address(&self) -> &[u8] {
-        self.address.to_bytes()
-    }
-
-    /// The address as a NUL-terminated C string.
-    pub fn address_c(&self) -> &std::ffi::CStr {
-        &self.address
-    }
-
-    /// The explicit server name, when one was given (twemproxy).
-    pub fn name(&self) -> Option<&[u8]> {
-        self.name.as_ref().map(|n| n.to_bytes())
-    }
-
-    /// The weight, when one was given.
-    pub fn weight(&self) -> Option<u64> {
-        self.weight
-    }
-
-    /// How many points this server owns on the continuum.
-    pub fn point_count(&self) -> u32 {
-        self.points
-    }
-}
-
-/// Where a key landed: the point hit and the server owning it.
-///
-/// For the per-key placements (no continuum) `point_index` and `point` say
-/// what decided instead: for a modulo placement the bucket and the key hash
-/// that chose it (after any rehash), for rendezvous hashing the server index
-/// and its winning score.
+/// Placement flavours (pass as `uint32_t`).
+#[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Location {
-    /// Index of the point in continuum order.
-    pub point_index: usize,
-    /// The point's value.
+pub enum ketama_flavour {
+    /// The original libketama continuum (default).
+    KETAMA_FLAVOUR_LIBKETAMA = 0,
+    /// spymemcached `KetamaNodeLocator`, node keys in SPYMEMCACHED format.
+    KETAMA_FLAVOUR_SPYMEMCACHED = 1,
+    /// spymemcached `KetamaNodeLocator`, node keys in LIBMEMCACHED format.
+    KETAMA_FLAVOUR_SPYMEMCACHED_LIBMEMCACHED = 2,
+    /// libmemcached KETAMA_WEIGHTED (php-memcached `OPT_LIBKETAMA_COMPATIBLE`).
+    KETAMA_FLAVOUR_LIBMEMCACHED = 3,
+    /// libmemcached CONSISTENT: 100 hashed points per server.
+    KETAMA_FLAVOUR_LIBMEMCACHED_CONSISTENT = 4,
+    /// libmemcached CONSISTENT_KETAMA_SPY.
+    KETAMA_FLAVOUR_LIBMEMCACHED_SPY = 5,
+    /// twemproxy (nutcracker) ketama; the server name column is honoured.
+    KETAMA_FLAVOUR_TWEMPROXY = 6,
+    /// pecl memcache consistent strategy (1024-bucket lookup).
+    KETAMA_FLAVOUR_PECL_MEMCACHE = 7,
+    /// libketama's own Java port (`java_ketama/SockIOPool.java`): int weight
+    /// arithmetic, later server wins equal points.
+    KETAMA_FLAVOUR_LIBKETAMA_JAVA = 8,
+    /// Ruby dalli's `Dalli::Ring`: SHA-1 points, CRC-32 keys, last point ≤ the hash.
+    KETAMA_FLAVOUR_DALLI = 9,
+    /// nginx `hash $key consistent`: CRC-32 points, 160 per unit of weight.
+    KETAMA_FLAVOUR_NGINX = 10,
+    /// The npm `memcached` client (hashring, ketama compatibility).
+    KETAMA_FLAVOUR_NODE_MEMCACHED = 11,
+    /// Perl Cache::Memcached::Fast with `ketama_points => 150`.
+    KETAMA_FLAVOUR_MEMCACHED_FAST = 12,
+    /// pymemcache `HashClient`'s default rendezvous placement (not a
+    /// continuum: each key scores every server; no points to read).
+    KETAMA_FLAVOUR_PYMEMCACHE = 13,
+    /// python-memcached (`memcache.Client`): `hash % buckets` over the
+    /// weighted bucket list (not a continuum; no points to read).
+    KETAMA_FLAVOUR_PYTHON_MEMCACHED = 14,
+    /// Perl Cache::Memcached: `hash % buckets` over the weighted bucket list
+    /// (not a continuum; no points to read).
+    KETAMA_FLAVOUR_CACHE_MEMCACHED = 15,
+}
+
+/// Key hashes (pass as `uint32_t`); `KETAMA_HASH_DEFAULT` uses the flavour's own.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ketama_hash {
+    /// The flavour's default key hash.
+    KETAMA_HASH_DEFAULT = 0,
+    /// Word 0 of MD5(key), little-endian (libketama, KETAMA_HASH).
+    KETAMA_HASH_MD5 = 1,
+    /// `(crc32 >> 16) & 0x7fff` (libmemcached crc, twemproxy crc32, spymemcached CRC).
+    KETAMA_HASH_CRC = 2,
+    /// Full CRC-32 (pecl memcache crc32, twemproxy crc32a).
+    KETAMA_HASH_CRC32 = 3,
+    /// Jenkins one-at-a-time (libmemcached's default).
+    KETAMA_HASH_ONE_AT_A_TIME = 4,
+    /// FNV-1 32-bit over C chars.
+    KETAMA_HASH_FNV1_32 = 5,
+    /// FNV-1a 32-bit over C chars (pecl memcache fnv).
+    KETAMA_HASH_FNV1A_32 = 6,
+    /// FNV-1 64-bit over C chars, low 32 bits.
+    KETAMA_HASH_FNV1_64 = 7,
+    /// FNV-1a 64-bit over C chars, low 32 bits (twemproxy's default).
+    KETAMA_HASH_FNV1A_64 = 8,
+    /// MurmurHash2 as libmemcached/twemproxy seed it.
+    KETAMA_HASH_MURMUR = 9,
+    /// MurmurHash3 x86_32 as libmemcached seeds it.
+    KETAMA_HASH_MURMUR3 = 10,
+    /// Jenkins lookup3 (initval 13).
+    KETAMA_HASH_JENKINS = 11,
+    /// Hsieh SuperFastHash (twemproxy).
+    KETAMA_HASH_HSIEH = 12,
+    /// spymemcached NATIVE_HASH (Java `String.hashCode`).
+    KETAMA_HASH_SPY_NATIVE = 13,
+    /// spymemcached FNV1_32_HASH (UTF-16 code units).
+    KETAMA_HASH_SPY_FNV1_32 = 14,
+    /// spymemcached FNV1A_32_HASH (UTF-16 code units).
+    KETAMA_HASH_SPY_FNV1A_32 = 15,
+    /// spymemcached FNV1_64_HASH (UTF-16 code units, low 32 bits).
+    KETAMA_HASH_SPY_FNV1_64 = 16,
+    /// spymemcached FNV1A_64_HASH (UTF-16 code units, low 32 bits).
+    KETAMA_HASH_SPY_FNV1A_64 = 17,
+    /// twemproxy crc16.
+    KETAMA_HASH_CRC16 = 18,
+    /// MurmurHash3 x86_32 with seed 0 (pymemcache `murmur3_32`).
+    KETAMA_HASH_MURMUR3_SEED0 = 19,
+    /// python-memcached `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
+    KETAMA_HASH_CMEMCACHE = 20,
+}
+
+/// Server file readings for `ketama_ring_new_from_file` (pass as `uint32_t`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ketama_parse_mode {
+    /// Reject every line the original libketama would misread (default).
+    KETAMA_PARSE_STRICT = 0,
+    /// Read exactly like the original libketama (for existing files).
+    KETAMA_PARSE_LIBKETAMA = 1,
+    /// A peer-style list: `HOST:PORT[:WEIGHT] [NAME]` entries, one per line
+    /// or comma-separated, `[IPV6]:PORT`, `#` comments (twemproxy's name column).
+    KETAMA_PARSE_PEERS = 2,
+    /// `SERVER<TAB>WEIGHT` lines as libketama's Java port (SockIOPool) reads
+    /// them: the weight read by Java's `Integer.parseInt`, 1 when it fails.
+    KETAMA_PARSE_SOCKIOPOOL = 3,
+}
+
+/// One server of an in-memory list.
+#[repr(C)]
+pub struct ketama_server {
+    /// Address bytes as the peer spells them (`10.0.0.1:11211`, `[::1]:11211`, a hostname).
+    pub address: *const c_char,
+    /// Length of `address` in bytes (no NUL needed).
+    pub address_len: usize,
+    /// Weight; 0 means "not given" (the flavour's default).
+    pub weight: u64,
+    /// Optional explicit server name (twemproxy); NULL for none.
+    pub name: *const c_char,
+    /// Length of `name` in bytes.
+    pub name_len: usize,
+}
+
+/// Where a key landed. `address` points into the ring and stays valid while
+/// the ring is alive; it is NUL-terminated. For a flavour that is not a
+/// continuum, `point_index` and `point` are the bucket and the key hash that
+/// chose it (python-memcached, Cache::Memcached) or the server index and its
+/// winning score (pymemcache).
+#[repr(C)]
+pub struct ketama_server_ref {
+    /// Index of the server in input order.
+    pub server_index: u32,
+    /// The continuum point that was hit.
     pub point: u32,
-    /// Index of the owning server, in input order.
-    pub server_index: usize,
+    /// Index of that point in continuum order.
+    pub point_index: usize,
+    /// The server address (NUL-terminated).
+    pub address: *const c_char,
+    /// Length of `address` without the NUL.
+    pub address_len: usize,
 }
 
-/// An immutable consistent-hashing ring. `Send + Sync`: share it freely.
-#[derive(Debug, Clone)]
-pub struct Ring {
-    servers: Box<[Server]>,
-    continuum: Continuum,
-    config: RingConfig,
-    key_hash: HashAlgorithm,
-    lookup: KeyLookup,
-    /// The placement of a flavour that is not a continuum (then `lookup` is
-    /// [`KeyLookup::PerKey`] and the continuum is empty).
-    per_key: Option<Box<PerKey>>,
+/// Information about one server of a ring.
+#[repr(C)]
+pub struct ketama_server_info {
+    /// The server address (NUL-terminated, owned by the ring).
+    pub address: *const c_char,
+    /// Length of `address` without the NUL.
+    pub address_len: usize,
+    /// The explicit name, or NULL.
+    pub name: *const c_char,
+    /// Length of `name`.
+    pub name_len: usize,
+    /// The weight as given; 0 when none was given.
+    pub weight: u64,
+    /// Number of points the server owns (0 for a flavour that is not a continuum).
+    pub point_count: u32,
 }
 
-impl Ring {
-    /// Builds a ring from a server list.
-    pub fn new(servers: Vec<ServerSpec>, config: RingConfig) -> Result<Ring, Error> {
-        if servers.is_empty() {
-            return Err(Error::NoServers("the server list (it is empty)".into()));
-        }
-        let key_hash = config.hash.unwrap_or_else(|| config.flavour.default_hash());
-        config.flavour.check_hash(key_hash)?;
-        let per_key = config.flavour.per_key(&servers)?.map(Box::new);
-        let generated = config.flavour.generate(&servers, key_hash)?;
-        let lookup = generated.lookup;
-        let continuum = Continuum::new(generated.points, generated.ties);
-        // Count what each server holds on the continuum after the tie rule
-        // (spymemcached drops the earlier of two equal points).
-        let mut held = vec![0u32; servers.len()];
-        for &owner in continuum.owners() {
-            held[owner as usize] += 1;
-        }
-        let servers = servers
-            .into_iter()
-            .zip(held)
-            .map(|(spec, points)| {
-                Ok(Server {
-                    address: to_c_string(spec.address, "server address")?,
-                    name: spec
-                        .name
-                        .map(|n| to_c_string(n, "server name"))
-                        .transpose()?,
-                    weight: spec.weight,
-                    points,
-                })
-            })
-            .collect::<Result<Box<[Server]>, Error>>()?;
-        Ok(Ring {
-            servers,
-            continuum,
-            config,
-            key_hash,
-            lookup,
-            per_key,
-        })
-    }
+fn flavour_from_u32(id: u32) -> Result<Flavour, Error> {
+    Flavour::ALL
+        .get(id as usize)
+        .copied()
+        .ok_or_else(|| Error::InvalidArgument(format!("unknown flavour id {id}")))
+}
 
-    /// Reads a libketama server file and builds a ring from it.
-    pub fn from_file(path: &Path, config: RingConfig, mode: ParseMode) -> Result<Ring, Error> {
-        Ring::new(crate::server_file::load(path, mode)?.servers, config)
-    }
-
-    /// The configuration the ring was built with.
-    pub fn config(&self) -> RingConfig {
-        self.config
-    }
-
-    /// How key hashes are looked up (pecl memcache quantises them).
-    pub fn key_lookup(&self) -> KeyLookup {
-        self.lookup
-    }
-
-    /// The key hash in use.
-    pub fn key_hash(&self) -> HashAlgorithm {
-        self.key_hash
-    }
-
-    /// The servers, in input order.
-    pub fn servers(&self) -> &[Server] {
-        &self.servers
-    }
-
-    /// The continuum (sorted points and their owners); empty for a flavour
-    /// that is not a continuum (see [`Ring::is_continuum`]).
-    pub fn continuum(&self) -> &Continuum {
-        &self.continuum
-    }
-
-    /// True when keys are placed on a continuum; false for the per-key
-    /// placements (pymemcache, python-memcached, Cache::Memcached).
-    pub fn is_continuum(&self) -> bool {
-        self.per_key.is_none()
-    }
-
-    /// The per-key placement, for a flavour that is not a continuum.
-    pub fn per_key(&self) -> Option<&PerKey> {
-        self.per_key.as_deref()
-    }
-
-    /// True when some server can take a key (a continuum with points, or a
-    /// per-key placement).
-    pub fn can_place(&self) -> bool {
-        self.per_key.is_some() || !self.continuum.is_empty()
-    }
-
-    /// Fails with a message naming the flavour when the ring has no
-    /// continuum (for point listings: dump, points).
-    pub fn require_continuum(&self) -> Result<&Continuum, Error> {
-        let placement = match self.per_key.as_deref() {
-            None => return Ok(&self.continuum),
-            Some(PerKey::Rendezvous(_)) => "rendezvous hashing",
-            Some(PerKey::Modulo(_)) => "hash modulo the weighted bucket list",
-        };
-        Err(Error::InvalidArgument(format!(
-            "flavour {} places each key on its own ({placement}): it has no continuum points",
-            self.config.flavour.name(),
-        )))
-    }
-
-    /// Hashes `key` with the ring's key hash (after the flavour's key
-    /// preparation, see [`KeyLookup::prepare_key`]).
-    #[inline]
-    pub fn hash_key(&self, key: &[u8]) -> u32 {
-        match self.lookup {
-            KeyLookup::Direct => self.key_hash.hash(key),
-            lookup => self.key_hash.hash(&lookup.prepare_key(key)),
-        }
-    }
-
-    /// [`Ring::hash_key`] for many keys at once (MD5 in SIMD lanes).
-    pub fn hash_keys(&self, keys: &[&[u8]], out: &mut [u32]) {
-        match self.lookup {
-            KeyLookup::Direct => self.key_hash.hash_many(keys, out),
-            _ => out
-                .iter_mut()
-                .zip(keys)
-                .for_each(|(hash, key)| *hash = self.hash_key(key)),
-        }
-    }
-
-    /// Where a key hash lands (through the flavour's [`KeyLookup`]);
-    /// `None` when no server owns any point. A modulo placement answers for
-    /// its bucket hash; rendezvous hashing scores keys, not hashes: `None`.
-    #[inline]
-    pub fn locate_hash(&self, hash: u32) -> Option<Location> {
-        match self.lookup.locate(&self.continuum, hash) {
-            Some(point_index) => Some(self.location(point_index)),
-            None => self.locate_hash_per_key(hash),
-        }
-    }
-
-    #[cold]
-    fn locate_hash_per_key(&self, hash: u32) -> Option<Location> {
-        match self.per_key.as_deref()? {
-            PerKey::Modulo(modulo) => {
-                let (bucket, server_index) = modulo.bucket(u64::from(hash));
-                Some(Location {
-                    point_index: bucket,
-                    point: hash,
-                    server_index,
-                })
-            }
-            PerKey::Rendezvous(_) => None,
-        }
-    }
-
-    /// Where `key` lands; `None` when no server owns any point.
-    #[inline]
-    pub fn locate(&self, key: &[u8]) -> Option<Location> {
-        if self.lookup == KeyLookup::PerKey {
-            return self.locate_per_key(key, |_| false);
-        }
-        self.locate_hash(self.hash_key(key))
-    }
-
-    /// The index (input order) of the server `key` lands on; `None` when
-    /// no server owns any point. The same server as [`Ring::locate`].
-    #[inline]
-    pub fn server_index(&self, key: &[u8]) -> Option<u32> {
-        self.locate(key).map(|at| at.server_index as u32)
-    }
-
-    /// The per-key placements' lookup, skipping servers that are down as
-    /// their peer does (rendezvous: the best live score; modulo: the peer's
-    /// rehashing, which gives up after 10 or 20 buckets).
-    #[cold]
-    fn locate_per_key(&self, key: &[u8], is_down: impl Fn(usize) -> bool) -> Option<Location> {
-        match self.per_key.as_deref()? {
-            PerKey::Rendezvous(rendezvous) => {
-                let (server_index, score) = rendezvous.locate(key, self.key_hash, is_down)?;
-                Some(Location {
-                    point_index: server_index,
-                    point: score,
-                    server_index,
-                })
-            }
-            PerKey::Modulo(modulo) => {
-                let first = self.key_hash.hash(key);
-                let (bucket, server_index, hash) =
-                    modulo.locate(key, first, self.key_hash, is_down)?;
-                Some(Location {
-                    point_index: bucket,
-                    point: hash as u32,
-                    server_index,
-                })
-            }
-        }
-    }
-
-    /// The server that holds `key`.
-    #[inline]
-    pub fn find_server(&self, key: &[u8]) -> Option<&Server> {
-        self.locate(key).map(|l| &self.servers[l.server_index])
-    }
-
-    /// Failover lookup: the first point at or after `key`'s position whose
-    /// server is not down, walking the continuum (without rebuilding it).
-    /// `None` when every server that owns points is down. The per-key
-    /// placements skip down servers as their peer does: pymemcache scores
-    /// only live servers; python-memcached and Cache::Memcached rehash the
-    /// key and give up (`None`) after 10 and 20 buckets.
-    pub fn locate_live(&self, key: &[u8], is_down: impl Fn(usize) -> bool) -> Option<Location> {
-        if self.per_key.is_some() {
-            return self.locate_per_key(key, is_down);
-        }
-        let start = self.lookup.locate(&self.continuum, self.hash_key(key))?;
-        let owners = self.continuum.owners();
-        (0..owners.len())
-            .map(|step| (start + step) % owners.len())
-            .find(|&i| !is_down(owners[i] as usize))
-            .map(|i| self.location(i))
-    }
-
-    /// The point at `point_index` in continuum order.
-    pub fn location(&self, point_index: usize) -> Location {
-        Location {
-            point_index,
-            point: self.continuum.points()[point_index],
-            server_index: self.continuum.owners()[point_index] as usize,
-        }
+pub(crate) fn hash_from_u32(id: u32) -> Result<Option<HashAlgorithm>, Error> {
+    match id {
+        0 => Ok(None),
+        _ => HashAlgorithm::ALL
+            .get(id as usize - 1)
+            .map(|&h| Some(h))
+            .ok_or_else(|| Error::InvalidArgument(format!("unknown hash id {id}"))),
     }
 }
 
-/// Reads a server file's bytes, bounded and stable (see
-/// [`crate::server_file`]), with errors that name the path and the reason
-/// (missing file, permission, directory, device, size).
-pub fn read_server_file(path: &Path) -> Result<Vec<u8>, Error> {
-    crate::server_file::read_bytes(path)
+pub(crate) fn parse_mode_from_u32(id: u32) -> Result<ParseMode, Error> {
+    match id {
+        0 => Ok(ParseMode::Strict),
+        1 => Ok(ParseMode::Libketama),
+        2 => Ok(ParseMode::Peers),
+        3 => Ok(ParseMode::SockIoPool),
+        _ => Err(Error::InvalidArgument(format!("unknown parse mode {id}"))),
+    }
 }
 
-fn to_c_string(bytes: Vec<u8>, what: &str) -> Result<CString, Error> {
-    CString::new(bytes).map_err(|e| {
-        Error::InvalidArgument(format!(
-            "{what} contains a NUL byte at offset {}",
-            e.nul_position()
-        ))
+pub(crate) fn config(flavour: u32, hash: u32) -> Result<RingConfig, Error> {
+    Ok(RingConfig {
+        flavour: flavour_from_u32(flavour)?,
+        hash: hash_from_u32(hash)?,
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+fn hand_out(ring: Ring) -> *const ketama_ring {
+    Arc::into_raw(Arc::new(ring)).cast::<ketama_ring>()
+}
 
-    fn two_servers() -> Ring {
-        let servers = vec![
-            ServerSpec::new("127.0.0.1:11211", 600),
-            ServerSpec::new("127.0.0.1:11212", 400),
-        ];
-        Ring::new(servers, RingConfig::default()).unwrap()
-    }
+/// Borrows the ring behind a handle.
+///
+/// # Safety
+/// `ring` is NULL or a live handle from this module.
+pub(crate) unsafe fn ring_ref<'a>(ring: *const ketama_ring) -> Result<&'a Ring, Error> {
+    // SAFETY: live handles are `Arc<Ring>` pointers.
+    unsafe { arg_ref(ring.cast::<Ring>(), "ring") }
+}
 
-    #[test]
-    fn python_binding_vector() {
-        let ring = two_servers();
-        let at = ring.locate(b"test").unwrap();
-        assert_eq!(at.point, 3_454_255_383);
-        assert_eq!(
-            ring.servers()[at.server_index].address(),
-            b"127.0.0.1:11211"
-        );
-    }
-
-    #[test]
-    fn a_point_label_hashes_onto_its_point() {
-        let ring = two_servers();
-        let at = ring.locate(b"127.0.0.1:11212-7").unwrap();
-        assert_eq!(at.point, ring.hash_key(b"127.0.0.1:11212-7"));
-        assert_eq!(at.server_index, 1);
-    }
-
-    #[test]
-    fn failover_skips_down_servers() {
-        let ring = two_servers();
-        for key in ["a", "b", "c", "user:1", "user:2"] {
-            let live = ring.locate_live(key.as_bytes(), |s| s == 0).unwrap();
-            assert_eq!(live.server_index, 1);
-            assert_eq!(
-                ring.locate_live(key.as_bytes(), |_| false),
-                ring.locate(key.as_bytes())
-            );
-        }
-        assert_eq!(ring.locate_live(b"x", |_| true), None);
-    }
-
-    #[test]
-    fn nul_in_address_is_rejected() {
-        let err = Ring::new(vec![ServerSpec::new("a\0b", 1)], RingConfig::default()).unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "server address contains a NUL byte at offset 1"
-        );
-    }
-
-    #[test]
-    fn point_counts_add_up_to_the_continuum_after_the_tie_rule() {
-        // 2,000 spymemcached servers: some equal points are dropped (later wins).
-        let servers: Vec<ServerSpec> = (0..2000)
-            .map(|i| ServerSpec::unweighted(format!("10.{}.{}.1:11211", i / 250, i % 250)))
-            .collect();
-        let ring = Ring::new(servers, RingConfig::flavour(Flavour::Spymemcached)).unwrap();
-        let total: usize = ring
-            .servers()
+/// Builds a ring from `count` servers.
+///
+/// `flavour` is a `ketama_flavour`, `hash` a `ketama_hash` the flavour's
+/// peer offers (`KETAMA_ERR_INVALID_ARGUMENT`, naming what it offers,
+/// otherwise). On success
+/// `*ring_out` receives a new ring to release with `ketama_ring_free`.
+///
+/// # Safety
+/// `servers` points to `count` valid entries (or is NULL with `count` 0);
+/// `ring_out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_new(
+    servers: *const ketama_server,
+    count: usize,
+    flavour: u32,
+    hash: u32,
+    ring_out: *mut *const ketama_ring,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_out(ring_out, "ring_out") }?;
+        // SAFETY: per the contract above.
+        let entries = unsafe { arg_slice(servers, count, "servers") }?;
+        let specs = entries
             .iter()
-            .map(|s| s.point_count() as usize)
-            .sum();
-        assert_eq!(total, ring.continuum().len());
-    }
+            .map(|entry| {
+                // SAFETY: each entry's pointers are valid for their lengths.
+                let address = unsafe {
+                    arg_bytes(entry.address.cast(), entry.address_len, "servers[].address")
+                }?;
+                let name = if entry.name.is_null() {
+                    None
+                } else {
+                    // SAFETY: as above.
+                    Some(
+                        unsafe { arg_bytes(entry.name.cast(), entry.name_len, "servers[].name") }?
+                            .to_vec(),
+                    )
+                };
+                if address.is_empty() {
+                    return Err(Error::InvalidArgument("server address is empty".into()));
+                }
+                Ok(ServerSpec {
+                    address: address.to_vec(),
+                    weight: (entry.weight != 0).then_some(entry.weight),
+                    name,
+                })
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        *out = hand_out(Ring::new(specs, config(flavour, hash)?)?);
+        Ok(())
+    })
+}
 
-    #[test]
-    fn a_short_pecl_list_cannot_ask_for_unbounded_points() {
-        let servers = vec![
-            ServerSpec::new("a:1", 104_857),
-            ServerSpec::new("b:1", 104_857),
-        ];
-        let err = Ring::new(servers, RingConfig::flavour(Flavour::PeclMemcache)).unwrap_err();
-        assert!(err.to_string().contains("more than 16777216"), "{err}");
+/// Builds a ring from a server file (`ADDRESS<TAB>WEIGHT` lines, or a
+/// peer-style list with `KETAMA_PARSE_PEERS`).
+///
+/// `parse_mode` is a `ketama_parse_mode`: strict (default) rejects every
+/// line the original would misread, naming the line; libketama reads like
+/// the original; peers reads `HOST:PORT[:WEIGHT] [NAME]` entries.
+///
+/// # Safety
+/// `path` is a NUL-terminated string; `ring_out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_new_from_file(
+    path: *const c_char,
+    flavour: u32,
+    hash: u32,
+    parse_mode: u32,
+    ring_out: *mut *const ketama_ring,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_out(ring_out, "ring_out") }?;
+        // SAFETY: per the contract above.
+        let path = unsafe { arg_cstr(path, "path") }?;
+        let path = Path::new(OsStr::from_bytes(path.to_bytes()));
+        *out = hand_out(Ring::from_file(
+            path,
+            config(flavour, hash)?,
+            parse_mode_from_u32(parse_mode)?,
+        )?);
+        Ok(())
+    })
+}
+
+/// Returns a new reference to the same ring (release each with
+/// `ketama_ring_free`); NULL for NULL.
+///
+/// # Safety
+/// `ring` is NULL or a live ring.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_clone(ring: *const ketama_ring) -> *const ketama_ring {
+    guard_value(std::ptr::null(), || {
+        if !ring.is_null() {
+            // SAFETY: a live handle is an Arc<Ring> pointer.
+            unsafe { Arc::increment_strong_count(ring.cast::<Ring>()) };
+        }
+        ring
+    })
+}
+
+/// Releases a ring reference. NULL is ignored.
+///
+/// # Safety
+/// `ring` is NULL or a live ring, not used after this call.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_free(ring: *const ketama_ring) {
+    guard_value((), || {
+        if !ring.is_null() {
+            // SAFETY: a live handle is an Arc<Ring> pointer, released once.
+            drop(unsafe { Arc::from_raw(ring.cast::<Ring>()) });
+        }
+    })
+}
+
+pub(crate) fn server_ref(ring: &Ring, at: Location) -> ketama_server_ref {
+    let address = ring.servers()[at.server_index].address_c();
+    ketama_server_ref {
+        server_index: at.server_index as u32,
+        point: at.point,
+        point_index: at.point_index,
+        address: address.as_ptr(),
+        address_len: address.to_bytes().len(),
     }
+}
+
+/// Finds the server for `key_len` bytes at `key` (any bytes, NUL included).
+///
+/// # Safety
+/// `ring` is a live ring; `key` is valid for `key_len` bytes (or NULL with
+/// `key_len` 0); `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_find_server(
+    ring: *const ketama_ring,
+    key: *const c_char,
+    key_len: usize,
+    out: *mut ketama_server_ref,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let ring = unsafe { ring_ref(ring) }?;
+        // SAFETY: per the contract above.
+        let key = unsafe { arg_chars(key, key_len, "key") }?;
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_out(out, "out") }?;
+        let at = ring.locate(key).ok_or_else(no_points)?;
+        *out = server_ref(ring, at);
+        Ok(())
+    })
+}
+
+/// The index (input order) of the server for `key_len` bytes at `key`: the
+/// same server as `ketama_find_server`, returned directly for callers that
+/// pay per argument and per struct read (PHP FFI, JNA). Returns the index
+/// (0 or more) on success, or a failed `ketama_status` negated
+/// (`-KETAMA_ERR_NULL_ARGUMENT`, `-KETAMA_ERR_NO_SERVER_AVAILABLE`, ...),
+/// with the message readable through `ketama_error()`.
+///
+/// # Safety
+/// `ring` is a live ring; `key` is valid for `key_len` bytes (or NULL with
+/// `key_len` 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_find_server_index(
+    ring: *const ketama_ring,
+    key: *const c_char,
+    key_len: usize,
+) -> i64 {
+    guard_index(|| {
+        // SAFETY: per the contract above.
+        let ring = unsafe { ring_ref(ring) }?;
+        // SAFETY: per the contract above.
+        let key = unsafe { arg_chars(key, key_len, "key") }?;
+        ring.server_index(key).ok_or_else(no_points)
+    })
+}
+
+/// Failover lookup: like `ketama_find_server`, but servers whose indices are
+/// listed in `down` are skipped by walking on along the continuum to the
+/// next live server (the ring is not rebuilt). Fails with
+/// `KETAMA_ERR_NO_SERVER_AVAILABLE` when every server is down.
+///
+/// # Safety
+/// As `ketama_find_server`; `down` points to `down_count` indices (or NULL with 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_find_server_avoiding(
+    ring: *const ketama_ring,
+    key: *const c_char,
+    key_len: usize,
+    down: *const u32,
+    down_count: usize,
+    out: *mut ketama_server_ref,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let ring = unsafe { ring_ref(ring) }?;
+        // SAFETY: per the contract above.
+        let key = unsafe { arg_chars(key, key_len, "key") }?;
+        // SAFETY: per the contract above.
+        let down = unsafe { arg_slice(down, down_count, "down") }?;
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_out(out, "out") }?;
+        let mut is_down = vec![false; ring.servers().len()];
+        for &index in down {
+            *is_down.get_mut(index as usize).ok_or_else(|| {
+                Error::InvalidArgument(format!("down server index {index} is out of range"))
+            })? = true;
+        }
+        let at = ring.locate_live(key, |s| is_down[s]).ok_or_else(|| {
+            if !ring.can_place() {
+                no_points()
+            } else if ring.is_continuum() {
+                Error::NoServerAvailable("every server owning points is marked down".into())
+            } else {
+                Error::NoServerAvailable(format!(
+                    "flavour {} found no live server for the key (every server is down, \
+                     or its rehashing gave up as the client does)",
+                    ring.config().flavour.name()
+                ))
+            }
+        })?;
+        *out = server_ref(ring, at);
+        Ok(())
+    })
+}
+
+fn no_points() -> Error {
+    Error::NoServerAvailable("the ring has no points: no server can take a key".into())
+}
+
+/// Number of servers on the ring (0 for NULL).
+///
+/// # Safety
+/// `ring` is NULL or a live ring.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_server_count(ring: *const ketama_ring) -> usize {
+    // SAFETY: per the contract above.
+    guard_value(0, || {
+        // SAFETY: per the contract above.
+        unsafe { ring_ref(ring) }.map_or(0, |r| r.servers().len())
+    })
+}
+
+/// Number of points on the continuum (0 for NULL, and 0 for a flavour that
+/// is not a continuum: `KETAMA_FLAVOUR_PYMEMCACHE`, `_PYTHON_MEMCACHED`,
+/// `_CACHE_MEMCACHED`).
+///
+/// # Safety
+/// `ring` is NULL or a live ring.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_point_count(ring: *const ketama_ring) -> usize {
+    // SAFETY: per the contract above.
+    guard_value(0, || {
+        // SAFETY: per the contract above.
+        unsafe { ring_ref(ring) }.map_or(0, |r| r.continuum().len())
+    })
+}
+
+/// Describes server `index` (input order).
+///
+/// # Safety
+/// `ring` is a live ring; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_server(
+    ring: *const ketama_ring,
+    index: usize,
+    out: *mut ketama_server_info,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let ring = unsafe { ring_ref(ring) }?;
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_out(out, "out") }?;
+        let server = ring
+            .servers()
+            .get(index)
+            .ok_or_else(|| out_of_range("server", index, ring.servers().len()))?;
+        let (name, name_len) = match server.name() {
+            Some(name) => (name.as_ptr().cast::<c_char>(), name.len()),
+            None => (std::ptr::null(), 0),
+        };
+        *out = ketama_server_info {
+            address: server.address_c().as_ptr(),
+            address_len: server.address().len(),
+            name,
+            name_len,
+            weight: server.weight().unwrap_or(0),
+            point_count: server.point_count(),
+        };
+        Ok(())
+    })
+}
+
+/// Reads point `index` in continuum order: its value and owning server.
+/// A flavour that is not a continuum (`KETAMA_FLAVOUR_PYMEMCACHE`,
+/// `_PYTHON_MEMCACHED`, `_CACHE_MEMCACHED`) has no points:
+/// `KETAMA_ERR_INVALID_ARGUMENT`, naming the flavour.
+///
+/// # Safety
+/// `ring` is a live ring; `point` and `server_index` are writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_point(
+    ring: *const ketama_ring,
+    index: usize,
+    point: *mut u32,
+    server_index: *mut u32,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let ring = unsafe { ring_ref(ring) }?;
+        // SAFETY: per the contract above.
+        let point = unsafe { arg_out(point, "point") }?;
+        // SAFETY: per the contract above.
+        let server_index = unsafe { arg_out(server_index, "server_index") }?;
+        let len = ring.require_continuum()?.len();
+        if index >= len {
+            return Err(out_of_range("point", index, len));
+        }
+        let at = ring.location(index);
+        *point = at.point;
+        *server_index = at.server_index as u32;
+        Ok(())
+    })
+}
+
+fn out_of_range(what: &str, index: usize, len: usize) -> Error {
+    Error::OutOfRange(format!(
+        "{what} index {index} is out of range (the ring has {len})"
+    ))
+}
+
+/// Looks a flavour up by its name or an alias (`"libketama"`,
+/// `"php-memcached"`, `"twemproxy"`, ...; case and `_`/`-` do not matter)
+/// and stores its `ketama_flavour` id in `*out`. An unknown name is
+/// `KETAMA_ERR_INVALID_ARGUMENT`, with the known names in the message.
+///
+/// # Safety
+/// `name` is a NUL-terminated string; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_flavour_from_name(
+    name: *const c_char,
+    out: *mut u32,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let name = unsafe { arg_cstr(name, "name") }?;
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_out(out, "out") }?;
+        let flavour = std::str::from_utf8(name.to_bytes())
+            .ok()
+            .and_then(Flavour::from_name)
+            .ok_or_else(|| {
+                let known: Vec<&str> = Flavour::ALL.iter().map(|f| f.name()).collect();
+                Error::InvalidArgument(format!(
+                    "unknown flavour {:?} (known: {})",
+                    String::from_utf8_lossy(name.to_bytes()),
+                    known.join(", ")
+                ))
+            })?;
+        let id = Flavour::ALL
+            .iter()
+            .position(|&f| f == flavour)
+            .expect("every flavour is in Flavour::ALL");
+        *out = id as u32;
+        Ok(())
+    })
+}
+
+/// The canonical name of flavour id `flavour` (a static NUL-terminated
+/// string, e.g. `"libmemcached"`), or NULL for an unknown id.
+#[unsafe(no_mangle)]
+pub extern "C" fn ketama_flavour_name(flavour: u32) -> *const c_char {
+    static NAMES: std::sync::OnceLock<Vec<std::ffi::CString>> = std::sync::OnceLock::new();
+    guard_value(std::ptr::null(), || {
+        let names = NAMES.get_or_init(|| {
+            Flavour::ALL
+                .iter()
+                .map(|f| std::ffi::CString::new(f.name()).expect("names have no NUL"))
+                .collect()
+        });
+        names
+            .get(flavour as usize)
+            .map_or(std::ptr::null(), |n| n.as_ptr())
+    })
+}
+
+/// Looks a key hash up by the spelling of flavour `flavour`'s peer
+/// (twemproxy's `crc32` is the 15-bit crc, pecl's the full CRC-32, ...),
+/// falling back to the canonical names, and stores its `ketama_hash` id in
+/// `*out`. `"default"` gives `KETAMA_HASH_DEFAULT` (0). A name the peer does
+/// not offer, or an unknown flavour id, is `KETAMA_ERR_INVALID_ARGUMENT`
+/// naming the hashes the flavour offers.
+///
+/// # Safety
+/// `name` is a NUL-terminated string; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_hash_from_name(
+    flavour: u32,
+    name: *const c_char,
+    out: *mut u32,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let name = unsafe { arg_cstr(name, "name") }?;
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_out(out, "out") }?;
+        let flavour = flavour_from_u32(flavour)?;
+        let text = std::str::from_utf8(name.to_bytes()).unwrap_or("");
+        if text.eq_ignore_ascii_case("default") {
+            *out = 0;
+            return Ok(());
+        }
+        let offered: Vec<&str> = flavour.hashes().iter().map(|h| h.name()).collect();
+        let hash = flavour.hash_from_name(text).ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "flavour {} has no key hash {:?} (it offers: {})",
+                flavour.name(),
+                String::from_utf8_lossy(name.to_bytes()),
+                offered.join(", ")
+            ))
+        })?;
+        let id = HashAlgorithm::ALL
+            .iter()
+            .position(|&h| h == hash)
+            .expect("every hash is in HashAlgorithm::ALL");
+        *out = id as u32 + 1;
+        Ok(())
+    })
+}
+
+/// The canonical name of hash id `hash` (a static NUL-terminated string,
+/// e.g. `"md5"`; `"default"` for `KETAMA_HASH_DEFAULT`), or NULL for an
+/// unknown id.
+#[unsafe(no_mangle)]
+pub extern "C" fn ketama_hash_name(hash: u32) -> *const c_char {
+    static NAMES: std::sync::OnceLock<Vec<std::ffi::CString>> = std::sync::OnceLock::new();
+    guard_value(std::ptr::null(), || {
+        let names = NAMES.get_or_init(|| {
+            std::iter::once("default")
+                .chain(HashAlgorithm::ALL.iter().map(|h| h.name()))
+                .map(|n| std::ffi::CString::new(n).expect("names have no NUL"))
+                .collect()
+        });
+        names
+            .get(hash as usize)
+            .map_or(std::ptr::null(), |n| n.as_ptr())
+    })
+}
+
+/// The library version, e.g. `"1.0.0"` (static string).
+#[unsafe(no_mangle)]
+pub extern "C" fn ketama_version() -> *const c_char {
+    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }

@@ -5,9 +5,9 @@ mod common;
 
 use std::ffi::{CString, c_char};
 
-use ketama::ffi::compat::{ketama_get_server, ketama_smoke};
-use ketama::parser::ParseMode;
-use ketama::{Ring, RingConfig};
+use ketama::compat::{ketama_get_server, ketama_smoke};
+use ketama_core::parser::ParseMode;
+use ketama_core::{Ring, RingConfig};
 
 fn write(name: &str, content: &[u8]) -> std::path::PathBuf {
     let path = common::scratch_dir("bad").join(name);
@@ -158,8 +158,8 @@ fn garbage_never_crashes_either_parser() {
         let content: Vec<u8> = (0..len)
             .map(|_| alphabet[(next() as usize) % alphabet.len()])
             .collect();
-        let compat = ketama::parser::libketama::parse(&content, "fuzz");
-        if let Ok(strict) = ketama::parser::strict::parse(&content, "fuzz") {
+        let compat = ketama_core::parser::libketama::parse(&content, "fuzz");
+        if let Ok(strict) = ketama_core::parser::strict::parse(&content, "fuzz") {
             assert_eq!(
                 Ok(strict),
                 compat,
@@ -176,10 +176,10 @@ fn calls_during_thread_teardown_do_not_abort_the_process() {
     struct CallsOnExit;
     impl Drop for CallsOnExit {
         fn drop(&mut self) {
-            let mut out = std::mem::MaybeUninit::<ketama::ffi::ring::ketama_server_ref>::uninit();
+            let mut out = std::mem::MaybeUninit::<ketama::ring::ketama_server_ref>::uninit();
             // SAFETY: NULL ring is checked by the function; out is writable.
             let status = unsafe {
-                ketama::ffi::ring::ketama_find_server(
+                ketama::ring::ketama_find_server(
                     std::ptr::null(),
                     std::ptr::null(),
                     0,
@@ -188,10 +188,10 @@ fn calls_during_thread_teardown_do_not_abort_the_process() {
             };
             assert_eq!(
                 status,
-                ketama::ffi::status::ketama_status::KETAMA_ERR_NULL_ARGUMENT
+                ketama::status::ketama_status::KETAMA_ERR_NULL_ARGUMENT
             );
             // SAFETY: ketama_error returns a valid string even now.
-            let _ = unsafe { std::ffi::CStr::from_ptr(ketama::ffi::compat::ketama_error()) };
+            let _ = unsafe { std::ffi::CStr::from_ptr(ketama::compat::ketama_error()) };
         }
     }
     thread_local! {
@@ -202,7 +202,7 @@ fn calls_during_thread_teardown_do_not_abort_the_process() {
         // first registered, the library's second, so the library's is gone
         // when ours runs.
         ON_EXIT.with(|slot| *slot.borrow_mut() = Some(CallsOnExit));
-        let _ = ketama::ffi::compat::ketama_error();
+        let _ = ketama::compat::ketama_error();
     });
     worker.join().expect("the thread ended normally");
 }

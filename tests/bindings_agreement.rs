@@ -102,7 +102,7 @@ fn agree(
     let (cli_name, c_id, java_name) = flavour;
 
     let cli = run_with_input(
-        Command::new(env!("CARGO_BIN_EXE_ketama")).args(["find", "--flavor", cli_name, file_arg]),
+        Command::new(common::cli()).args(["find", "--flavor", cli_name, file_arg]),
         &input,
         "ketama find",
     );
@@ -298,7 +298,7 @@ fn c_libmemcached_example_against_real_memcached() {
         "{stdout}"
     );
     // Placement counts equal the CLI's.
-    let mut cli = Command::new(env!("CARGO_BIN_EXE_ketama"));
+    let mut cli = Command::new(common::cli());
     cli.args(["find", "--servers", &list.join(",")])
         .args((0..300).map(|i| format!("user:{i}")));
     let placed =

@@ -60,7 +60,7 @@ fn servers_file(name: &str, content: &str) -> PathBuf {
 /// The `ketama` CLI's answer for `keys`, as KEY<TAB>SERVER lines.
 fn cli(args: &[&str]) -> String {
     let out = run_with_timeout(
-        Command::new(env!("CARGO_BIN_EXE_ketama")).args(args),
+        Command::new(common::cli()).args(args),
         Duration::from_secs(60),
     );
     assert!(

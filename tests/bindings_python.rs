@@ -211,7 +211,7 @@ fn python_binding_unittest_suite() {
         python_command(Path::new("-m"))
             .args(["unittest", "-v", "test_ketama"])
             .current_dir(repo_root().join("bindings/python/tests"))
-            .env("KETAMA_CLI", env!("CARGO_BIN_EXE_ketama")),
+            .env("KETAMA_CLI", common::cli().to_str().unwrap()),
         Duration::from_secs(600),
     );
     let stderr = text(&out.stderr);

@@ -22,10 +22,10 @@ fn find_prints_key_tab_server_for_arguments_and_stdin() {
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2);
-    let ring = ketama::Ring::from_file(
+    let ring = ketama_core::Ring::from_file(
         std::path::Path::new(&sample()),
         Default::default(),
-        ketama::parser::ParseMode::Strict,
+        ketama_core::parser::ParseMode::Strict,
     )
     .unwrap();
     for (line, key) in lines.iter().zip(["user:1", "user:2"]) {

@@ -6,13 +6,12 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::{Command, Output};
 
 use clap::CommandFactory;
 
 /// The CLI's clap definition, the one the binary and build.rs use.
-#[path = "../src/bin/ketama/cli.rs"]
+#[path = "../crates/ketama-cli/src/cli.rs"]
 #[allow(dead_code)]
 mod cli;
 
@@ -239,7 +238,7 @@ fn make_completions_files_writes_the_three_scripts() {
     let status = Command::new("make")
         .current_dir(common::repo_root())
         .args(["--no-print-directory", "-s", "completions-files"])
-        .arg(format!("CLI={}", env!("CARGO_BIN_EXE_ketama")))
+        .arg(format!("CLI={}", common::cli().to_str().unwrap()))
         .arg(format!("COMPLETIONS_OUT={}", out_dir.display()))
         .status()
         .unwrap();
@@ -256,8 +255,31 @@ fn make_completions_files_writes_the_three_scripts() {
 }
 
 /// The man page build.rs rendered for this build.
+/// `ketama.1` as the CLI crate's build script rendered it: the newest
+/// `build/ketama-cli-*/out/ketama.1` beside the CLI binary.
+fn man_page_path() -> std::path::PathBuf {
+    let build = common::cli().parent().unwrap().join("build");
+    std::fs::read_dir(&build)
+        .unwrap()
+        .filter_map(|entry| {
+            let page = entry.ok()?.path().join("out/ketama.1");
+            let built = page.metadata().ok()?.modified().ok()?;
+            Some((built, page))
+        })
+        .filter(|(_, page)| {
+            let dir = page.parent().unwrap().parent().unwrap();
+            dir.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("ketama-cli-")
+        })
+        .max()
+        .map(|(_, page)| page)
+        .unwrap_or_else(|| panic!("no ketama-cli-*/out/ketama.1 under {}", build.display()))
+}
+
 fn man_page() -> String {
-    std::fs::read_to_string(Path::new(env!("OUT_DIR")).join("ketama.1")).unwrap()
+    std::fs::read_to_string(man_page_path()).unwrap()
 }
 
 #[test]
@@ -333,10 +355,7 @@ fn make_man_files_copies_the_page() {
     let status = Command::new("make")
         .current_dir(common::repo_root())
         .args(["--no-print-directory", "-s", "man-files"])
-        .arg(format!(
-            "MAN_SOURCE={}",
-            Path::new(env!("OUT_DIR")).join("ketama.1").display()
-        ))
+        .arg(format!("MAN_SOURCE={}", man_page_path().display()))
         .arg(format!("MAN_OUT={}", out_dir.display()))
         .status()
         .unwrap();

@@ -6,8 +6,8 @@ mod common;
 
 use std::process::Output;
 
-use ketama::hash::HashAlgorithm;
-use ketama::{Flavour, Ring, RingConfig, ServerSpec};
+use ketama_core::hash::HashAlgorithm;
+use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
 
 fn ketama(args: &[&str]) -> Output {
     common::ketama_cli(args, b"")
@@ -97,7 +97,7 @@ fn down_servers_fail_over_to_the_next_live_server_by_address_or_name() {
     let from_file = Ring::from_file(
         std::path::Path::new(file),
         RingConfig::flavour(Flavour::Twemproxy),
-        ketama::parser::ParseMode::Peers,
+        ketama_core::parser::ParseMode::Peers,
     )
     .unwrap();
     assert_eq!(from_file.continuum().points(), ring.continuum().points());

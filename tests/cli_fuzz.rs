@@ -51,7 +51,7 @@ const OPTIONS: &[&str] = &[
 ];
 
 fn run(args: &[String], stdin: &[u8]) -> (Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ketama"))
+    let mut child = Command::new(common::cli())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())

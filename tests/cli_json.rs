@@ -9,10 +9,10 @@ mod common;
 use common::ketama_cli as ketama;
 use common::ketama_cli_ok as ok;
 
-use ketama::escape::unescape_json_text;
-use ketama::parser::ParseMode;
-use ketama::setcodec::{self, Format, Op};
-use ketama::{Ring, RingConfig};
+use ketama_core::escape::unescape_json_text;
+use ketama_core::parser::ParseMode;
+use ketama_core::setcodec::{self, Format, Op};
+use ketama_core::{Ring, RingConfig};
 use serde_json::Value;
 
 fn document(args: &[&str], stdin: &[u8]) -> Value {

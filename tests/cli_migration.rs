@@ -17,8 +17,8 @@ use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::process::Output;
 
-use ketama::analysis::{DEFAULT_SAMPLE_KEYS, Measure, movement};
-use ketama::{Flavour, Ring, RingConfig};
+use ketama_core::analysis::{DEFAULT_SAMPLE_KEYS, Measure, movement};
+use ketama_core::{Flavour, Ring, RingConfig};
 use peer_programs::{PerKeyCase, dalli_answers, libketama_answers, per_key_answers};
 use peers::{ServerList, Weights, keys, servers, write_keys};
 
@@ -197,7 +197,7 @@ fn continuum_pairs_hashing_keys_alike_are_exact() {
     let specs = list
         .servers
         .iter()
-        .map(|s| ketama::ServerSpec::new(s.address(), 1))
+        .map(|s| ketama_core::ServerSpec::new(s.address(), 1))
         .collect::<Vec<_>>();
     let old = Ring::new(specs.clone(), RingConfig::flavour(Flavour::Libketama)).unwrap();
     let new = Ring::new(specs, RingConfig::flavour(Flavour::LibketamaJava)).unwrap();

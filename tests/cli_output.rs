@@ -11,10 +11,10 @@ use common::ketama_cli_ok as ok;
 
 use std::path::Path;
 
-use ketama::analysis::{keyspace_shares, movement};
-use ketama::parser::ParseMode;
-use ketama::setcodec::{self, Format, Op};
-use ketama::{Flavour, Ring, RingConfig, ServerSpec};
+use ketama_core::analysis::{keyspace_shares, movement};
+use ketama_core::parser::ParseMode;
+use ketama_core::setcodec::{self, Format, Op};
+use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
 
 fn sample() -> String {
     common::repo_root()

@@ -9,8 +9,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_ketama")
+fn bin() -> std::path::PathBuf {
+    common::cli()
 }
 
 /// A server file of `count` equal servers.
@@ -94,7 +94,7 @@ fn progress_appears_on_a_terminal_and_stdout_is_unchanged() {
         let stdout = inputs.dir.join("stdout");
         let line = format!(
             "{} {} > {}",
-            bin(),
+            bin().display(),
             args.iter()
                 .map(|a| format!("'{a}'"))
                 .collect::<Vec<_>>()

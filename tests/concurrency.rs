@@ -8,8 +8,8 @@ use std::ffi::{CStr, CString, c_char};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
 
-use ketama::ffi::compat::{ketama_continuum, ketama_error, ketama_get_server, ketama_smoke, mcs};
-use ketama::{Ring, RingConfig, ServerSpec};
+use ketama::compat::{ketama_continuum, ketama_error, ketama_get_server, ketama_smoke, mcs};
+use ketama_core::{Ring, RingConfig, ServerSpec};
 
 /// (point, address) the compat lookup returns for `key`.
 fn lookup(cont: ketama_continuum, key: &CStr) -> (u32, String) {
@@ -171,6 +171,7 @@ fn a_content_change_is_noticed_even_when_size_and_mtime_are_kept() {
         array
             .iter()
             .map(|m| {
+                // SAFETY: the pointers come from live locals and the library's own handles.
                 unsafe { CStr::from_ptr(m.ip.as_ptr()) }
                     .to_string_lossy()
                     .into_owned()

@@ -32,7 +32,7 @@ fn make_install_gives_a_linkable_library_with_pkg_config() {
             lib_dir.join("libketama.so").display()
         ))
         .arg(format!("STATIC_LIB={}", static_lib.display()))
-        .arg(format!("CLI={}", env!("CARGO_BIN_EXE_ketama")))
+        .arg(format!("CLI={}", common::cli().to_str().unwrap()))
         .status()
         .unwrap();
     assert!(status.success());

@@ -16,9 +16,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
-use ketama::ffi::compat::{continuum, ketama_get_server, ketama_smoke, mcs};
-use ketama::parser::ParseMode;
-use ketama::{Ring, RingConfig};
+use ketama::compat::{continuum, ketama_get_server, ketama_smoke, mcs};
+use ketama_core::parser::ParseMode;
+use ketama_core::{Ring, RingConfig};
 use oracle_lists::{
     Lcg, MALFORMED_FILES, equal, hex_encode, lines, oracle_python, oracle_server_lists, test_keys,
 };
@@ -162,8 +162,9 @@ fn compare_file(name: &str, content: &[u8]) -> usize {
             let found = unsafe { ketama_get_server(ckey.as_ptr() as *mut c_char, cont) };
             let found_index = (found as usize - c.array as usize) / std::mem::size_of::<mcs>();
             // SAFETY: found points into the array.
+            let found_point = unsafe { (*found).point };
             assert_eq!(
-                (found_index, unsafe { (*found).point }),
+                (found_index, found_point),
                 (index, point),
                 "{name}: ketama_get_server"
             );
@@ -198,7 +199,7 @@ fn zero_point_servers_really_get_no_points() {
     ]);
     compare_file("zero_point", &content);
     let ring = Ring::new(
-        ketama::parser::libketama::parse(&content, "f").unwrap(),
+        ketama_core::parser::libketama::parse(&content, "f").unwrap(),
         RingConfig::default(),
     )
     .unwrap();
@@ -255,7 +256,7 @@ fn point_counts_match_the_original_for_random_weights() {
             .collect();
         let path = dir.join(format!("config{config}"));
         std::fs::write(&path, lines(&entries)).unwrap();
-        let servers = ketama::parser::libketama::parse(&lines(&entries), "f").unwrap();
+        let servers = ketama_core::parser::libketama::parse(&lines(&entries), "f").unwrap();
         expected.push(
             Ring::new(servers, RingConfig::default())
                 .unwrap()
@@ -397,7 +398,7 @@ fn cli_dump_and_find_on_the_sample_file_agree_with_the_original() {
     let oracle = ask_oracle(&sample, Some(&keys_path));
     assert!(oracle.ok);
 
-    let dump = Command::new(env!("CARGO_BIN_EXE_ketama"))
+    let dump = Command::new(common::cli())
         .arg("dump")
         .arg(&sample)
         .output()
@@ -417,7 +418,7 @@ fn cli_dump_and_find_on_the_sample_file_agree_with_the_original() {
         .collect();
     assert_eq!(dumped, theirs);
 
-    let find = Command::new(env!("CARGO_BIN_EXE_ketama"))
+    let find = Command::new(common::cli())
         .arg("find")
         .arg(&sample)
         .args(&keys)

@@ -2,10 +2,10 @@
 //! server, through Rust (`Ring::group_keys`) and the C ABI
 //! (`ketama_group_keys`), checked key by key against `Ring::locate`.
 
-use ketama::ffi::batch::*;
-use ketama::ffi::ring::ketama_ring;
-use ketama::ffi::status::ketama_status;
-use ketama::{Ring, RingConfig, ServerSpec};
+use ketama::batch::*;
+use ketama::ring::ketama_ring;
+use ketama::status::ketama_status;
+use ketama_core::{Ring, RingConfig, ServerSpec};
 
 fn ring(servers: usize) -> Ring {
     let specs = (0..servers)
@@ -66,6 +66,7 @@ fn c_plan(ring: &Ring, keys: &[Vec<u8>]) -> Vec<(usize, Vec<usize>)> {
     let packed: Vec<u8> = keys.concat();
     let lengths: Vec<u32> = keys.iter().map(|k| k.len() as u32).collect();
     let mut groups = std::ptr::null_mut();
+    // SAFETY: the pointers come from live locals and the library's own handles.
     let status = unsafe {
         ketama_group_keys(
             handle,
@@ -77,12 +78,15 @@ fn c_plan(ring: &Ring, keys: &[Vec<u8>]) -> Vec<(usize, Vec<usize>)> {
         )
     };
     assert_eq!(status, ketama_status::KETAMA_OK);
+    // SAFETY: the pointers come from live locals and the library's own handles.
     let count = unsafe { ketama_key_groups_count(groups) };
     let mut plan = Vec::new();
     for g in 0..count {
         let (mut server, mut indices, mut n) = (0u32, std::ptr::null(), 0usize);
+        // SAFETY: the pointers come from live locals and the library's own handles.
         let status = unsafe { ketama_key_groups_get(groups, g, &mut server, &mut indices, &mut n) };
         assert_eq!(status, ketama_status::KETAMA_OK);
+        // SAFETY: the pointers come from live locals and the library's own handles.
         let indices = unsafe { std::slice::from_raw_parts(indices, n) };
         plan.push((
             server as usize,
@@ -90,12 +94,14 @@ fn c_plan(ring: &Ring, keys: &[Vec<u8>]) -> Vec<(usize, Vec<usize>)> {
         ));
     }
     let (mut server, mut indices, mut n) = (0u32, std::ptr::null(), 0usize);
-    assert_eq!(
-        unsafe { ketama_key_groups_get(groups, count, &mut server, &mut indices, &mut n) },
-        ketama_status::KETAMA_ERR_OUT_OF_RANGE
-    );
+    // SAFETY: the pointers come from live locals and the library's own handles.
+    let past_end =
+        unsafe { ketama_key_groups_get(groups, count, &mut server, &mut indices, &mut n) };
+    assert_eq!(past_end, ketama_status::KETAMA_ERR_OUT_OF_RANGE);
+    // SAFETY: the pointers come from live locals and the library's own handles.
     unsafe { ketama_key_groups_free(groups) };
-    unsafe { ketama::ffi::ring::ketama_ring_free(handle) };
+    // SAFETY: the pointers come from live locals and the library's own handles.
+    unsafe { ketama::ring::ketama_ring_free(handle) };
     plan
 }
 
@@ -124,6 +130,7 @@ fn c_plan_refuses_lengths_past_the_packed_keys() {
     let packed = b"abcdef";
     let lengths = [3u32, 4];
     let mut groups = std::ptr::null_mut();
+    // SAFETY: the pointers come from live locals and the library's own handles.
     let status = unsafe {
         ketama_group_keys(
             handle,
@@ -135,9 +142,12 @@ fn c_plan_refuses_lengths_past_the_packed_keys() {
         )
     };
     assert_eq!(status, ketama_status::KETAMA_ERR_INVALID_ARGUMENT);
-    assert!(ketama::ffi::status::last_error().contains("lengths[1] = 4"));
+    assert!(ketama::status::last_error().contains("lengths[1] = 4"));
     assert!(groups.is_null(), "no plan written on failure");
+    // SAFETY: the pointers come from live locals and the library's own handles.
     unsafe { ketama_key_groups_free(std::ptr::null_mut()) };
+    // SAFETY: the pointers come from live locals and the library's own handles.
     assert_eq!(unsafe { ketama_key_groups_count(std::ptr::null()) }, 0);
-    unsafe { ketama::ffi::ring::ketama_ring_free(handle) };
+    // SAFETY: the pointers come from live locals and the library's own handles.
+    unsafe { ketama::ring::ketama_ring_free(handle) };
 }

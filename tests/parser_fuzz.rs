@@ -58,7 +58,7 @@ fn mutated_lists_keep_the_invariants() {
             &mut rng,
         );
         check_server_lists(&input);
-        match ketama::parser::strict::parse(input.get(1..).unwrap_or_default(), "fuzz") {
+        match ketama_core::parser::strict::parse(input.get(1..).unwrap_or_default(), "fuzz") {
             Ok(_) => accepted += 1,
             Err(_) => rejected += 1,
         }

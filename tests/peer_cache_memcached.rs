@@ -17,7 +17,7 @@ mod peers;
 
 use std::ffi::OsStr;
 
-use ketama::{Flavour, Ring, RingConfig};
+use ketama_core::{Flavour, Ring, RingConfig};
 use peer_programs::{
     PerKeyCase, compare_per_key, per_key_answers, weighted_peer_lines, weighted_ring,
     zero_hash_keys,
@@ -87,7 +87,7 @@ fn python_memcached_and_cache_memcached_differ_only_on_keys_whose_hash_is_0() {
     let keys = all_keys();
     let zero: Vec<bool> = keys
         .iter()
-        .map(|k| ketama::hash::crc::crc15(k) == 0)
+        .map(|k| ketama_core::hash::crc::crc15(k) == 0)
         .collect();
     assert!(zero.iter().filter(|&&z| z).count() >= 20);
     for n in [3, 10, 100] {
@@ -131,7 +131,7 @@ fn python_memcached_and_cache_memcached_differ_only_on_keys_whose_hash_is_0() {
         let python_ring = Ring::new(
             ring.servers()
                 .iter()
-                .map(|s| ketama::ServerSpec {
+                .map(|s| ketama_core::ServerSpec {
                     address: s.address().to_vec(),
                     weight: s.weight(),
                     name: None,

@@ -12,8 +12,8 @@ mod peer_programs;
 #[path = "common/peers.rs"]
 mod peers;
 
-use ketama::parser::peers as peer_lists;
-use ketama::{Flavour, Ring, RingConfig};
+use ketama_core::parser::peers as peer_lists;
+use ketama_core::{Flavour, Ring, RingConfig};
 use peer_programs::dalli_answers;
 use peers::{ServerList, assert_same, keys, non_ascii_keys, odd_keys, our_indices, standard_lists};
 
@@ -44,7 +44,7 @@ fn dalli_keys(lines: &str) -> Vec<Vec<u8>> {
     }
     for line in lines.lines().take(10) {
         let list = peer_lists::parse(line.as_bytes(), "line").unwrap();
-        let name = ketama::flavour::dalli::server_name(&list[0].address).unwrap();
+        let name = ketama_core::flavour::dalli::server_name(&list[0].address).unwrap();
         let name = String::from_utf8(name).unwrap();
         keys.extend((0..20).map(|i| format!("{name}:{i}").into_bytes()));
     }

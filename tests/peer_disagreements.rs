@@ -11,7 +11,7 @@ mod peer_programs;
 #[path = "common/peers.rs"]
 mod peers;
 
-use ketama::{Flavour, Ring, RingConfig};
+use ketama_core::{Flavour, Ring, RingConfig};
 use peer_programs::{
     LibmemcachedCase, SpyCase, SpyServer, libketama_answers, libmemcached_answers,
     spymemcached_answers,
@@ -233,7 +233,7 @@ fn twemproxy_md5_equals_libmemcached_ketama_weighted() {
     for list in peers::standard_lists() {
         let twemproxy = RingConfig {
             flavour: Flavour::Twemproxy,
-            hash: Some(ketama::hash::HashAlgorithm::Md5),
+            hash: Some(ketama_core::hash::HashAlgorithm::Md5),
         };
         let a = Ring::new(list.specs(), twemproxy).unwrap();
         let b = Ring::new(list.specs(), RingConfig::flavour(Flavour::Libmemcached)).unwrap();

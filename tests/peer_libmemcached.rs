@@ -14,8 +14,8 @@ mod peers;
 use std::process::Command;
 use std::time::Duration;
 
-use ketama::hash::HashAlgorithm;
-use ketama::{Flavour, Ring, RingConfig};
+use ketama_core::hash::HashAlgorithm;
+use ketama_core::{Flavour, Ring, RingConfig};
 use peer_programs::{LibmemcachedCase, libmemcached_answers, libmemcached_program};
 use peers::{
     ServerList, assert_same, edge_lists, keys_for, our_indices, standard_lists, write_keys,

@@ -20,7 +20,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::Memcached;
-use ketama::{Flavour, Ring, RingConfig, ServerSpec};
+use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
 use peers::{Weights, assert_same, keys, non_ascii_keys, our_indices};
 
 /// Every key a server holds, from `lru_crawler metadump all` (URI-decoded).

@@ -17,8 +17,8 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ketama::parser::nginx as nginx_blocks;
-use ketama::{Flavour, Ring, RingConfig};
+use ketama_core::parser::nginx as nginx_blocks;
+use ketama_core::{Flavour, Ring, RingConfig};
 use peers::{Weights, assert_same, keys, non_ascii_keys, our_indices};
 
 /// nginx as Debian installs it.

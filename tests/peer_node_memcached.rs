@@ -12,7 +12,7 @@ mod peer_programs;
 #[path = "common/peers.rs"]
 mod peers;
 
-use ketama::{Flavour, Ring, RingConfig};
+use ketama_core::{Flavour, Ring, RingConfig};
 use peer_programs::node_memcached_answers;
 use peers::{
     ServerList, Weights, assert_same, edge_lists, keys, label_keys, non_ascii_keys, our_indices,

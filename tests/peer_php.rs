@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use ketama::hash::HashAlgorithm;
-use ketama::{Flavour, Ring, RingConfig};
+use ketama_core::hash::HashAlgorithm;
+use ketama_core::{Flavour, Ring, RingConfig};
 use peers::{ServerList, assert_same, edge_lists, keys_for, standard_lists, write_keys};
 
 struct Case {

@@ -14,8 +14,8 @@ mod peers;
 
 use std::ffi::OsStr;
 
-use ketama::parser::peers as peer_lists;
-use ketama::{Flavour, Ring, RingConfig};
+use ketama_core::parser::peers as peer_lists;
+use ketama_core::{Flavour, Ring, RingConfig};
 use peer_programs::compare_per_key;
 use peers::{ServerList, Weights, edge_lists, keys, non_ascii_keys, odd_keys, servers};
 

@@ -15,7 +15,7 @@ mod peers;
 
 use std::ffi::OsStr;
 
-use ketama::{Flavour, Ring, RingConfig};
+use ketama_core::{Flavour, Ring, RingConfig};
 use peer_programs::{compare_per_key, weighted_peer_lines, weighted_ring, zero_hash_keys};
 use peers::{
     ServerList, Weights, assert_same, keys, non_ascii_keys, odd_keys, servers, standard_lists,

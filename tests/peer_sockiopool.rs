@@ -14,8 +14,8 @@ mod peer_programs;
 #[path = "common/peers.rs"]
 mod peers;
 
-use ketama::parser::{ParseMode, parse_server_file};
-use ketama::{Flavour, Ring, RingConfig};
+use ketama_core::parser::{ParseMode, parse_server_file};
+use ketama_core::{Flavour, Ring, RingConfig};
 use peer_programs::{libketama_answers, sockiopool_answers};
 use peers::{ServerList, Weights, assert_same, keys, non_ascii_keys, our_indices};
 
@@ -198,7 +198,7 @@ fn keys_are_hashed_from_their_utf8_bytes() {
     for key in ["é", "ключ", "鍵:42", "emoji-😀"] {
         assert_eq!(
             r.hash_key(key.as_bytes()),
-            ketama::hash::HashAlgorithm::Md5.hash(key.as_bytes())
+            ketama_core::hash::HashAlgorithm::Md5.hash(key.as_bytes())
         );
     }
     let compared = compare(&[("10 servers, non-ASCII keys".into(), lines(&list))]);
@@ -221,7 +221,7 @@ fn refused_lines_name_the_line() {
         );
     }
     let err = Ring::new(
-        vec![ketama::ServerSpec::new("a:1", 1 << 31)],
+        vec![ketama_core::ServerSpec::new("a:1", 1 << 31)],
         RingConfig::flavour(Flavour::LibketamaJava),
     )
     .unwrap_err()
@@ -230,8 +230,8 @@ fn refused_lines_name_the_line() {
     // Weights whose int total is 0: the class would divide by zero and loop.
     let err = Ring::new(
         vec![
-            ketama::ServerSpec::new("a:1", i32::MAX as u64),
-            ketama::ServerSpec::new("b:1", 1),
+            ketama_core::ServerSpec::new("a:1", i32::MAX as u64),
+            ketama_core::ServerSpec::new("b:1", 1),
         ],
         RingConfig::flavour(Flavour::LibketamaJava),
     )

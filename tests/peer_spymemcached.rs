@@ -13,8 +13,8 @@ mod peers;
 use std::net::IpAddr;
 use std::path::Path;
 
-use ketama::hash::HashAlgorithm;
-use ketama::{Flavour, Ring, RingConfig, ServerSpec};
+use ketama_core::hash::HashAlgorithm;
+use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
 use peer_programs::{SpyCase, SpyServer, spy_java, spymemcached_answers};
 use peers::{
     ServerList, Weights, assert_same, edge_lists, keys_for, our_indices, standard_lists, write_keys,

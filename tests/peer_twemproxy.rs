@@ -14,7 +14,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::Memcached;
-use ketama::{Flavour, Ring, RingConfig, ServerSpec};
+use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
 
 const IO_TIMEOUT: Duration = Duration::from_secs(20);
 

@@ -15,10 +15,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use ketama::ffi::compat::{ketama_continuum, ketama_get_server, ketama_smoke, mcs};
-use ketama::file_ring::{FileRing, ReloadPolicy};
-use ketama::parser::ParseMode;
-use ketama::{Ring, RingConfig, ServerSpec};
+use ketama::compat::{ketama_continuum, ketama_get_server, ketama_smoke, mcs};
+use ketama_core::file_ring::{FileRing, ReloadPolicy};
+use ketama_core::parser::ParseMode;
+use ketama_core::{Ring, RingConfig, ServerSpec};
 
 const READERS: usize = 6;
 
@@ -408,7 +408,7 @@ fn a_broken_edit_keeps_the_last_good_ring_and_says_why() {
         ketama_smoke(again);
     }
     // SAFETY: ketama_error returns a NUL-terminated string.
-    let message = unsafe { CStr::from_ptr(ketama::ffi::compat::ketama_error()) };
+    let message = unsafe { CStr::from_ptr(ketama::compat::ketama_error()) };
     assert_eq!(
         message.to_str().unwrap(),
         format!(

@@ -13,9 +13,9 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use ketama::parser::ParseMode;
-use ketama::server_file::{self, MAX_FILE_BYTES};
-use ketama::{Ring, RingConfig};
+use ketama_core::parser::ParseMode;
+use ketama_core::server_file::{self, MAX_FILE_BYTES};
+use ketama_core::{Ring, RingConfig};
 
 /// Extra peak RSS a refused input may cost, over a small good file.
 const EXTRA_RSS_CEILING_KIB: u64 = 32 * 1024;
@@ -91,7 +91,7 @@ fn dev_zero_stops_at_once_in_the_compat_roll() {
 fn the_cli_stops_at_once_on_dev_zero_and_refuses_a_fifo() {
     let good = good_file("cli-rss-good");
     let (base, base_rss) = common::run_measuring_peak_rss(
-        Command::new(env!("CARGO_BIN_EXE_ketama")).args(["check", good.to_str().unwrap()]),
+        Command::new(common::cli()).args(["check", good.to_str().unwrap()]),
         Duration::from_secs(30),
     );
     assert!(base.status.success(), "{base:?}");
@@ -115,7 +115,7 @@ fn the_cli_stops_at_once_on_dev_zero_and_refuses_a_fifo() {
         ),
     ] {
         let (out, rss) = common::run_measuring_peak_rss(
-            Command::new(env!("CARGO_BIN_EXE_ketama")).args(&args),
+            Command::new(common::cli()).args(&args),
             Duration::from_secs(30),
         );
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -141,7 +141,7 @@ fn a_large_file_with_a_bad_first_line_is_not_read_whole() {
     );
     assert!(rss < base_rss + EXTRA_RSS_CEILING_KIB, "{rss} KiB");
     let (out, rss) = common::run_measuring_peak_rss(
-        Command::new(env!("CARGO_BIN_EXE_ketama")).args(["find", bad.to_str().unwrap(), "k"]),
+        Command::new(common::cli()).args(["find", bad.to_str().unwrap(), "k"]),
         Duration::from_secs(30),
     );
     assert_eq!(out.status.code(), Some(1));

@@ -51,7 +51,7 @@ fn the_readme_example_works() {
 }
 
 fn ketama_cli(args: &[&str], stdin: &[u8]) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ketama"))
+    let mut child = Command::new(common::cli())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -114,8 +114,8 @@ fn cli_decodes_encodes_and_compacts() {
 
 #[test]
 fn the_c_abi_is_reentrant_across_threads() {
-    use ketama::ffi::set::*;
-    use ketama::ffi::status::ketama_status;
+    use ketama::set::*;
+    use ketama::status::ketama_status;
     let value = b"+a +b +c -b ".repeat(200);
     let mut shared: *mut ketama_set = std::ptr::null_mut();
     // SAFETY: valid buffers and out-pointers.
@@ -144,7 +144,7 @@ fn the_c_abi_is_reentrant_across_threads() {
                     };
                     assert_eq!(status, ketama_status::KETAMA_ERR_SET_DECODE);
                     assert_eq!((error.offset, error.record), (bad.len() - 1, 2));
-                    let message = ketama::ffi::status::last_error();
+                    let message = ketama::status::last_error();
                     assert!(
                         message.contains(&format!("byte offset {} (record 2)", bad.len() - 1)),
                         "{message}"
@@ -183,10 +183,8 @@ fn the_c_abi_is_reentrant_across_threads() {
 
 #[test]
 fn c_enums_mirror_the_rust_ids() {
-    use ketama::ffi::set::{
-        ketama_set_encoding, ketama_set_error_kind, ketama_set_error_kind_name,
-    };
-    use ketama::setcodec::{Format, SetErrorKind};
+    use ketama::set::{ketama_set_encoding, ketama_set_error_kind, ketama_set_error_kind_name};
+    use ketama_core::setcodec::{Format, SetErrorKind};
     for kind in SetErrorKind::ALL {
         // SAFETY: the function returns a static NUL-terminated string.
         let name = unsafe { std::ffi::CStr::from_ptr(ketama_set_error_kind_name(kind.id())) };

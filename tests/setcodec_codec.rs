@@ -4,10 +4,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ketama::setcodec::ops;
-use ketama::setcodec::recipe::{Reply, WriteAction, WriteOutcome, Writer, plan_read};
-use ketama::setcodec::shard::{ShardLayout, fnv1a64, shard_of};
-use ketama::setcodec::{
+use ketama_core::setcodec::ops;
+use ketama_core::setcodec::recipe::{Reply, WriteAction, WriteOutcome, Writer, plan_read};
+use ketama_core::setcodec::shard::{ShardLayout, fnv1a64, shard_of};
+use ketama_core::setcodec::{
     CompactionPolicy, DecodeOptions, Format, MemberSet, Op, SetErrorKind, compacted, convert,
     decode, decode_salvage, detect, encode, should_compact,
 };
@@ -521,10 +521,10 @@ fn sharding_is_specified_and_respects_key_limits() {
         layout.merge(&wrong).unwrap_err().kind,
         SetErrorKind::BadListEntry
     );
-    let ring = ketama::Ring::new(
+    let ring = ketama_core::Ring::new(
         vec![
-            ketama::ServerSpec::new("10.0.0.1:11211", 1),
-            ketama::ServerSpec::new("10.0.0.2:11211", 1),
+            ketama_core::ServerSpec::new("10.0.0.1:11211", 1),
+            ketama_core::ServerSpec::new("10.0.0.2:11211", 1),
         ],
         Default::default(),
     )

@@ -30,8 +30,8 @@ use std::time::{Duration, Instant};
 
 use common::Memcached;
 use common::random::XorShift;
-use ketama::setcodec::recipe::{self, Reply, WriteAction, WriteOutcome, Writer};
-use ketama::setcodec::{CompactionPolicy, DecodeOptions, Format, Op, decode, encode};
+use ketama_core::setcodec::recipe::{self, Reply, WriteAction, WriteOutcome, Writer};
+use ketama_core::setcodec::{CompactionPolicy, DecodeOptions, Format, Op, decode, encode};
 
 const WRITERS: usize = 8;
 const OPS_PER_WRITER: usize = 30;

@@ -13,12 +13,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use common::Memcached;
-use ketama::ffi::set::*;
-use ketama::ffi::status::ketama_status;
-use ketama::setcodec::flip::{self, Fetched, FlipStep, ListId};
-use ketama::setcodec::paired::{self, Side};
-use ketama::setcodec::recipe::{self, Sampler};
-use ketama::setcodec::{
+use ketama::set::*;
+use ketama::status::ketama_status;
+use ketama_core::setcodec::flip::{self, Fetched, FlipStep, ListId};
+use ketama_core::setcodec::paired::{self, Side};
+use ketama_core::setcodec::recipe::{self, Sampler};
+use ketama_core::setcodec::{
     CompactionPolicy, DecodeOptions, Format, MemberSet, Op, SetErrorKind, decode, encode,
 };
 use setcodec_support::flip_client::{Compaction, FlipClient};
@@ -91,7 +91,7 @@ fn the_copy_header_is_read_and_checked() {
 }
 
 fn cli_decode(value: &[u8]) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ketama"))
+    let mut child = Command::new(common::cli())
         .args(["set", "decode"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -300,8 +300,10 @@ fn take(buffer: ketama_set_buffer) -> Vec<u8> {
     let bytes = if buffer.data.is_null() {
         Vec::new()
     } else {
+        // SAFETY: the pointers come from live locals and the library's own handles.
         unsafe { std::slice::from_raw_parts(buffer.data, buffer.len) }.to_vec()
     };
+    // SAFETY: the pointers come from live locals and the library's own handles.
     unsafe { ketama_set_buffer_free(buffer) };
     bytes
 }
@@ -319,6 +321,7 @@ fn c_abi_paired_lists_seal_and_sampled_reads() {
         data: std::ptr::null_mut(),
         len: 0,
     };
+    // SAFETY: the pointers come from live locals and the library's own handles.
     let status = unsafe { ketama_set_encode_paired(refs.as_ptr(), 3, 1, 0, &mut out) };
     assert_eq!(status, ketama_status::KETAMA_OK);
     let follows = take(out);
@@ -327,7 +330,9 @@ fn c_abi_paired_lists_seal_and_sampled_reads() {
         data: std::ptr::null_mut(),
         len: 0,
     };
+    // SAFETY: the pointers come from live locals and the library's own handles.
     assert_eq!(
+        // SAFETY: the pointers are valid as the function's contract requires.
         unsafe { ketama_set_paired_key(b"X".as_ptr(), 1, 1, &mut key) },
         ketama_status::KETAMA_OK
     );
@@ -336,12 +341,15 @@ fn c_abi_paired_lists_seal_and_sampled_reads() {
         data: std::ptr::null_mut(),
         len: 0,
     };
+    // SAFETY: the pointers come from live locals and the library's own handles.
     assert_eq!(
+        // SAFETY: the pointers are valid as the function's contract requires.
         unsafe { ketama_set_paired_key(b"X".as_ptr(), 1, 2, &mut key) },
         ketama_status::KETAMA_ERR_INVALID_ARGUMENT
     );
     let unfollows = b"+222 ";
     let mut set = std::ptr::null_mut();
+    // SAFETY: the pointers come from live locals and the library's own handles.
     let status = unsafe {
         ketama_set_decode_paired(
             follows.as_ptr(),
@@ -353,17 +361,25 @@ fn c_abi_paired_lists_seal_and_sampled_reads() {
         )
     };
     assert_eq!(status, ketama_status::KETAMA_OK);
+    // SAFETY: the pointers come from live locals and the library's own handles.
     assert_eq!(unsafe { ketama_set_card(set) }, 2, "1234 and 222 (2 - 1)");
+    // SAFETY: the pointers come from live locals and the library's own handles.
     assert!(!unsafe { ketama_set_is_sealed(set) });
+    // SAFETY: the pointers come from live locals and the library's own handles.
     unsafe { ketama_set_free(set) };
     let sealed = b"^+a ";
     let mut error = ketama_set_error::default();
+    // SAFETY: the pointers come from live locals and the library's own handles.
     assert_eq!(
+        // SAFETY: the pointers are valid as the function's contract requires.
         unsafe { ketama_set_decode(sealed.as_ptr(), 4, 0, 0, &mut set, &mut error) },
         ketama_status::KETAMA_OK
     );
+    // SAFETY: the pointers come from live locals and the library's own handles.
     assert!(unsafe { ketama_set_is_sealed(set) });
+    // SAFETY: the pointers come from live locals and the library's own handles.
     unsafe { ketama_set_free(set) };
+    // SAFETY: the pointers come from live locals and the library's own handles.
     assert!(!unsafe { ketama_set_is_sealed(std::ptr::null()) });
     // Sampled read plans: probability 0 never, 1 always, out of range refused.
     let dirty = b"+a -a +a -a +b ";
@@ -374,6 +390,7 @@ fn c_abi_paired_lists_seal_and_sampled_reads() {
     };
     for (probability, needed) in [(0.0, false), (1.0, true)] {
         let mut compaction = std::mem::MaybeUninit::<ketama_set_compaction>::uninit();
+        // SAFETY: the pointers come from live locals and the library's own handles.
         let status = unsafe {
             ketama_set_plan_read_sampled(
                 dirty.as_ptr(),
@@ -391,6 +408,7 @@ fn c_abi_paired_lists_seal_and_sampled_reads() {
             )
         };
         assert_eq!(status, ketama_status::KETAMA_OK);
+        // SAFETY: the pointers come from live locals and the library's own handles.
         let compaction = unsafe { compaction.assume_init() };
         assert_eq!(compaction.needed, needed);
         if needed {
@@ -398,9 +416,11 @@ fn c_abi_paired_lists_seal_and_sampled_reads() {
         } else {
             assert!(compaction.value.data.is_null());
         }
+        // SAFETY: the pointers come from live locals and the library's own handles.
         unsafe { ketama_set_free(set) };
     }
     let mut compaction = std::mem::MaybeUninit::<ketama_set_compaction>::uninit();
+    // SAFETY: the pointers come from live locals and the library's own handles.
     let status = unsafe {
         ketama_set_plan_read_sampled(
             dirty.as_ptr(),
@@ -418,7 +438,7 @@ fn c_abi_paired_lists_seal_and_sampled_reads() {
         )
     };
     assert_eq!(status, ketama_status::KETAMA_ERR_INVALID_ARGUMENT);
-    assert!(ketama::ffi::status::last_error().contains("probability 1.5"));
+    assert!(ketama::status::last_error().contains("probability 1.5"));
 }
 
 /// Against a real memcached: 6 writers add and remove their own members

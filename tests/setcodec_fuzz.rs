@@ -56,7 +56,8 @@ fn mutated_inputs_keep_the_invariants() {
         mutate(&mut input, other, INTERESTING, &mut rng);
         check_decoders(&input);
         check_round_trip(&input);
-        if !input.is_empty() && ketama::setcodec::decode(&input[1..], &Default::default()).is_err()
+        if !input.is_empty()
+            && ketama_core::setcodec::decode(&input[1..], &Default::default()).is_err()
         {
             rejected += 1;
         }

@@ -11,12 +11,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::Memcached;
-use ketama::setcodec::recipe::{Reply, WriteOutcome};
-use ketama::setcodec::shard::ShardLayout;
-use ketama::setcodec::{
+use ketama_core::setcodec::recipe::{Reply, WriteOutcome};
+use ketama_core::setcodec::shard::ShardLayout;
+use ketama_core::setcodec::{
     CompactionPolicy, DecodeOptions, Format, MemberSet, Op, SetErrorKind, convert, decode, ops,
 };
-use ketama::{Ring, RingConfig, ServerSpec};
+use ketama_core::{Ring, RingConfig, ServerSpec};
 use setcodec_support::SetClient;
 
 fn policy() -> CompactionPolicy {
@@ -75,7 +75,8 @@ fn round_trips_through_memcached() {
             Some(true)
         );
         let (value, _, _) = client.fetch(key).unwrap();
-        let expected = ketama::setcodec::compacted(&names(&["a", "c", "d"]), format, 250).unwrap();
+        let expected =
+            ketama_core::setcodec::compacted(&names(&["a", "c", "d"]), format, 250).unwrap();
         assert_eq!(value, expected);
         // Compacting to the empty set writes an empty value, not a delete.
         client

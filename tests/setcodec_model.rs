@@ -22,9 +22,9 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use ketama::setcodec::flip::{self, Fetched, FlipStep, ListId};
-use ketama::setcodec::recipe::{self, Reply, WriteAction, Writer};
-use ketama::setcodec::{CompactionPolicy, DecodeOptions, Format, Op, encode};
+use ketama_core::setcodec::flip::{self, Fetched, FlipStep, ListId};
+use ketama_core::setcodec::recipe::{self, Reply, WriteAction, Writer};
+use ketama_core::setcodec::{CompactionPolicy, DecodeOptions, Format, Op, encode};
 
 // ---- memcached ----
 
@@ -274,7 +274,7 @@ fn snapshot(protocol: Protocol, server: &Server) -> (Vec<Vec<u8>>, usize) {
     match protocol {
         Protocol::CasOnly => {
             let value = server.fetch(SINGLE).map(|(v, _)| v).unwrap_or_default();
-            let set = ketama::setcodec::decode(&value, &options()).expect("decodes");
+            let set = ketama_core::setcodec::decode(&value, &options()).expect("decodes");
             (set.members.to_vec(), 0)
         }
         Protocol::Flip => {
@@ -322,7 +322,7 @@ fn read_members(
     match protocol {
         Protocol::CasOnly => {
             let value = first.as_ref().map(|(v, _)| v.clone()).unwrap_or_default();
-            ketama::setcodec::decode(&value, &options())
+            ketama_core::setcodec::decode(&value, &options())
                 .expect("decodes")
                 .members
                 .to_vec()

@@ -3,8 +3,8 @@
 //! one by one; every digest must agree.
 #![no_main]
 
-use ketama::hash::md5_digest;
-use ketama::hash::md5_lanes::md5_many;
+use ketama_core::hash::md5_digest;
+use ketama_core::hash::md5_lanes::md5_many;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

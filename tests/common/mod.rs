@@ -19,6 +19,24 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The `ketama` command of this workspace build (crate `ketama-cli`), beside
+/// the test's own target directory. `cargo test --workspace` (`make test`)
+/// builds it before any test runs.
+pub fn cli() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target profile dir");
+    let cli = profile_dir.join("ketama");
+    assert!(
+        cli.exists(),
+        "{} does not exist: build the CLI with `cargo build -p ketama-cli` (or run `make test`)",
+        cli.display()
+    );
+    cli
+}
+
 /// A scratch directory unique to this test process (under target/).
 pub fn scratch_dir(name: &str) -> PathBuf {
     let dir = repo_root()
@@ -191,7 +209,7 @@ pub fn run_with_input(cmd: &mut Command, input: Option<&[u8]>, limit: Duration) 
 /// Runs the `ketama` CLI with `args` and `stdin` (bounded: 120 s).
 pub fn ketama_cli<S: AsRef<std::ffi::OsStr>>(args: &[S], stdin: &[u8]) -> Output {
     run_with_input(
-        Command::new(env!("CARGO_BIN_EXE_ketama")).args(args),
+        Command::new(cli()).args(args),
         Some(stdin),
         Duration::from_secs(120),
     )
@@ -457,8 +475,8 @@ impl Drop for Memcached {
 }
 
 /// `ketama_roll` on `path`: the continuum, or `ketama_error()`'s text.
-pub fn compat_roll(path: &Path) -> Result<ketama::ffi::compat::ketama_continuum, String> {
-    use ketama::ffi::compat::{ketama_error, ketama_roll};
+pub fn compat_roll(path: &Path) -> Result<ketama::compat::ketama_continuum, String> {
+    use ketama::compat::{ketama_error, ketama_roll};
     let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
     let mut cont = std::ptr::null_mut();
     // SAFETY: valid out-pointer and NUL-terminated file name.
@@ -503,7 +521,7 @@ pub fn assert_example_output(stdout: &str, addresses: &[String]) {
         assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
     }
     let placed = run_with_timeout(
-        Command::new(env!("CARGO_BIN_EXE_ketama"))
+        Command::new(cli())
             .args(["find", "--servers", &addresses.join(",")])
             .args((0..300).map(|i| format!("user:{i}"))),
         Duration::from_secs(60),

@@ -469,7 +469,7 @@ pub fn compare_per_key(
     name: &str,
     program: &[&std::ffi::OsStr],
     peer_lines: impl Fn(&ServerList) -> String,
-    ring: impl Fn(&ServerList) -> ketama::Ring,
+    ring: impl Fn(&ServerList) -> ketama_core::Ring,
     cases: &[(ServerList, Vec<usize>)],
     keys: &[Vec<u8>],
 ) -> usize {
@@ -512,7 +512,7 @@ pub fn weighted_peer_lines(list: &ServerList) -> String {
 }
 
 /// The library's ring of `flavour` for `list`, read from `host:port[:weight]` lines.
-pub fn weighted_ring(list: &ServerList, flavour: ketama::Flavour) -> ketama::Ring {
+pub fn weighted_ring(list: &ServerList, flavour: ketama_core::Flavour) -> ketama_core::Ring {
     let text: String = list
         .servers
         .iter()
@@ -521,8 +521,8 @@ pub fn weighted_ring(list: &ServerList, flavour: ketama::Flavour) -> ketama::Rin
             None => format!("{}\n", s.address()),
         })
         .collect();
-    let servers = ketama::parser::peers::parse(text.as_bytes(), "servers").unwrap();
-    ketama::Ring::new(servers, ketama::RingConfig::flavour(flavour)).unwrap()
+    let servers = ketama_core::parser::peers::parse(text.as_bytes(), "servers").unwrap();
+    ketama_core::Ring::new(servers, ketama_core::RingConfig::flavour(flavour)).unwrap()
 }
 
 /// Keys whose 15-bit CRC is 0, where python-memcached (which reads that
@@ -530,7 +530,7 @@ pub fn weighted_ring(list: &ServerList, flavour: ketama::Flavour) -> ketama::Rin
 pub fn zero_hash_keys() -> Vec<Vec<u8>> {
     (0..3_000_000u32)
         .map(|i| format!("zero:{i}").into_bytes())
-        .filter(|k| ketama::hash::crc::crc15(k) == 0)
+        .filter(|k| ketama_core::hash::crc::crc15(k) == 0)
         .take(20)
         .collect()
 }

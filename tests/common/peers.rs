@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use ketama::{Ring, ServerSpec};
+use ketama_core::{Ring, ServerSpec};
 
 /// One server as a test hands it to a peer and to the library.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,8 +8,8 @@
 
 #![allow(dead_code)]
 
-use ketama::parser::{self, ParseMode, ServerListParser};
-use ketama::{Flavour, Ring, RingConfig};
+use ketama_core::parser::{self, ParseMode, ServerListParser};
+use ketama_core::{Flavour, Ring, RingConfig};
 
 const MODES: [ParseMode; 4] = [
     ParseMode::Strict,

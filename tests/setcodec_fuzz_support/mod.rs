@@ -6,7 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use ketama::setcodec::{
+use ketama_core::setcodec::{
     DecodeOptions, Format, MemberSet, Op, compacted, decode, decode_salvage, encode,
 };
 

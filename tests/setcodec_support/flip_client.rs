@@ -4,9 +4,9 @@
 //! recipe, compaction flips (CAS or ADD of the inactive list, then PREPEND
 //! of the `^` seal).
 
-use ketama::setcodec::flip::{self, Fetched, FlipRead, FlipStep, ListId};
-use ketama::setcodec::recipe::{self, Reply, WriteAction, WriteOutcome, Writer};
-use ketama::setcodec::{DecodeOptions, Format, Op, SetError, encode};
+use ketama_core::setcodec::flip::{self, Fetched, FlipRead, FlipStep, ListId};
+use ketama_core::setcodec::recipe::{self, Reply, WriteAction, WriteOutcome, Writer};
+use ketama_core::setcodec::{DecodeOptions, Format, Op, SetError, encode};
 use memcache::exp::{Error as McError, Meta, MetaClient, MutationStatus};
 
 /// What a compaction attempt did.

@@ -8,8 +8,10 @@ pub mod flip_client;
 
 use std::time::Duration;
 
-use ketama::setcodec::recipe::{self, Reply, WriteAction, WriteOutcome, Writer};
-use ketama::setcodec::{CompactionPolicy, DecodeOptions, DecodedSet, Format, Op, SetError, encode};
+use ketama_core::setcodec::recipe::{self, Reply, WriteAction, WriteOutcome, Writer};
+use ketama_core::setcodec::{
+    CompactionPolicy, DecodeOptions, DecodedSet, Format, Op, SetError, encode,
+};
 use memcache::exp::{Error as McError, Meta, MetaClient, MutationStatus};
 
 /// What a read did.

@@ -4,8 +4,8 @@
 use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
 
-use ketama::escape::{escape_bytes, json_text};
-use ketama::setcodec::{self, DecodeOptions, Format, Op};
+use ketama_core::escape::{escape_bytes, json_text};
+use ketama_core::setcodec::{self, DecodeOptions, Format, Op};
 use serde::Serialize;
 
 use crate::Failure;

@@ -8,11 +8,11 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::os::unix::ffi::OsStrExt;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use ketama::analysis::{
+use ketama_core::analysis::{
     DEFAULT_SAMPLE_KEYS, Measure, distribution, keyspace_shares_measured, plan_migration,
 };
-use ketama::escape::json_text;
-use ketama::{Flavour, Ring, RingConfig};
+use ketama_core::escape::json_text;
+use ketama_core::{Flavour, Ring, RingConfig};
 use serde::Serialize;
 
 use crate::Failure;

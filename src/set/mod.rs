@@ -1,5 +1,5 @@
 //! The set codec's C ABI (`ketama_set_*`), a thin layer over
-//! [`crate::setcodec`], split by concept as the codec is:
+//! [`ketama_core::setcodec`], split by concept as the codec is:
 //!
 //! * this module: the set handle, buffers, encodings and error kinds;
 //! * [`values`]: decoding, reading members, encoding payloads;
@@ -30,8 +30,8 @@ pub use writer::*;
 use std::ffi::c_char;
 
 use super::boundary::{arg_ref, arg_slice, guard_value};
-use crate::Error;
-use crate::setcodec::{
+use ketama_core::Error;
+use ketama_core::setcodec::{
     DEFAULT_MAX_MEMBER_LEN, DecodeOptions, DecodedSet, Format, MemberSet, Op, SetError,
     SetErrorKind, SetStats,
 };
@@ -324,7 +324,7 @@ pub(super) unsafe fn member_list<'a>(
     entries
         .iter()
         // SAFETY: each entry is valid for its length.
-        .map(|m| unsafe { crate::ffi::boundary::arg_bytes(m.data, m.len, "members[].data") })
+        .map(|m| unsafe { crate::boundary::arg_bytes(m.data, m.len, "members[].data") })
         .collect()
 }
 

@@ -4,9 +4,9 @@ use std::ffi::OsString;
 use std::io::{BufRead, BufWriter, Write};
 use std::os::unix::ffi::OsStrExt;
 
-use ketama::escape::json_text;
-use ketama::parser::{libketama, strict};
-use ketama::ring::read_server_file;
+use ketama_core::escape::json_text;
+use ketama_core::parser::{libketama, strict};
+use ketama_core::ring::read_server_file;
 use serde::Serialize;
 
 use crate::Failure;
@@ -104,7 +104,11 @@ pub fn find(args: FindArgs) -> Result<(), Failure> {
 /// `ketama find --group-by-server`: the multi-GET plan, one line
 /// `SERVER<TAB>KEY<TAB>KEY...` per server holding keys, servers in the
 /// list's order and keys in input order.
-fn find_grouped(ring: &ketama::Ring, arguments: &[OsString], json: bool) -> Result<(), Failure> {
+fn find_grouped(
+    ring: &ketama_core::Ring,
+    arguments: &[OsString],
+    json: bool,
+) -> Result<(), Failure> {
     let keys: Vec<Vec<u8>> = if arguments.is_empty() {
         let mut keys = Vec::new();
         for line in std::io::stdin().lock().split(b'\n') {
@@ -195,7 +199,7 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
             ));
         }
     }
-    let ring = ketama::Ring::new(servers, Default::default())?;
+    let ring = ketama_core::Ring::new(servers, Default::default())?;
     if !args.json {
         println!(
             "{file}: OK, {} servers, {} points",

@@ -1,11 +1,11 @@
 //! A set spread over N keys `<base>.<i>`, placed on servers by a ring.
 
 use super::*;
-use crate::Error;
-use crate::ffi::boundary::{arg_bytes, arg_out, guard_status};
-use crate::ffi::ring::{ketama_ring, ketama_server_ref, ring_ref, server_ref};
-use crate::ffi::status::ketama_status;
-use crate::setcodec::shard::{self, ShardLayout};
+use crate::boundary::{arg_bytes, arg_out, guard_status};
+use crate::ring::{ketama_ring, ketama_server_ref, ring_ref, server_ref};
+use crate::status::ketama_status;
+use ketama_core::Error;
+use ketama_core::setcodec::shard::{self, ShardLayout};
 
 /// The shard of `member` among `shard_count` shards: FNV-1a 64 of the
 /// member's bytes modulo `shard_count`.
@@ -22,6 +22,7 @@ pub unsafe extern "C" fn ketama_set_shard_of(
     guard_status(|| {
         // SAFETY: per the contract above.
         let member = unsafe { arg_bytes(member, member_len, "member") }?;
+        // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
         if shard_count == 0 {
             return Err(Error::InvalidArgument(
@@ -76,6 +77,7 @@ pub unsafe extern "C" fn ketama_set_shard_server(
     guard_status(|| {
         // SAFETY: per the contract above.
         let ring = unsafe { ring_ref(ring) }?;
+        // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
         let key = layout(base, base_len, shard_count)?.shard_key(shard)?;
         let at = ring.locate(&key).ok_or_else(|| {
@@ -120,7 +122,9 @@ pub unsafe extern "C" fn ketama_set_shard_count_from_index(
     guard_status(|| {
         // SAFETY: per the contract above.
         let base = unsafe { arg_bytes(base, base_len, "base") }?;
+        // SAFETY: per the contract above.
         let value = unsafe { arg_bytes(value, value_len, "value") }?;
+        // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
         *out = ShardLayout::from_index(base, value)?.count();
         Ok(())

@@ -251,9 +251,10 @@ impl Kernel {
     fn digest(self, messages: &[&[u8]], out: &mut [[u8; 16]]) {
         match self {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `detect` chose this kernel because the CPU has AVX-512F.
             Kernel::Avx512 => {
-                store_lanes(&unsafe { compress16_avx512(&load_lanes(messages)) }, out)
+                // SAFETY: `detect` chose this kernel because the CPU has AVX-512F.
+                let digests = unsafe { compress16_avx512(&load_lanes(messages)) };
+                store_lanes(&digests, out)
             }
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `detect` chose this kernel because the CPU has AVX2.

@@ -3,8 +3,8 @@
 use std::cell::RefCell;
 use std::ffi::c_char;
 
-use crate::Error;
-use crate::setcodec::{SetError, SetErrorKind};
+use ketama_core::Error;
+use ketama_core::setcodec::{SetError, SetErrorKind};
 
 /// Result of a modern API call. `KETAMA_OK` is 0; every other value comes
 /// with a message readable through `ketama_error()` on the same thread.
@@ -148,8 +148,8 @@ pub(crate) fn last_error_ptr() -> *mut c_char {
 /// `"KETAMA_UNKNOWN_STATUS"` for a value that is not one.
 #[unsafe(no_mangle)]
 pub extern "C" fn ketama_status_name(status: u32) -> *const c_char {
-    crate::ffi::boundary::guard_value(c"KETAMA_UNKNOWN_STATUS".as_ptr(), || {
-        crate::ffi::boundary::status_from_u32(status)
+    crate::boundary::guard_value(c"KETAMA_UNKNOWN_STATUS".as_ptr(), || {
+        crate::boundary::status_from_u32(status)
             .map_or(c"KETAMA_UNKNOWN_STATUS".as_ptr(), |s| s.name().as_ptr())
     })
 }

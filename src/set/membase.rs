@@ -1,9 +1,9 @@
 //! The Membase list formats: conversion to T1/B1, and paired lists.
 
 use super::*;
-use crate::ffi::boundary::{arg_bytes, arg_out, guard_status};
-use crate::ffi::status::ketama_status;
-use crate::setcodec::{self, paired};
+use crate::boundary::{arg_bytes, arg_out, guard_status};
+use crate::status::ketama_status;
+use ketama_core::setcodec::{self, paired};
 
 /// Converts a value in any encoding (Membase lists included) to the
 /// canonical `to` encoding (T1 or B1).
@@ -22,6 +22,7 @@ pub unsafe extern "C" fn ketama_set_convert(
     guard_status(|| {
         // SAFETY: per the contract above.
         let value = unsafe { arg_bytes(value, value_len, "value") }?;
+        // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
         *out = buffer(setcodec::convert(
             value,
@@ -58,6 +59,7 @@ pub unsafe extern "C" fn ketama_set_paired_key(
     guard_status(|| {
         // SAFETY: per the contract above.
         let base = unsafe { arg_bytes(base, base_len, "base") }?;
+        // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
         let side = match side {
             0 => paired::Side::Add,
@@ -85,6 +87,7 @@ pub unsafe extern "C" fn ketama_set_encode_paired(
     guard_status(|| {
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
+        // SAFETY: per the contract above.
         let members = unsafe { member_list(members, count) }?;
         let options = options(0, max_member_len)?;
         *out = buffer(paired::encode_paired(
@@ -114,7 +117,9 @@ pub unsafe extern "C" fn ketama_set_decode_paired(
     guard_status(|| {
         // SAFETY: per the contract above.
         let set_out = unsafe { arg_out(set_out, "set_out") }?;
+        // SAFETY: per the contract above.
         let adds = unsafe { arg_bytes(adds, adds_len, "adds") }?;
+        // SAFETY: per the contract above.
         let removes = unsafe { arg_bytes(removes, removes_len, "removes") }?;
         let options = options(0, max_member_len)?;
         let set = paired::decode_paired(adds, removes, &options)?;

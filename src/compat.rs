@@ -9,7 +9,7 @@
 //!   continuum handed out is never modified; it stays valid until smoked.
 //!   The cache holds the last good continuum of the 32 most recently rolled
 //!   files (fewer when they hold over 2^22 points in all).
-//! * Reading is bounded and waits out writers ([`crate::server_file`]): only
+//! * Reading is bounded and waits out writers ([`ketama_core::server_file`]): only
 //!   regular files of at most 64 MiB; a file modified under 100 ms ago is read
 //!   once it has been left alone that long; a read during which the file
 //!   changed is retried.
@@ -50,11 +50,11 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::boundary::guard_value;
 use super::status::{clear_last_error, last_error_ptr, set_last_error};
-use crate::file_ring::{LastGood, Refresh, refresh};
-use crate::hash::md5_digest;
-use crate::parser::ParseMode;
-use crate::parser::libketama as compat_parser;
-use crate::{Error, Ring, RingConfig};
+use ketama_core::file_ring::{LastGood, Refresh, refresh};
+use ketama_core::hash::md5_digest;
+use ketama_core::parser::ParseMode;
+use ketama_core::parser::libketama as compat_parser;
+use ketama_core::{Error, Ring, RingConfig};
 
 /// Size of the original's SysV shared memory segment (512 KiB). Kept for
 /// source compatibility; this library uses no shared memory.
@@ -205,7 +205,7 @@ fn remember(filename: &[u8], good: LastGood<Snapshot>) {
 fn mcs_records(ring: &Ring) -> Box<[McsRecord]> {
     let continuum = ring.continuum();
     // 28 bytes per point (45 MB at 10,000 servers): pages mapped up front.
-    let mut records = crate::prefault::vec_with_capacity(continuum.len());
+    let mut records = ketama_core::prefault::vec_with_capacity(continuum.len());
     records.extend(
         continuum
             .points()
@@ -384,7 +384,7 @@ pub unsafe extern "C" fn ketama_get_server(key: *mut c_char, cont: ketama_contin
                 search_records(
                     c.array.cast(),
                     c.numpoints as usize,
-                    crate::hash::ketama_hash(key),
+                    ketama_core::hash::ketama_hash(key),
                 )
             };
         }
@@ -470,7 +470,7 @@ pub unsafe extern "C" fn ketama_hashi(inString: *mut c_char) -> c_uint {
             return 0;
         }
         // SAFETY: non-NULL and NUL-terminated.
-        crate::hash::ketama_hash(unsafe { CStr::from_ptr(inString) }.to_bytes())
+        ketama_core::hash::ketama_hash(unsafe { CStr::from_ptr(inString) }.to_bytes())
     })
 }
 

@@ -1,3 +1,5 @@
+//! Page hints for large arrays.
+//!
 //! Large arrays filled right after they are allocated (the continuum's
 //! points while a ring rolls) have their pages mapped by the kernel in one
 //! call instead of one page fault per 4 KiB on first write (at 10,000
@@ -23,7 +25,7 @@ pub(crate) fn zeroed_u32s(len: usize) -> Vec<u32> {
 
 /// An empty vector with room for `capacity` items, its pages mapped up
 /// front (see the module documentation).
-pub(crate) fn vec_with_capacity<T>(capacity: usize) -> Vec<T> {
+pub fn vec_with_capacity<T>(capacity: usize) -> Vec<T> {
     let mut vec = Vec::with_capacity(capacity);
     let spare = vec.spare_capacity_mut();
     map_pages(spare.as_mut_ptr().cast(), std::mem::size_of_val(spare));

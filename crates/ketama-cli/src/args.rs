@@ -4,8 +4,8 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use ketama::parser::{ParseMode, nginx, peers, sockiopool};
-use ketama::{Flavour, Ring, RingConfig, ServerSpec};
+use ketama_core::parser::{ParseMode, nginx, peers, sockiopool};
+use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
 
 use crate::Failure;
 use crate::cli::{PlacementArgs, ServerListArgs};
@@ -74,7 +74,7 @@ impl RingArgs {
         }
         let servers = match &self.servers_file {
             Some(path) => {
-                let content = ketama::ring::read_server_file(path)?;
+                let content = ketama_core::ring::read_server_file(path)?;
                 let shown = path.display().to_string();
                 match self.config.flavour {
                     Flavour::LibketamaJava => sockiopool::parse(&content, &shown)?,

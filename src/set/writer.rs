@@ -1,10 +1,10 @@
 //! The write state machine, compaction and the read plan.
 
 use super::*;
-use crate::ffi::boundary::{arg_bytes, arg_out, guard_status, guard_value};
-use crate::ffi::status::ketama_status;
-use crate::setcodec::recipe::{self, Reply, WriteAction, WriteOutcome, Writer};
-use crate::setcodec::{self, CompactionPolicy};
+use crate::boundary::{arg_bytes, arg_out, guard_status, guard_value};
+use crate::status::ketama_status;
+use ketama_core::setcodec::recipe::{self, Reply, WriteAction, WriteOutcome, Writer};
+use ketama_core::setcodec::{self, CompactionPolicy};
 
 /// Server replies fed to `ketama_set_writer_step` (pass as `uint32_t`).
 #[repr(C)]
@@ -98,7 +98,9 @@ pub unsafe extern "C" fn ketama_set_should_compact(
     guard_status(|| {
         // SAFETY: per the contract above.
         let handle = unsafe { set_ref(set) }?;
+        // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
+        // SAFETY: per the contract above.
         let policy = policy_from(unsafe { policy.as_ref() });
         *out =
             setcodec::should_compact(&handle.set.stats, handle.set.members.len(), &policy, force);
@@ -120,6 +122,7 @@ pub unsafe extern "C" fn ketama_set_compacted(
     guard_status(|| {
         // SAFETY: per the contract above.
         let handle = unsafe { set_ref(set) }?;
+        // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
         *out = buffer(setcodec::compacted(
             &handle.set.members,
@@ -189,8 +192,11 @@ unsafe fn plan_read_into(
 ) -> Result<(), Error> {
     // SAFETY: per the caller.
     let set_out = unsafe { arg_out(set_out, "set_out") }?;
+    // SAFETY: per the contract above.
     let compaction_out = unsafe { arg_out(compaction_out, "compaction_out") }?;
+    // SAFETY: per the contract above.
     let value = unsafe { arg_bytes(value, value_len, "value") }?;
+    // SAFETY: per the contract above.
     let policy = policy_from(unsafe { policy.as_ref() });
     let options = options(encoding, 0)?;
     let plan = match sampled {
@@ -256,6 +262,7 @@ pub unsafe extern "C" fn ketama_set_writer_new(
     guard_status(|| {
         // SAFETY: per the contract above.
         let writer_out = unsafe { arg_out(writer_out, "writer_out") }?;
+        // SAFETY: per the contract above.
         let action_out = unsafe { arg_out(action_out, "action_out") }?;
         let retries = if max_retries == 0 {
             recipe::DEFAULT_MAX_RETRIES
@@ -285,6 +292,7 @@ pub unsafe extern "C" fn ketama_set_writer_step(
     guard_status(|| {
         // SAFETY: per the contract above.
         let writer = unsafe { arg_out(writer.cast::<Writer>(), "writer") }?;
+        // SAFETY: per the contract above.
         let action_out = unsafe { arg_out(action_out, "action_out") }?;
         let reply = match reply {
             0 => Reply::Stored,

@@ -2,9 +2,9 @@
 //! SINTERCARD, SRANDMEMBER, SPOP, SMOVE).
 
 use super::*;
-use crate::ffi::boundary::{arg_bytes, arg_out, arg_slice_mut, guard_status};
-use crate::ffi::status::ketama_status;
-use crate::setcodec::ops;
+use crate::boundary::{arg_bytes, arg_out, arg_slice_mut, guard_status};
+use crate::status::ketama_status;
+use ketama_core::setcodec::ops;
 
 /// SUNION of `count` sets (NULL entries are missing keys) into a new set.
 ///
@@ -71,6 +71,7 @@ unsafe fn combine(
     guard_status(|| {
         // SAFETY: per the caller.
         let out = unsafe { arg_out(out, "out") }?;
+        // SAFETY: per the contract above.
         let (list, max) = unsafe { set_list(sets, count) }?;
         *out = hand_out_members(operation(&list)?, max);
         Ok(())
@@ -91,6 +92,7 @@ pub unsafe extern "C" fn ketama_set_intercard(
     guard_status(|| {
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
+        // SAFETY: per the contract above.
         let (list, _) = unsafe { set_list(sets, count) }?;
         *out = ops::intercard(&list, limit)?;
         Ok(())
@@ -138,6 +140,7 @@ pub unsafe extern "C" fn ketama_set_srandmember(
     guard_status(|| {
         // SAFETY: per the contract above.
         let len_out = unsafe { arg_out(len_out, "len_out") }?;
+        // SAFETY: per the contract above.
         let indices = unsafe { arg_slice_mut(indices_out, capacity, "indices_out") }?;
         let empty = MemberSet::new();
         // SAFETY: NULL or a live handle.
@@ -180,7 +183,9 @@ pub unsafe extern "C" fn ketama_set_spop(
     guard_status(|| {
         // SAFETY: per the contract above.
         let len_out = unsafe { arg_out(len_out, "len_out") }?;
+        // SAFETY: per the contract above.
         let payload_out = unsafe { arg_out(payload_out, "payload_out") }?;
+        // SAFETY: per the contract above.
         let indices = unsafe { arg_slice_mut(indices_out, capacity, "indices_out") }?;
         let empty = SetHandle {
             set: DecodedSet::empty(),
@@ -222,8 +227,11 @@ pub unsafe extern "C" fn ketama_set_smove(
     guard_status(|| {
         // SAFETY: per the contract above.
         let member = unsafe { arg_bytes(member, member_len, "member") }?;
+        // SAFETY: per the contract above.
         let moved_out = unsafe { arg_out(moved_out, "moved_out") }?;
+        // SAFETY: per the contract above.
         let add_out = unsafe { arg_out(add_out, "add_out") }?;
+        // SAFETY: per the contract above.
         let remove_out = unsafe { arg_out(remove_out, "remove_out") }?;
         let empty = SetHandle {
             set: DecodedSet::empty(),

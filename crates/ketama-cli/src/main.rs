@@ -43,8 +43,8 @@ impl Failure {
     }
 }
 
-impl From<ketama::Error> for Failure {
-    fn from(error: ketama::Error) -> Self {
+impl From<ketama_core::Error> for Failure {
+    fn from(error: ketama_core::Error) -> Self {
         Failure::failed(error.to_string())
     }
 }

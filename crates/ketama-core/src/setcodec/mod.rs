@@ -21,7 +21,7 @@
 //!   (the library does no network I/O).
 //!
 //! ```
-//! use ketama::setcodec::{DecodeOptions, Format, Op, decode, encode};
+//! use ketama_core::setcodec::{DecodeOptions, Format, Op, decode, encode};
 //! // Two APPEND payloads, as two clients would write them.
 //! let mut value = encode(Op::Add, &["a", "b", "c"], Format::T1, 250).unwrap();
 //! value.extend(encode(Op::Remove, &["b", "x"], Format::T1, 250).unwrap());

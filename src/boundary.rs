@@ -4,7 +4,7 @@ use std::ffi::{CStr, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::status::{ketama_status, set_last_error};
-use crate::Error;
+use ketama_core::Error;
 
 /// Runs a status-returning body: `Ok` → `KETAMA_OK`; an error → its status,
 /// with the message recorded for `ketama_error()`; a panic →

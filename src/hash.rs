@@ -5,7 +5,7 @@ use std::ffi::c_char;
 use super::boundary::{arg_chars, arg_out, guard_status};
 use super::ring::hash_from_u32;
 use super::status::ketama_status;
-use crate::Error;
+use ketama_core::Error;
 
 /// Hashes `len` bytes at `bytes` with hash `hash_id` (a `ketama_hash` other
 /// than `KETAMA_HASH_DEFAULT`) and stores the 32-bit result in `*out`.
@@ -22,6 +22,7 @@ pub unsafe extern "C" fn ketama_hash_bytes(
     guard_status(|| {
         // SAFETY: per the contract above.
         let bytes = unsafe { arg_chars(bytes, len, "bytes") }?;
+        // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
         let hash = hash_from_u32(hash_id)?.ok_or_else(|| {
             Error::InvalidArgument(
@@ -36,39 +37,45 @@ pub unsafe extern "C" fn ketama_hash_bytes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hash::HashAlgorithm;
+    use ketama_core::hash::HashAlgorithm;
 
     #[test]
     fn every_id_maps_and_bad_ids_fail() {
         let mut out = 0u32;
         for (i, h) in HashAlgorithm::ALL.iter().enumerate() {
+            // SAFETY: the pointers come from live locals and the library's own handles.
             let status =
                 unsafe { ketama_hash_bytes(i as u32 + 1, b"key".as_ptr().cast(), 3, &mut out) };
             assert_eq!(status, ketama_status::KETAMA_OK);
             assert_eq!(out, h.hash(b"key"));
         }
         for bad in [0, HashAlgorithm::ALL.len() as u32 + 1] {
+            // SAFETY: the pointers come from live locals and the library's own handles.
             let status = unsafe { ketama_hash_bytes(bad, b"k".as_ptr().cast(), 1, &mut out) };
             assert_eq!(status, ketama_status::KETAMA_ERR_INVALID_ARGUMENT);
         }
+        // SAFETY: the pointers come from live locals and the library's own handles.
         let status = unsafe { ketama_hash_bytes(1, std::ptr::null(), 1, &mut out) };
         assert_eq!(status, ketama_status::KETAMA_ERR_NULL_ARGUMENT);
     }
 
     #[test]
     fn flavour_and_hash_names_round_trip_through_the_c_functions() {
-        use crate::ffi::compat::ketama_error;
-        use crate::ffi::ring::{
+        use crate::compat::ketama_error;
+        use crate::ring::{
             ketama_flavour_from_name, ketama_flavour_name, ketama_hash_from_name, ketama_hash_name,
         };
-        use crate::flavour::Flavour;
+        use ketama_core::flavour::Flavour;
         use std::ffi::{CStr, CString};
+        // SAFETY: the pointers come from live locals and the library's own handles.
         let name_of = |p: *const std::ffi::c_char| unsafe { CStr::from_ptr(p) }.to_str().unwrap();
         for (id, flavour) in Flavour::ALL.iter().enumerate() {
             let name = ketama_flavour_name(id as u32);
             assert_eq!(name_of(name), flavour.name());
             let mut out = u32::MAX;
+            // SAFETY: the pointers come from live locals and the library's own handles.
             assert_eq!(
+                // SAFETY: the pointers are valid as the function's contract requires.
                 unsafe { ketama_flavour_from_name(name, &mut out) },
                 ketama_status::KETAMA_OK
             );
@@ -76,6 +83,7 @@ mod tests {
             for (hash_id, hash) in HashAlgorithm::ALL.iter().enumerate() {
                 let hash_name = ketama_hash_name(hash_id as u32 + 1);
                 assert_eq!(name_of(hash_name), hash.name());
+                // SAFETY: the pointers come from live locals and the library's own handles.
                 let status = unsafe { ketama_hash_from_name(id as u32, hash_name, &mut out) };
                 // The peer's own spelling wins (twemproxy's "crc32" is the 15-bit crc).
                 if let Some(peer_hash) = flavour.hash_from_name(hash.name()) {
@@ -93,19 +101,25 @@ mod tests {
         assert_eq!(name_of(ketama_hash_name(0)), "default");
         let mut out = 0u32;
         let alias = CString::new("PHP_Memcached").unwrap();
+        // SAFETY: the pointers come from live locals and the library's own handles.
         assert_eq!(
+            // SAFETY: the pointers are valid as the function's contract requires.
             unsafe { ketama_flavour_from_name(alias.as_ptr(), &mut out) },
             ketama_status::KETAMA_OK
         );
         assert_eq!(Flavour::ALL[out as usize], Flavour::Libmemcached);
         let twemproxy_crc32 = CString::new("crc32").unwrap();
+        // SAFETY: the pointers come from live locals and the library's own handles.
         assert_eq!(
+            // SAFETY: the pointers are valid as the function's contract requires.
             unsafe { ketama_hash_from_name(6, twemproxy_crc32.as_ptr(), &mut out) },
             ketama_status::KETAMA_OK
         );
         assert_eq!(HashAlgorithm::ALL[out as usize - 1], HashAlgorithm::Crc);
         let bogus = CString::new("no-such-flavour").unwrap();
+        // SAFETY: the pointers come from live locals and the library's own handles.
         assert_eq!(
+            // SAFETY: the pointers are valid as the function's contract requires.
             unsafe { ketama_flavour_from_name(bogus.as_ptr(), &mut out) },
             ketama_status::KETAMA_ERR_INVALID_ARGUMENT
         );
@@ -114,15 +128,21 @@ mod tests {
             message.contains("no-such-flavour") && message.contains("libketama"),
             "{message}"
         );
+        // SAFETY: the pointers come from live locals and the library's own handles.
         assert_eq!(
+            // SAFETY: the pointers are valid as the function's contract requires.
             unsafe { ketama_flavour_from_name(std::ptr::null(), &mut out) },
             ketama_status::KETAMA_ERR_NULL_ARGUMENT
         );
+        // SAFETY: the pointers come from live locals and the library's own handles.
         assert_eq!(
+            // SAFETY: the pointers are valid as the function's contract requires.
             unsafe { ketama_hash_from_name(0, bogus.as_ptr(), std::ptr::null_mut()) },
             ketama_status::KETAMA_ERR_NULL_ARGUMENT
         );
+        // SAFETY: the pointers come from live locals and the library's own handles.
         assert_eq!(
+            // SAFETY: the pointers are valid as the function's contract requires.
             unsafe { ketama_hash_from_name(u32::MAX, twemproxy_crc32.as_ptr(), &mut out) },
             ketama_status::KETAMA_ERR_INVALID_ARGUMENT
         );
@@ -130,8 +150,8 @@ mod tests {
 
     #[test]
     fn c_enums_name_the_same_hashes_and_flavours_as_the_rust_lists() {
-        use crate::ffi::ring::{ketama_flavour as F, ketama_hash as K};
-        use crate::flavour::Flavour;
+        use crate::ring::{ketama_flavour as F, ketama_hash as K};
+        use ketama_core::flavour::Flavour;
         let hashes = [
             (K::KETAMA_HASH_MD5, HashAlgorithm::Md5),
             (K::KETAMA_HASH_CRC, HashAlgorithm::Crc),

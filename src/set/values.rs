@@ -1,9 +1,9 @@
 //! Decoding values, reading members and encoding APPEND payloads.
 
 use super::*;
-use crate::ffi::boundary::{arg_bytes, arg_out, arg_slice_mut, guard_status, guard_value};
-use crate::ffi::status::ketama_status;
-use crate::setcodec::{self, ops};
+use crate::boundary::{arg_bytes, arg_out, arg_slice_mut, guard_status, guard_value};
+use crate::status::ketama_status;
+use ketama_core::setcodec::{self, ops};
 
 /// Counters of a decoded set.
 #[repr(C)]
@@ -45,6 +45,7 @@ pub unsafe extern "C" fn ketama_set_decode(
     guard_status(|| {
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(set_out, "set_out") }?;
+        // SAFETY: per the contract above.
         let value = unsafe { arg_bytes(value, value_len, "value") }?;
         let options = options(encoding, max_member_len)?;
         match setcodec::decode(value, &options) {
@@ -82,7 +83,9 @@ pub unsafe extern "C" fn ketama_set_decode_salvage(
     guard_status(|| {
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(set_out, "set_out") }?;
+        // SAFETY: per the contract above.
         let error_slot = unsafe { arg_out(error_out, "error_out") }?;
+        // SAFETY: per the contract above.
         let value = unsafe { arg_bytes(value, value_len, "value") }?;
         let options = options(encoding, max_member_len)?;
         let salvaged = setcodec::decode_salvage(value, &options);
@@ -104,6 +107,7 @@ pub unsafe extern "C" fn ketama_set_get_stats(
     guard_status(|| {
         // SAFETY: per the contract above.
         let handle = unsafe { set_ref(set) }?;
+        // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
         let stats = &handle.set.stats;
         *out = ketama_set_stats {
@@ -126,6 +130,7 @@ pub unsafe extern "C" fn ketama_set_get_stats(
 pub unsafe extern "C" fn ketama_set_card(set: *const ketama_set) -> usize {
     // SAFETY: per the contract above.
     guard_value(0, || {
+        // SAFETY: per the contract above.
         unsafe { set_ref(set) }.map_or(0, |h| h.set.members.len())
     })
 }
@@ -145,7 +150,9 @@ pub unsafe extern "C" fn ketama_set_member(
     guard_status(|| {
         // SAFETY: per the contract above.
         let handle = unsafe { set_ref(set) }?;
+        // SAFETY: per the contract above.
         let data_out = unsafe { arg_out(data_out, "data_out") }?;
+        // SAFETY: per the contract above.
         let len_out = unsafe { arg_out(len_out, "len_out") }?;
         let members = &handle.set.members;
         let member = members.get(index).ok_or_else(|| {
@@ -174,6 +181,7 @@ pub unsafe extern "C" fn ketama_set_contains(
     guard_status(|| {
         // SAFETY: per the contract above.
         let member = unsafe { arg_bytes(member, member_len, "member") }?;
+        // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
         // SAFETY: NULL or a live handle.
         *out = unsafe { set.cast::<SetHandle>().as_ref() }
@@ -198,6 +206,7 @@ pub unsafe extern "C" fn ketama_set_contains_many(
     guard_status(|| {
         // SAFETY: per the contract above.
         let members = unsafe { member_list(members, count) }?;
+        // SAFETY: per the contract above.
         let out = unsafe { arg_slice_mut(out, count, "out") }?;
         let empty = MemberSet::new();
         // SAFETY: NULL or a live handle.
@@ -221,6 +230,7 @@ pub unsafe extern "C" fn ketama_set_detect(
     guard_status(|| {
         // SAFETY: per the contract above.
         let value = unsafe { arg_bytes(value, value_len, "value") }?;
+        // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
         *out = format_id(setcodec::detect(value)?);
         Ok(())
@@ -245,6 +255,7 @@ pub unsafe extern "C" fn ketama_set_encode(
     guard_status(|| {
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
+        // SAFETY: per the contract above.
         let members = unsafe { member_list(members, count) }?;
         let options = options(0, max_member_len)?;
         let payload = setcodec::encode(

@@ -1,0 +1,56 @@
+//! # ketama-core
+//!
+//! A drop-in replacement for Last.fm's libketama and a consistent-hashing
+//! library for memcached clients.
+//!
+//! * [`ring`]: the immutable, thread-safe ring (servers + continuum) that
+//!   maps keys to servers, built for a placement [`flavour`].
+//! * [`continuum`]: the sorted point array and its constant-time lookup index.
+//! * [`hash`]: MD5 and the key hashes used by the peers.
+//! * [`parser`]: server files, read exactly like libketama (compat) or
+//!   strictly (modern API and CLI).
+//! * [`server_file`]: reading server files with bounds, and only when no
+//!   writer is at work; [`file_ring`]: following a file, keeping the last
+//!   good ring when a change cannot be used.
+//! * [`setcodec`]: sets stored inside memcached values (encodings,
+//!   compaction, Redis set algebra, Membase lists, sharding, the recipe).
+//!
+//! This crate is safe Rust but for two hot spots, each with SAFETY comments:
+//! the multi-lane MD5 ([`hash::md5_lanes`]) and the page hints of
+//! [`prefault`]. The C ABI (`libketama.so`) is the `ketama` crate at the root
+//! of the workspace; the `ketama` command is the `ketama-cli` crate.
+//!
+//! ```
+//! use ketama_core::{Ring, RingConfig, ServerSpec};
+//! let servers = vec![
+//!     ServerSpec::new("10.0.1.1:11211", 600),
+//!     ServerSpec::new("10.0.1.2:11211", 400),
+//! ];
+//! let ring = Ring::new(servers, RingConfig::default()).unwrap();
+//! let server = ring.find_server(b"user:42").unwrap();
+//! assert!(server.address() == b"10.0.1.1:11211" || server.address() == b"10.0.1.2:11211");
+//! ```
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
+
+pub mod analysis;
+mod batch;
+pub mod continuum;
+pub mod error;
+pub mod escape;
+pub mod file_ring;
+pub mod flavour;
+pub mod hash;
+pub mod parser;
+pub mod prefault;
+pub mod ring;
+pub mod server;
+pub mod server_file;
+pub mod setcodec;
+
+pub use batch::KeyGroup;
+pub use error::Error;
+pub use flavour::Flavour;
+pub use ring::{Ring, RingConfig, Server};
+pub use server::ServerSpec;
