@@ -9,7 +9,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::boundary::{arg_cstr, arg_out, arg_ref, guard_status, guard_value};
-use super::ring::{config, ketama_ring, parse_mode_from_u32};
+use super::names::from_id;
+use super::ring::{config, ketama_ring};
 use super::status::{ketama_status, set_last_error};
 use ketama_core::Error;
 use ketama_core::file_ring::{FileRing, ReloadPolicy};
@@ -66,7 +67,7 @@ pub unsafe extern "C" fn ketama_file_ring_open(
         let file_ring = FileRing::open(
             Path::new(OsStr::from_bytes(path.to_bytes())),
             config(flavour, hash)?,
-            parse_mode_from_u32(parse_mode)?,
+            from_id(parse_mode)?,
             policy_from_u32(policy)?,
         )?;
         *out = Box::into_raw(Box::new(file_ring)).cast::<ketama_file_ring>();

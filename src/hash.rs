@@ -3,7 +3,7 @@
 use std::ffi::c_char;
 
 use super::boundary::{arg_chars, arg_out, guard_status};
-use super::ring::hash_from_u32;
+use super::names::hash_from_id;
 use super::status::ketama_status;
 use ketama_core::Error;
 
@@ -24,7 +24,7 @@ pub unsafe extern "C" fn ketama_hash_bytes(
         let bytes = unsafe { arg_chars(bytes, len, "bytes") }?;
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
-        let hash = hash_from_u32(hash_id)?.ok_or_else(|| {
+        let hash = hash_from_id(hash_id)?.ok_or_else(|| {
             Error::InvalidArgument(
                 "hash id 0 (KETAMA_HASH_DEFAULT) names no hash function here".into(),
             )
@@ -62,7 +62,7 @@ mod tests {
     #[test]
     fn flavour_and_hash_names_round_trip_through_the_c_functions() {
         use crate::compat::ketama_error;
-        use crate::ring::{
+        use crate::names::{
             ketama_flavour_from_name, ketama_flavour_name, ketama_hash_from_name, ketama_hash_name,
         };
         use ketama_core::flavour::Flavour;
@@ -73,9 +73,8 @@ mod tests {
             let name = ketama_flavour_name(id as u32);
             assert_eq!(name_of(name), flavour.name());
             let mut out = u32::MAX;
-            // SAFETY: the pointers come from live locals and the library's own handles.
             assert_eq!(
-                // SAFETY: the pointers are valid as the function's contract requires.
+                // SAFETY: the pointers come from live locals and the library's own handles.
                 unsafe { ketama_flavour_from_name(name, &mut out) },
                 ketama_status::KETAMA_OK
             );
@@ -101,25 +100,22 @@ mod tests {
         assert_eq!(name_of(ketama_hash_name(0)), "default");
         let mut out = 0u32;
         let alias = CString::new("PHP_Memcached").unwrap();
-        // SAFETY: the pointers come from live locals and the library's own handles.
         assert_eq!(
-            // SAFETY: the pointers are valid as the function's contract requires.
+            // SAFETY: the pointers come from live locals and the library's own handles.
             unsafe { ketama_flavour_from_name(alias.as_ptr(), &mut out) },
             ketama_status::KETAMA_OK
         );
         assert_eq!(Flavour::ALL[out as usize], Flavour::Libmemcached);
         let twemproxy_crc32 = CString::new("crc32").unwrap();
-        // SAFETY: the pointers come from live locals and the library's own handles.
         assert_eq!(
-            // SAFETY: the pointers are valid as the function's contract requires.
+            // SAFETY: the pointers come from live locals and the library's own handles.
             unsafe { ketama_hash_from_name(6, twemproxy_crc32.as_ptr(), &mut out) },
             ketama_status::KETAMA_OK
         );
         assert_eq!(HashAlgorithm::ALL[out as usize - 1], HashAlgorithm::Crc);
         let bogus = CString::new("no-such-flavour").unwrap();
-        // SAFETY: the pointers come from live locals and the library's own handles.
         assert_eq!(
-            // SAFETY: the pointers are valid as the function's contract requires.
+            // SAFETY: the pointers come from live locals and the library's own handles.
             unsafe { ketama_flavour_from_name(bogus.as_ptr(), &mut out) },
             ketama_status::KETAMA_ERR_INVALID_ARGUMENT
         );
@@ -128,83 +124,20 @@ mod tests {
             message.contains("no-such-flavour") && message.contains("libketama"),
             "{message}"
         );
-        // SAFETY: the pointers come from live locals and the library's own handles.
         assert_eq!(
-            // SAFETY: the pointers are valid as the function's contract requires.
+            // SAFETY: the pointers come from live locals and the library's own handles.
             unsafe { ketama_flavour_from_name(std::ptr::null(), &mut out) },
             ketama_status::KETAMA_ERR_NULL_ARGUMENT
         );
-        // SAFETY: the pointers come from live locals and the library's own handles.
         assert_eq!(
-            // SAFETY: the pointers are valid as the function's contract requires.
+            // SAFETY: the pointers come from live locals and the library's own handles.
             unsafe { ketama_hash_from_name(0, bogus.as_ptr(), std::ptr::null_mut()) },
             ketama_status::KETAMA_ERR_NULL_ARGUMENT
         );
-        // SAFETY: the pointers come from live locals and the library's own handles.
         assert_eq!(
-            // SAFETY: the pointers are valid as the function's contract requires.
+            // SAFETY: the pointers come from live locals and the library's own handles.
             unsafe { ketama_hash_from_name(u32::MAX, twemproxy_crc32.as_ptr(), &mut out) },
             ketama_status::KETAMA_ERR_INVALID_ARGUMENT
         );
-    }
-
-    #[test]
-    fn c_enums_name_the_same_hashes_and_flavours_as_the_rust_lists() {
-        use crate::ring::{ketama_flavour as F, ketama_hash as K};
-        use ketama_core::flavour::Flavour;
-        let hashes = [
-            (K::KETAMA_HASH_MD5, HashAlgorithm::Md5),
-            (K::KETAMA_HASH_CRC, HashAlgorithm::Crc),
-            (K::KETAMA_HASH_CRC32, HashAlgorithm::Crc32),
-            (K::KETAMA_HASH_ONE_AT_A_TIME, HashAlgorithm::OneAtATime),
-            (K::KETAMA_HASH_FNV1_32, HashAlgorithm::Fnv1_32),
-            (K::KETAMA_HASH_FNV1A_32, HashAlgorithm::Fnv1a32),
-            (K::KETAMA_HASH_FNV1_64, HashAlgorithm::Fnv1_64),
-            (K::KETAMA_HASH_FNV1A_64, HashAlgorithm::Fnv1a64),
-            (K::KETAMA_HASH_MURMUR, HashAlgorithm::Murmur),
-            (K::KETAMA_HASH_MURMUR3, HashAlgorithm::Murmur3),
-            (K::KETAMA_HASH_JENKINS, HashAlgorithm::Jenkins),
-            (K::KETAMA_HASH_HSIEH, HashAlgorithm::Hsieh),
-            (K::KETAMA_HASH_SPY_NATIVE, HashAlgorithm::SpyNative),
-            (K::KETAMA_HASH_SPY_FNV1_32, HashAlgorithm::SpyFnv1_32),
-            (K::KETAMA_HASH_SPY_FNV1A_32, HashAlgorithm::SpyFnv1a32),
-            (K::KETAMA_HASH_SPY_FNV1_64, HashAlgorithm::SpyFnv1_64),
-            (K::KETAMA_HASH_SPY_FNV1A_64, HashAlgorithm::SpyFnv1a64),
-            (K::KETAMA_HASH_CRC16, HashAlgorithm::Crc16),
-            (K::KETAMA_HASH_MURMUR3_SEED0, HashAlgorithm::Murmur3Seed0),
-            (K::KETAMA_HASH_CMEMCACHE, HashAlgorithm::Cmemcache),
-        ];
-        assert_eq!(hashes.len(), HashAlgorithm::ALL.len());
-        for (id, hash) in hashes {
-            assert_eq!(hash_from_u32(id as u32).unwrap(), Some(hash));
-        }
-        let flavours = [
-            (F::KETAMA_FLAVOUR_LIBKETAMA, Flavour::Libketama),
-            (F::KETAMA_FLAVOUR_SPYMEMCACHED, Flavour::Spymemcached),
-            (
-                F::KETAMA_FLAVOUR_SPYMEMCACHED_LIBMEMCACHED,
-                Flavour::SpymemcachedLibmemcached,
-            ),
-            (F::KETAMA_FLAVOUR_LIBMEMCACHED, Flavour::Libmemcached),
-            (
-                F::KETAMA_FLAVOUR_LIBMEMCACHED_CONSISTENT,
-                Flavour::LibmemcachedConsistent,
-            ),
-            (F::KETAMA_FLAVOUR_LIBMEMCACHED_SPY, Flavour::LibmemcachedSpy),
-            (F::KETAMA_FLAVOUR_TWEMPROXY, Flavour::Twemproxy),
-            (F::KETAMA_FLAVOUR_PECL_MEMCACHE, Flavour::PeclMemcache),
-            (F::KETAMA_FLAVOUR_LIBKETAMA_JAVA, Flavour::LibketamaJava),
-            (F::KETAMA_FLAVOUR_DALLI, Flavour::Dalli),
-            (F::KETAMA_FLAVOUR_NGINX, Flavour::Nginx),
-            (F::KETAMA_FLAVOUR_NODE_MEMCACHED, Flavour::NodeMemcached),
-            (F::KETAMA_FLAVOUR_MEMCACHED_FAST, Flavour::MemcachedFast),
-            (F::KETAMA_FLAVOUR_PYMEMCACHE, Flavour::Pymemcache),
-            (F::KETAMA_FLAVOUR_PYTHON_MEMCACHED, Flavour::PythonMemcached),
-            (F::KETAMA_FLAVOUR_CACHE_MEMCACHED, Flavour::CacheMemcached),
-        ];
-        assert_eq!(flavours.len(), Flavour::ALL.len());
-        for (id, flavour) in flavours {
-            assert_eq!(Flavour::ALL[id as usize], flavour);
-        }
     }
 }

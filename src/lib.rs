@@ -4,6 +4,7 @@
 //!   libketama `ketama.h`, with the same signatures and layouts.
 //! * [`ring`]: the modern ring API (`ketama_ring_*`, `ketama_find_server`).
 //! * [`hash`]: `ketama_hash_bytes`, the hash family by id.
+//! * [`names`]: names, ids and lists of the flavours, hashes and parse modes.
 //! * [`set`]: the set codec (`ketama_set_*`).
 //! * [`status`]: status codes and the per-thread error message.
 //! * [`boundary`]: the panic boundary and argument checks every export uses.
@@ -23,6 +24,7 @@ pub mod boundary;
 pub mod compat;
 pub mod file_ring;
 pub mod hash;
+pub mod names;
 pub mod ring;
 pub mod set;
 pub mod status;

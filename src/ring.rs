@@ -11,9 +11,6 @@ use super::boundary::{
     guard_value,
 };
 use super::status::ketama_status;
-use ketama_core::flavour::Flavour;
-use ketama_core::hash::HashAlgorithm;
-use ketama_core::parser::ParseMode;
 use ketama_core::ring::Location;
 use ketama_core::{Error, Ring, RingConfig, ServerSpec};
 
@@ -22,112 +19,6 @@ use ketama_core::{Error, Ring, RingConfig, ServerSpec};
 /// `ketama_ring_free`. Safe to use from many threads at once.
 pub struct ketama_ring {
     _private: [u8; 0],
-}
-
-/// Placement flavours (pass as `uint32_t`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ketama_flavour {
-    /// The original libketama continuum (default).
-    KETAMA_FLAVOUR_LIBKETAMA = 0,
-    /// spymemcached `KetamaNodeLocator`, node keys in SPYMEMCACHED format.
-    KETAMA_FLAVOUR_SPYMEMCACHED = 1,
-    /// spymemcached `KetamaNodeLocator`, node keys in LIBMEMCACHED format.
-    KETAMA_FLAVOUR_SPYMEMCACHED_LIBMEMCACHED = 2,
-    /// libmemcached KETAMA_WEIGHTED (php-memcached `OPT_LIBKETAMA_COMPATIBLE`).
-    KETAMA_FLAVOUR_LIBMEMCACHED = 3,
-    /// libmemcached CONSISTENT: 100 hashed points per server.
-    KETAMA_FLAVOUR_LIBMEMCACHED_CONSISTENT = 4,
-    /// libmemcached CONSISTENT_KETAMA_SPY.
-    KETAMA_FLAVOUR_LIBMEMCACHED_SPY = 5,
-    /// twemproxy (nutcracker) ketama; the server name column is honoured.
-    KETAMA_FLAVOUR_TWEMPROXY = 6,
-    /// pecl memcache consistent strategy (1024-bucket lookup).
-    KETAMA_FLAVOUR_PECL_MEMCACHE = 7,
-    /// libketama's own Java port (`java_ketama/SockIOPool.java`): int weight
-    /// arithmetic, later server wins equal points.
-    KETAMA_FLAVOUR_LIBKETAMA_JAVA = 8,
-    /// Ruby dalli's `Dalli::Ring`: SHA-1 points, CRC-32 keys, last point ≤ the hash.
-    KETAMA_FLAVOUR_DALLI = 9,
-    /// nginx `hash $key consistent`: CRC-32 points, 160 per unit of weight.
-    KETAMA_FLAVOUR_NGINX = 10,
-    /// The npm `memcached` client (hashring, ketama compatibility).
-    KETAMA_FLAVOUR_NODE_MEMCACHED = 11,
-    /// Perl Cache::Memcached::Fast with `ketama_points => 150`.
-    KETAMA_FLAVOUR_MEMCACHED_FAST = 12,
-    /// pymemcache `HashClient`'s default rendezvous placement (not a
-    /// continuum: each key scores every server; no points to read).
-    KETAMA_FLAVOUR_PYMEMCACHE = 13,
-    /// python-memcached (`memcache.Client`): `hash % buckets` over the
-    /// weighted bucket list (not a continuum; no points to read).
-    KETAMA_FLAVOUR_PYTHON_MEMCACHED = 14,
-    /// Perl Cache::Memcached: `hash % buckets` over the weighted bucket list
-    /// (not a continuum; no points to read).
-    KETAMA_FLAVOUR_CACHE_MEMCACHED = 15,
-}
-
-/// Key hashes (pass as `uint32_t`); `KETAMA_HASH_DEFAULT` uses the flavour's own.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ketama_hash {
-    /// The flavour's default key hash.
-    KETAMA_HASH_DEFAULT = 0,
-    /// Word 0 of MD5(key), little-endian (libketama, KETAMA_HASH).
-    KETAMA_HASH_MD5 = 1,
-    /// `(crc32 >> 16) & 0x7fff` (libmemcached crc, twemproxy crc32, spymemcached CRC).
-    KETAMA_HASH_CRC = 2,
-    /// Full CRC-32 (pecl memcache crc32, twemproxy crc32a).
-    KETAMA_HASH_CRC32 = 3,
-    /// Jenkins one-at-a-time (libmemcached's default).
-    KETAMA_HASH_ONE_AT_A_TIME = 4,
-    /// FNV-1 32-bit over C chars.
-    KETAMA_HASH_FNV1_32 = 5,
-    /// FNV-1a 32-bit over C chars (pecl memcache fnv).
-    KETAMA_HASH_FNV1A_32 = 6,
-    /// FNV-1 64-bit over C chars, low 32 bits.
-    KETAMA_HASH_FNV1_64 = 7,
-    /// FNV-1a 64-bit over C chars, low 32 bits (twemproxy's default).
-    KETAMA_HASH_FNV1A_64 = 8,
-    /// MurmurHash2 as libmemcached/twemproxy seed it.
-    KETAMA_HASH_MURMUR = 9,
-    /// MurmurHash3 x86_32 as libmemcached seeds it.
-    KETAMA_HASH_MURMUR3 = 10,
-    /// Jenkins lookup3 (initval 13).
-    KETAMA_HASH_JENKINS = 11,
-    /// Hsieh SuperFastHash (twemproxy).
-    KETAMA_HASH_HSIEH = 12,
-    /// spymemcached NATIVE_HASH (Java `String.hashCode`).
-    KETAMA_HASH_SPY_NATIVE = 13,
-    /// spymemcached FNV1_32_HASH (UTF-16 code units).
-    KETAMA_HASH_SPY_FNV1_32 = 14,
-    /// spymemcached FNV1A_32_HASH (UTF-16 code units).
-    KETAMA_HASH_SPY_FNV1A_32 = 15,
-    /// spymemcached FNV1_64_HASH (UTF-16 code units, low 32 bits).
-    KETAMA_HASH_SPY_FNV1_64 = 16,
-    /// spymemcached FNV1A_64_HASH (UTF-16 code units, low 32 bits).
-    KETAMA_HASH_SPY_FNV1A_64 = 17,
-    /// twemproxy crc16.
-    KETAMA_HASH_CRC16 = 18,
-    /// MurmurHash3 x86_32 with seed 0 (pymemcache `murmur3_32`).
-    KETAMA_HASH_MURMUR3_SEED0 = 19,
-    /// python-memcached `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
-    KETAMA_HASH_CMEMCACHE = 20,
-}
-
-/// Server file readings for `ketama_ring_new_from_file` (pass as `uint32_t`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ketama_parse_mode {
-    /// Reject every line the original libketama would misread (default).
-    KETAMA_PARSE_STRICT = 0,
-    /// Read exactly like the original libketama (for existing files).
-    KETAMA_PARSE_LIBKETAMA = 1,
-    /// A peer-style list: `HOST:PORT[:WEIGHT] [NAME]` entries, one per line
-    /// or comma-separated, `[IPV6]:PORT`, `#` comments (twemproxy's name column).
-    KETAMA_PARSE_PEERS = 2,
-    /// `SERVER<TAB>WEIGHT` lines as libketama's Java port (SockIOPool) reads
-    /// them: the weight read by Java's `Integer.parseInt`, 1 when it fails.
-    KETAMA_PARSE_SOCKIOPOOL = 3,
 }
 
 /// One server of an in-memory list.
@@ -181,37 +72,10 @@ pub struct ketama_server_info {
     pub point_count: u32,
 }
 
-fn flavour_from_u32(id: u32) -> Result<Flavour, Error> {
-    Flavour::ALL
-        .get(id as usize)
-        .copied()
-        .ok_or_else(|| Error::InvalidArgument(format!("unknown flavour id {id}")))
-}
-
-pub(crate) fn hash_from_u32(id: u32) -> Result<Option<HashAlgorithm>, Error> {
-    match id {
-        0 => Ok(None),
-        _ => HashAlgorithm::ALL
-            .get(id as usize - 1)
-            .map(|&h| Some(h))
-            .ok_or_else(|| Error::InvalidArgument(format!("unknown hash id {id}"))),
-    }
-}
-
-pub(crate) fn parse_mode_from_u32(id: u32) -> Result<ParseMode, Error> {
-    match id {
-        0 => Ok(ParseMode::Strict),
-        1 => Ok(ParseMode::Libketama),
-        2 => Ok(ParseMode::Peers),
-        3 => Ok(ParseMode::SockIoPool),
-        _ => Err(Error::InvalidArgument(format!("unknown parse mode {id}"))),
-    }
-}
-
 pub(crate) fn config(flavour: u32, hash: u32) -> Result<RingConfig, Error> {
     Ok(RingConfig {
-        flavour: flavour_from_u32(flavour)?,
-        hash: hash_from_u32(hash)?,
+        flavour: crate::names::from_id(flavour)?,
+        hash: crate::names::hash_from_id(hash)?,
     })
 }
 
@@ -308,7 +172,7 @@ pub unsafe extern "C" fn ketama_ring_new_from_file(
         *out = hand_out(Ring::from_file(
             path,
             config(flavour, hash)?,
-            parse_mode_from_u32(parse_mode)?,
+            crate::names::from_id(parse_mode)?,
         )?);
         Ok(())
     })
@@ -557,124 +421,6 @@ fn out_of_range(what: &str, index: usize, len: usize) -> Error {
     Error::OutOfRange(format!(
         "{what} index {index} is out of range (the ring has {len})"
     ))
-}
-
-/// Looks a flavour up by its name or an alias (`"libketama"`,
-/// `"php-memcached"`, `"twemproxy"`, ...; case and `_`/`-` do not matter)
-/// and stores its `ketama_flavour` id in `*out`. An unknown name is
-/// `KETAMA_ERR_INVALID_ARGUMENT`, with the known names in the message.
-///
-/// # Safety
-/// `name` is a NUL-terminated string; `out` is writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn ketama_flavour_from_name(
-    name: *const c_char,
-    out: *mut u32,
-) -> ketama_status {
-    guard_status(|| {
-        // SAFETY: per the contract above.
-        let name = unsafe { arg_cstr(name, "name") }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
-        let flavour = std::str::from_utf8(name.to_bytes())
-            .ok()
-            .and_then(Flavour::from_name)
-            .ok_or_else(|| {
-                let known: Vec<&str> = Flavour::ALL.iter().map(|f| f.name()).collect();
-                Error::InvalidArgument(format!(
-                    "unknown flavour {:?} (known: {})",
-                    String::from_utf8_lossy(name.to_bytes()),
-                    known.join(", ")
-                ))
-            })?;
-        let id = Flavour::ALL
-            .iter()
-            .position(|&f| f == flavour)
-            .expect("every flavour is in Flavour::ALL");
-        *out = id as u32;
-        Ok(())
-    })
-}
-
-/// The canonical name of flavour id `flavour` (a static NUL-terminated
-/// string, e.g. `"libmemcached"`), or NULL for an unknown id.
-#[unsafe(no_mangle)]
-pub extern "C" fn ketama_flavour_name(flavour: u32) -> *const c_char {
-    static NAMES: std::sync::OnceLock<Vec<std::ffi::CString>> = std::sync::OnceLock::new();
-    guard_value(std::ptr::null(), || {
-        let names = NAMES.get_or_init(|| {
-            Flavour::ALL
-                .iter()
-                .map(|f| std::ffi::CString::new(f.name()).expect("names have no NUL"))
-                .collect()
-        });
-        names
-            .get(flavour as usize)
-            .map_or(std::ptr::null(), |n| n.as_ptr())
-    })
-}
-
-/// Looks a key hash up by the spelling of flavour `flavour`'s peer
-/// (twemproxy's `crc32` is the 15-bit crc, pecl's the full CRC-32, ...),
-/// falling back to the canonical names, and stores its `ketama_hash` id in
-/// `*out`. `"default"` gives `KETAMA_HASH_DEFAULT` (0). A name the peer does
-/// not offer, or an unknown flavour id, is `KETAMA_ERR_INVALID_ARGUMENT`
-/// naming the hashes the flavour offers.
-///
-/// # Safety
-/// `name` is a NUL-terminated string; `out` is writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn ketama_hash_from_name(
-    flavour: u32,
-    name: *const c_char,
-    out: *mut u32,
-) -> ketama_status {
-    guard_status(|| {
-        // SAFETY: per the contract above.
-        let name = unsafe { arg_cstr(name, "name") }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
-        let flavour = flavour_from_u32(flavour)?;
-        let text = std::str::from_utf8(name.to_bytes()).unwrap_or("");
-        if text.eq_ignore_ascii_case("default") {
-            *out = 0;
-            return Ok(());
-        }
-        let offered: Vec<&str> = flavour.hashes().iter().map(|h| h.name()).collect();
-        let hash = flavour.hash_from_name(text).ok_or_else(|| {
-            Error::InvalidArgument(format!(
-                "flavour {} has no key hash {:?} (it offers: {})",
-                flavour.name(),
-                String::from_utf8_lossy(name.to_bytes()),
-                offered.join(", ")
-            ))
-        })?;
-        let id = HashAlgorithm::ALL
-            .iter()
-            .position(|&h| h == hash)
-            .expect("every hash is in HashAlgorithm::ALL");
-        *out = id as u32 + 1;
-        Ok(())
-    })
-}
-
-/// The canonical name of hash id `hash` (a static NUL-terminated string,
-/// e.g. `"md5"`; `"default"` for `KETAMA_HASH_DEFAULT`), or NULL for an
-/// unknown id.
-#[unsafe(no_mangle)]
-pub extern "C" fn ketama_hash_name(hash: u32) -> *const c_char {
-    static NAMES: std::sync::OnceLock<Vec<std::ffi::CString>> = std::sync::OnceLock::new();
-    guard_value(std::ptr::null(), || {
-        let names = NAMES.get_or_init(|| {
-            std::iter::once("default")
-                .chain(HashAlgorithm::ALL.iter().map(|h| h.name()))
-                .map(|n| std::ffi::CString::new(n).expect("names have no NUL"))
-                .collect()
-        });
-        names
-            .get(hash as usize)
-            .map_or(std::ptr::null(), |n| n.as_ptr())
-    })
 }
 
 /// The library version, e.g. `"1.0.0"` (static string).

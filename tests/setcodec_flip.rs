@@ -330,9 +330,8 @@ fn c_abi_paired_lists_seal_and_sampled_reads() {
         data: std::ptr::null_mut(),
         len: 0,
     };
-    // SAFETY: the pointers come from live locals and the library's own handles.
     assert_eq!(
-        // SAFETY: the pointers are valid as the function's contract requires.
+        // SAFETY: the pointers come from live locals and the library's own handles.
         unsafe { ketama_set_paired_key(b"X".as_ptr(), 1, 1, &mut key) },
         ketama_status::KETAMA_OK
     );
@@ -341,9 +340,8 @@ fn c_abi_paired_lists_seal_and_sampled_reads() {
         data: std::ptr::null_mut(),
         len: 0,
     };
-    // SAFETY: the pointers come from live locals and the library's own handles.
     assert_eq!(
-        // SAFETY: the pointers are valid as the function's contract requires.
+        // SAFETY: the pointers come from live locals and the library's own handles.
         unsafe { ketama_set_paired_key(b"X".as_ptr(), 1, 2, &mut key) },
         ketama_status::KETAMA_ERR_INVALID_ARGUMENT
     );
@@ -369,9 +367,8 @@ fn c_abi_paired_lists_seal_and_sampled_reads() {
     unsafe { ketama_set_free(set) };
     let sealed = b"^+a ";
     let mut error = ketama_set_error::default();
-    // SAFETY: the pointers come from live locals and the library's own handles.
     assert_eq!(
-        // SAFETY: the pointers are valid as the function's contract requires.
+        // SAFETY: the pointers come from live locals and the library's own handles.
         unsafe { ketama_set_decode(sealed.as_ptr(), 4, 0, 0, &mut set, &mut error) },
         ketama_status::KETAMA_OK
     );

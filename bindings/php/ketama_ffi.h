@@ -5,6 +5,196 @@
  */
 
 /**
+ * Placement flavours (pass as `uint32_t`).
+ */
+typedef enum {
+  /**
+   * The original libketama (Last.fm), bit for bit (the default).
+   */
+  KETAMA_FLAVOUR_LIBKETAMA = 0,
+  /**
+   * spymemcached's `KetamaNodeLocator`, node-key format SPYMEMCACHED.
+   */
+  KETAMA_FLAVOUR_SPYMEMCACHED = 1,
+  /**
+   * spymemcached's `KetamaNodeLocator`, node-key format LIBMEMCACHED.
+   */
+  KETAMA_FLAVOUR_SPYMEMCACHED_LIBMEMCACHED = 2,
+  /**
+   * libmemcached KETAMA_WEIGHTED (php-memcached `OPT_LIBKETAMA_COMPATIBLE`).
+   */
+  KETAMA_FLAVOUR_LIBMEMCACHED = 3,
+  /**
+   * libmemcached CONSISTENT / KETAMA: 100 hashed points per server.
+   */
+  KETAMA_FLAVOUR_LIBMEMCACHED_CONSISTENT = 4,
+  /**
+   * libmemcached CONSISTENT_KETAMA_SPY.
+   */
+  KETAMA_FLAVOUR_LIBMEMCACHED_SPY = 5,
+  /**
+   * twemproxy (nutcracker) `distribution: ketama`; the server name column is honoured.
+   */
+  KETAMA_FLAVOUR_TWEMPROXY = 6,
+  /**
+   * pecl memcache `hash_strategy=consistent` (1024-bucket lookup).
+   */
+  KETAMA_FLAVOUR_PECL_MEMCACHE = 7,
+  /**
+   * libketama's own Java port (`java_ketama/SockIOPool.java`): int weight
+   * arithmetic, later server wins equal points.
+   */
+  KETAMA_FLAVOUR_LIBKETAMA_JAVA = 8,
+  /**
+   * Ruby dalli's `Dalli::Ring`: SHA-1 points, CRC-32 keys, last point ≤ the hash.
+   */
+  KETAMA_FLAVOUR_DALLI = 9,
+  /**
+   * nginx `hash $key consistent` (ngx_http_upstream_hash_module): CRC-32
+   * points, 160 per unit of weight.
+   */
+  KETAMA_FLAVOUR_NGINX = 10,
+  /**
+   * The npm `memcached` client (its `hashring`, ketama compatibility).
+   */
+  KETAMA_FLAVOUR_NODE_MEMCACHED = 11,
+  /**
+   * Perl Cache::Memcached::Fast with `ketama_points => 150`.
+   */
+  KETAMA_FLAVOUR_MEMCACHED_FAST = 12,
+  /**
+   * pymemcache `HashClient`'s rendezvous hashing (not a continuum: each
+   * key scores every server; no points to read).
+   */
+  KETAMA_FLAVOUR_PYMEMCACHE = 13,
+  /**
+   * python-memcached (`memcache.Client`): `hash % buckets` over the
+   * weighted bucket list (not a continuum; no points to read).
+   */
+  KETAMA_FLAVOUR_PYTHON_MEMCACHED = 14,
+  /**
+   * Perl Cache::Memcached: `hash % buckets` over the weighted bucket list
+   * (not a continuum; no points to read).
+   */
+  KETAMA_FLAVOUR_CACHE_MEMCACHED = 15,
+} ketama_flavour;
+
+/**
+ * Key hashes (pass as `uint32_t`); `KETAMA_HASH_DEFAULT` uses the flavour's own.
+ */
+typedef enum {
+  /**
+   * The flavour's default key hash.
+   */
+  KETAMA_HASH_DEFAULT = 0,
+  /**
+   * Word 0 of MD5(key), little-endian (libketama, KETAMA_HASH, libmemcached md5).
+   */
+  KETAMA_HASH_MD5 = 1,
+  /**
+   * `(crc32 >> 16) & 0x7fff` (libmemcached crc, twemproxy crc32, spymemcached CRC_HASH).
+   */
+  KETAMA_HASH_CRC = 2,
+  /**
+   * The full CRC-32 (pecl memcache crc32, twemproxy crc32a).
+   */
+  KETAMA_HASH_CRC32 = 3,
+  /**
+   * Jenkins' one-at-a-time (libmemcached's default).
+   */
+  KETAMA_HASH_ONE_AT_A_TIME = 4,
+  /**
+   * FNV-1 32-bit over C chars.
+   */
+  KETAMA_HASH_FNV1_32 = 5,
+  /**
+   * FNV-1a 32-bit over C chars (also pecl memcache `fnv`).
+   */
+  KETAMA_HASH_FNV1A_32 = 6,
+  /**
+   * FNV-1 64-bit over C chars, low 32 bits.
+   */
+  KETAMA_HASH_FNV1_64 = 7,
+  /**
+   * FNV-1a 64-bit over C chars, low 32 bits (twemproxy's default).
+   */
+  KETAMA_HASH_FNV1A_64 = 8,
+  /**
+   * MurmurHash2, libmemcached seeding.
+   */
+  KETAMA_HASH_MURMUR = 9,
+  /**
+   * MurmurHash3 x86_32, libmemcached seeding.
+   */
+  KETAMA_HASH_MURMUR3 = 10,
+  /**
+   * Jenkins lookup3 `hashlittle`, initval 13.
+   */
+  KETAMA_HASH_JENKINS = 11,
+  /**
+   * Hsieh's SuperFastHash (twemproxy).
+   */
+  KETAMA_HASH_HSIEH = 12,
+  /**
+   * spymemcached `NATIVE_HASH`: Java `String.hashCode()`.
+   */
+  KETAMA_HASH_SPY_NATIVE = 13,
+  /**
+   * spymemcached `FNV1_32_HASH` over UTF-16 code units.
+   */
+  KETAMA_HASH_SPY_FNV1_32 = 14,
+  /**
+   * spymemcached `FNV1A_32_HASH` over UTF-16 code units.
+   */
+  KETAMA_HASH_SPY_FNV1A_32 = 15,
+  /**
+   * spymemcached `FNV1_64_HASH` over UTF-16 code units, low 32 bits.
+   */
+  KETAMA_HASH_SPY_FNV1_64 = 16,
+  /**
+   * spymemcached `FNV1A_64_HASH` over UTF-16 code units, low 32 bits.
+   */
+  KETAMA_HASH_SPY_FNV1A_64 = 17,
+  /**
+   * twemproxy `crc16` (CRC-16/XMODEM steps in a 32-bit register).
+   */
+  KETAMA_HASH_CRC16 = 18,
+  /**
+   * MurmurHash3 x86_32 with seed 0 (pymemcache's `murmur3_32`).
+   */
+  KETAMA_HASH_MURMUR3_SEED0 = 19,
+  /**
+   * python-memcached's `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
+   */
+  KETAMA_HASH_CMEMCACHE = 20,
+} ketama_hash;
+
+/**
+ * Server file readings for `ketama_ring_new_from_file` (pass as `uint32_t`).
+ */
+typedef enum {
+  /**
+   * Reject every line the original libketama would misread (default).
+   */
+  KETAMA_PARSE_STRICT = 0,
+  /**
+   * Read exactly like the original libketama (for existing files).
+   */
+  KETAMA_PARSE_LIBKETAMA = 1,
+  /**
+   * A peer-style list: `HOST:PORT[:WEIGHT] [NAME]` entries, one per line
+   * or comma-separated, `[IPV6]:PORT`, `#` comments (twemproxy's name column).
+   */
+  KETAMA_PARSE_PEERS = 2,
+  /**
+   * `SERVER<TAB>WEIGHT` lines as libketama's Java port (SockIOPool) reads
+   * them: the weight read by Java's `Integer.parseInt`, 1 when it fails.
+   */
+  KETAMA_PARSE_SOCKIOPOOL = 3,
+} ketama_parse_mode;
+
+
+/**
  * Result of a modern API call. `KETAMA_OK` is 0; every other value comes
  * with a message readable through `ketama_error()` on the same thread.
  */
@@ -71,194 +261,6 @@ typedef enum {
    */
   KETAMA_ERR_PANIC = 99,
 } ketama_status;
-
-/**
- * Placement flavours (pass as `uint32_t`).
- */
-typedef enum {
-  /**
-   * The original libketama continuum (default).
-   */
-  KETAMA_FLAVOUR_LIBKETAMA = 0,
-  /**
-   * spymemcached `KetamaNodeLocator`, node keys in SPYMEMCACHED format.
-   */
-  KETAMA_FLAVOUR_SPYMEMCACHED = 1,
-  /**
-   * spymemcached `KetamaNodeLocator`, node keys in LIBMEMCACHED format.
-   */
-  KETAMA_FLAVOUR_SPYMEMCACHED_LIBMEMCACHED = 2,
-  /**
-   * libmemcached KETAMA_WEIGHTED (php-memcached `OPT_LIBKETAMA_COMPATIBLE`).
-   */
-  KETAMA_FLAVOUR_LIBMEMCACHED = 3,
-  /**
-   * libmemcached CONSISTENT: 100 hashed points per server.
-   */
-  KETAMA_FLAVOUR_LIBMEMCACHED_CONSISTENT = 4,
-  /**
-   * libmemcached CONSISTENT_KETAMA_SPY.
-   */
-  KETAMA_FLAVOUR_LIBMEMCACHED_SPY = 5,
-  /**
-   * twemproxy (nutcracker) ketama; the server name column is honoured.
-   */
-  KETAMA_FLAVOUR_TWEMPROXY = 6,
-  /**
-   * pecl memcache consistent strategy (1024-bucket lookup).
-   */
-  KETAMA_FLAVOUR_PECL_MEMCACHE = 7,
-  /**
-   * libketama's own Java port (`java_ketama/SockIOPool.java`): int weight
-   * arithmetic, later server wins equal points.
-   */
-  KETAMA_FLAVOUR_LIBKETAMA_JAVA = 8,
-  /**
-   * Ruby dalli's `Dalli::Ring`: SHA-1 points, CRC-32 keys, last point ≤ the hash.
-   */
-  KETAMA_FLAVOUR_DALLI = 9,
-  /**
-   * nginx `hash $key consistent`: CRC-32 points, 160 per unit of weight.
-   */
-  KETAMA_FLAVOUR_NGINX = 10,
-  /**
-   * The npm `memcached` client (hashring, ketama compatibility).
-   */
-  KETAMA_FLAVOUR_NODE_MEMCACHED = 11,
-  /**
-   * Perl Cache::Memcached::Fast with `ketama_points => 150`.
-   */
-  KETAMA_FLAVOUR_MEMCACHED_FAST = 12,
-  /**
-   * pymemcache `HashClient`'s default rendezvous placement (not a
-   * continuum: each key scores every server; no points to read).
-   */
-  KETAMA_FLAVOUR_PYMEMCACHE = 13,
-  /**
-   * python-memcached (`memcache.Client`): `hash % buckets` over the
-   * weighted bucket list (not a continuum; no points to read).
-   */
-  KETAMA_FLAVOUR_PYTHON_MEMCACHED = 14,
-  /**
-   * Perl Cache::Memcached: `hash % buckets` over the weighted bucket list
-   * (not a continuum; no points to read).
-   */
-  KETAMA_FLAVOUR_CACHE_MEMCACHED = 15,
-} ketama_flavour;
-
-/**
- * Key hashes (pass as `uint32_t`); `KETAMA_HASH_DEFAULT` uses the flavour's own.
- */
-typedef enum {
-  /**
-   * The flavour's default key hash.
-   */
-  KETAMA_HASH_DEFAULT = 0,
-  /**
-   * Word 0 of MD5(key), little-endian (libketama, KETAMA_HASH).
-   */
-  KETAMA_HASH_MD5 = 1,
-  /**
-   * `(crc32 >> 16) & 0x7fff` (libmemcached crc, twemproxy crc32, spymemcached CRC).
-   */
-  KETAMA_HASH_CRC = 2,
-  /**
-   * Full CRC-32 (pecl memcache crc32, twemproxy crc32a).
-   */
-  KETAMA_HASH_CRC32 = 3,
-  /**
-   * Jenkins one-at-a-time (libmemcached's default).
-   */
-  KETAMA_HASH_ONE_AT_A_TIME = 4,
-  /**
-   * FNV-1 32-bit over C chars.
-   */
-  KETAMA_HASH_FNV1_32 = 5,
-  /**
-   * FNV-1a 32-bit over C chars (pecl memcache fnv).
-   */
-  KETAMA_HASH_FNV1A_32 = 6,
-  /**
-   * FNV-1 64-bit over C chars, low 32 bits.
-   */
-  KETAMA_HASH_FNV1_64 = 7,
-  /**
-   * FNV-1a 64-bit over C chars, low 32 bits (twemproxy's default).
-   */
-  KETAMA_HASH_FNV1A_64 = 8,
-  /**
-   * MurmurHash2 as libmemcached/twemproxy seed it.
-   */
-  KETAMA_HASH_MURMUR = 9,
-  /**
-   * MurmurHash3 x86_32 as libmemcached seeds it.
-   */
-  KETAMA_HASH_MURMUR3 = 10,
-  /**
-   * Jenkins lookup3 (initval 13).
-   */
-  KETAMA_HASH_JENKINS = 11,
-  /**
-   * Hsieh SuperFastHash (twemproxy).
-   */
-  KETAMA_HASH_HSIEH = 12,
-  /**
-   * spymemcached NATIVE_HASH (Java `String.hashCode`).
-   */
-  KETAMA_HASH_SPY_NATIVE = 13,
-  /**
-   * spymemcached FNV1_32_HASH (UTF-16 code units).
-   */
-  KETAMA_HASH_SPY_FNV1_32 = 14,
-  /**
-   * spymemcached FNV1A_32_HASH (UTF-16 code units).
-   */
-  KETAMA_HASH_SPY_FNV1A_32 = 15,
-  /**
-   * spymemcached FNV1_64_HASH (UTF-16 code units, low 32 bits).
-   */
-  KETAMA_HASH_SPY_FNV1_64 = 16,
-  /**
-   * spymemcached FNV1A_64_HASH (UTF-16 code units, low 32 bits).
-   */
-  KETAMA_HASH_SPY_FNV1A_64 = 17,
-  /**
-   * twemproxy crc16.
-   */
-  KETAMA_HASH_CRC16 = 18,
-  /**
-   * MurmurHash3 x86_32 with seed 0 (pymemcache `murmur3_32`).
-   */
-  KETAMA_HASH_MURMUR3_SEED0 = 19,
-  /**
-   * python-memcached `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
-   */
-  KETAMA_HASH_CMEMCACHE = 20,
-} ketama_hash;
-
-/**
- * Server file readings for `ketama_ring_new_from_file` (pass as `uint32_t`).
- */
-typedef enum {
-  /**
-   * Reject every line the original libketama would misread (default).
-   */
-  KETAMA_PARSE_STRICT = 0,
-  /**
-   * Read exactly like the original libketama (for existing files).
-   */
-  KETAMA_PARSE_LIBKETAMA = 1,
-  /**
-   * A peer-style list: `HOST:PORT[:WEIGHT] [NAME]` entries, one per line
-   * or comma-separated, `[IPV6]:PORT`, `#` comments (twemproxy's name column).
-   */
-  KETAMA_PARSE_PEERS = 2,
-  /**
-   * `SERVER<TAB>WEIGHT` lines as libketama's Java port (SockIOPool) reads
-   * them: the weight read by Java's `Integer.parseInt`, 1 when it fails.
-   */
-  KETAMA_PARSE_SOCKIOPOOL = 3,
-} ketama_parse_mode;
 
 /**
  * What `ketama_file_ring_current` does when the file changed but cannot be
@@ -928,6 +930,86 @@ void ketama_file_ring_free(const ketama_file_ring *file_ring);
 ketama_status ketama_hash_bytes(uint32_t hash_id, const char *bytes, size_t len, uint32_t *out);
 
 /**
+ * The canonical name of flavour id `flavour` (a static NUL-terminated
+ * string, e.g. `"libmemcached"`), or NULL for an unknown id.
+ */
+const char *ketama_flavour_name(uint32_t flavour);
+
+/**
+ * Looks a flavour up by its name or an alias (`"libketama"`,
+ * `"php-memcached"`, `"twemproxy"`, ...; case and `_`/`-` do not matter)
+ * and stores its `ketama_flavour` id in `*out`. An unknown name is
+ * `KETAMA_ERR_INVALID_ARGUMENT`, with the known names in the message.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `out` is writable.
+ */
+ketama_status ketama_flavour_from_name(const char *name, uint32_t *out);
+
+/**
+ * Every flavour id, in order: writes at most `capacity` ids to `ids` and
+ * returns how many there are (call with NULL and 0 to size the array).
+ *
+ * # Safety
+ * `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+ */
+size_t ketama_flavour_list(uint32_t *ids, size_t capacity);
+
+/**
+ * Looks a key hash up by the spelling of flavour `flavour`'s peer
+ * (twemproxy's `crc32` is the 15-bit crc, pecl's the full CRC-32, ...),
+ * falling back to the canonical names, and stores its `ketama_hash` id in
+ * `*out`. `"default"` gives `KETAMA_HASH_DEFAULT` (0). A name the peer does
+ * not offer, or an unknown flavour id, is `KETAMA_ERR_INVALID_ARGUMENT`
+ * naming the hashes the flavour offers.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `out` is writable.
+ */
+ketama_status ketama_hash_from_name(uint32_t flavour, const char *name, uint32_t *out);
+
+/**
+ * The canonical name of hash id `hash` (a static NUL-terminated string,
+ * e.g. `"md5"`; `"default"` for `KETAMA_HASH_DEFAULT`), or NULL for an
+ * unknown id.
+ */
+const char *ketama_hash_name(uint32_t hash);
+
+/**
+ * Every hash id, `KETAMA_HASH_DEFAULT` first: writes at most `capacity`
+ * ids to `ids` and returns how many there are. Which of them a flavour
+ * offers, and under which spellings, `ketama_hash_from_name` answers.
+ *
+ * # Safety
+ * `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+ */
+size_t ketama_hash_list(uint32_t *ids, size_t capacity);
+
+/**
+ * The name of parse mode id `mode` (`"strict"`, `"libketama"`, `"peers"`,
+ * `"sockiopool"`), or NULL for an unknown id.
+ */
+const char *ketama_parse_mode_name(uint32_t mode);
+
+/**
+ * Looks a parse mode up by name and stores its `ketama_parse_mode` id in
+ * `*out`; an unknown name is `KETAMA_ERR_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `out` is writable.
+ */
+ketama_status ketama_parse_mode_from_name(const char *name, uint32_t *out);
+
+/**
+ * Every parse mode id: writes at most `capacity` ids to `ids` and returns
+ * how many there are.
+ *
+ * # Safety
+ * `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+ */
+size_t ketama_parse_mode_list(uint32_t *ids, size_t capacity);
+
+/**
  * Builds a ring from `count` servers.
  *
  * `flavour` is a `ketama_flavour`, `hash` a `ketama_hash` the flavour's
@@ -1041,43 +1123,6 @@ ketama_status ketama_ring_server(const ketama_ring *ring, size_t index, ketama_s
  * `ring` is a live ring; `point` and `server_index` are writable.
  */
 ketama_status ketama_ring_point(const ketama_ring *ring, size_t index, uint32_t *point, uint32_t *server_index);
-
-/**
- * Looks a flavour up by its name or an alias (`"libketama"`,
- * `"php-memcached"`, `"twemproxy"`, ...; case and `_`/`-` do not matter)
- * and stores its `ketama_flavour` id in `*out`. An unknown name is
- * `KETAMA_ERR_INVALID_ARGUMENT`, with the known names in the message.
- *
- * # Safety
- * `name` is a NUL-terminated string; `out` is writable.
- */
-ketama_status ketama_flavour_from_name(const char *name, uint32_t *out);
-
-/**
- * The canonical name of flavour id `flavour` (a static NUL-terminated
- * string, e.g. `"libmemcached"`), or NULL for an unknown id.
- */
-const char *ketama_flavour_name(uint32_t flavour);
-
-/**
- * Looks a key hash up by the spelling of flavour `flavour`'s peer
- * (twemproxy's `crc32` is the 15-bit crc, pecl's the full CRC-32, ...),
- * falling back to the canonical names, and stores its `ketama_hash` id in
- * `*out`. `"default"` gives `KETAMA_HASH_DEFAULT` (0). A name the peer does
- * not offer, or an unknown flavour id, is `KETAMA_ERR_INVALID_ARGUMENT`
- * naming the hashes the flavour offers.
- *
- * # Safety
- * `name` is a NUL-terminated string; `out` is writable.
- */
-ketama_status ketama_hash_from_name(uint32_t flavour, const char *name, uint32_t *out);
-
-/**
- * The canonical name of hash id `hash` (a static NUL-terminated string,
- * e.g. `"md5"`; `"default"` for `KETAMA_HASH_DEFAULT`), or NULL for an
- * unknown id.
- */
-const char *ketama_hash_name(uint32_t hash);
 
 /**
  * The library version, e.g. `"1.0.0"` (static string).

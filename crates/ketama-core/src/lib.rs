@@ -44,6 +44,7 @@ pub mod flavour;
 pub mod hash;
 pub mod parser;
 pub mod prefault;
+pub mod registry;
 pub mod ring;
 pub mod server;
 pub mod server_file;

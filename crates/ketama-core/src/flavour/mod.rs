@@ -31,43 +31,54 @@ use crate::{Error, ServerSpec};
 use libmemcached::Distribution;
 use spymemcached::NodeKeyFormat;
 
-/// A placement flavour.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-#[non_exhaustive]
-pub enum Flavour {
-    /// The original libketama (Last.fm), bit for bit.
-    #[default]
-    Libketama,
-    /// spymemcached's `KetamaNodeLocator`, node-key format SPYMEMCACHED.
-    Spymemcached,
-    /// spymemcached's `KetamaNodeLocator`, node-key format LIBMEMCACHED.
-    SpymemcachedLibmemcached,
-    /// libmemcached KETAMA_WEIGHTED (php-memcached `OPT_LIBKETAMA_COMPATIBLE`).
-    Libmemcached,
-    /// libmemcached CONSISTENT / KETAMA: 100 hashed points per server.
-    LibmemcachedConsistent,
-    /// libmemcached CONSISTENT_KETAMA_SPY.
-    LibmemcachedSpy,
-    /// twemproxy (nutcracker) `distribution: ketama`.
-    Twemproxy,
-    /// pecl memcache `hash_strategy=consistent`.
-    PeclMemcache,
-    /// libketama's own Java port (`java_ketama/SockIOPool.java`).
-    LibketamaJava,
-    /// Ruby dalli's `Dalli::Ring`.
-    Dalli,
-    /// nginx `hash $key consistent` (ngx_http_upstream_hash_module).
-    Nginx,
-    /// The npm `memcached` client (its `hashring`, ketama compatibility).
-    NodeMemcached,
-    /// Perl Cache::Memcached::Fast with `ketama_points => 150`.
-    MemcachedFast,
-    /// pymemcache `HashClient`'s rendezvous hashing (not a continuum).
-    Pymemcache,
-    /// python-memcached: hash modulo the weighted bucket list (not a continuum).
-    PythonMemcached,
-    /// Perl Cache::Memcached: hash modulo the weighted bucket list (not a continuum).
-    CacheMemcached,
+crate::named_enum! {
+    /// A placement flavour: how one client family places keys.
+    #[non_exhaustive]
+    pub enum Flavour: "ketama_flavour" {
+        /// The original libketama (Last.fm), bit for bit (the default).
+        Libketama = 0, KETAMA_FLAVOUR_LIBKETAMA, "libketama", ["ketama", "last.fm"];
+        /// spymemcached's `KetamaNodeLocator`, node-key format SPYMEMCACHED.
+        Spymemcached = 1, KETAMA_FLAVOUR_SPYMEMCACHED, "spymemcached", ["java", "spy", "spymemcached-ketama"];
+        /// spymemcached's `KetamaNodeLocator`, node-key format LIBMEMCACHED.
+        SpymemcachedLibmemcached = 2, KETAMA_FLAVOUR_SPYMEMCACHED_LIBMEMCACHED, "spymemcached-libmemcached", ["java-libmemcached", "spy-libmemcached"];
+        /// libmemcached KETAMA_WEIGHTED (php-memcached `OPT_LIBKETAMA_COMPATIBLE`).
+        Libmemcached = 3, KETAMA_FLAVOUR_LIBMEMCACHED, "libmemcached", ["php-memcached", "libmemcached-weighted", "ketama-weighted"];
+        /// libmemcached CONSISTENT / KETAMA: 100 hashed points per server.
+        LibmemcachedConsistent = 4, KETAMA_FLAVOUR_LIBMEMCACHED_CONSISTENT, "libmemcached-consistent", ["php-memcached-consistent", "libmemcached-ketama"];
+        /// libmemcached CONSISTENT_KETAMA_SPY.
+        LibmemcachedSpy = 5, KETAMA_FLAVOUR_LIBMEMCACHED_SPY, "libmemcached-spy", ["libmemcached-ketama-spy"];
+        /// twemproxy (nutcracker) `distribution: ketama`; the server name column is honoured.
+        Twemproxy = 6, KETAMA_FLAVOUR_TWEMPROXY, "twemproxy", ["nutcracker"];
+        /// pecl memcache `hash_strategy=consistent` (1024-bucket lookup).
+        PeclMemcache = 7, KETAMA_FLAVOUR_PECL_MEMCACHE, "pecl-memcache", ["pecl", "php-memcache", "memcache"];
+        /// libketama's own Java port (`java_ketama/SockIOPool.java`): int weight
+        /// arithmetic, later server wins equal points.
+        LibketamaJava = 8, KETAMA_FLAVOUR_LIBKETAMA_JAVA, "libketama-java", ["sockiopool", "java-ketama", "ketama-java"];
+        /// Ruby dalli's `Dalli::Ring`: SHA-1 points, CRC-32 keys, last point ≤ the hash.
+        Dalli = 9, KETAMA_FLAVOUR_DALLI, "dalli", ["ruby", "rails", "dalli-ring"];
+        /// nginx `hash $key consistent` (ngx_http_upstream_hash_module): CRC-32
+        /// points, 160 per unit of weight.
+        Nginx = 10, KETAMA_FLAVOUR_NGINX, "nginx", ["nginx-consistent", "ngx-http-upstream-hash"];
+        /// The npm `memcached` client (its `hashring`, ketama compatibility).
+        NodeMemcached = 11, KETAMA_FLAVOUR_NODE_MEMCACHED, "node-memcached", ["node", "nodejs", "hashring", "npm-memcached"];
+        /// Perl Cache::Memcached::Fast with `ketama_points => 150`.
+        MemcachedFast = 12, KETAMA_FLAVOUR_MEMCACHED_FAST, "memcached-fast", ["cache-memcached-fast", "perl-fast"];
+        /// pymemcache `HashClient`'s rendezvous hashing (not a continuum: each
+        /// key scores every server; no points to read).
+        Pymemcache = 13, KETAMA_FLAVOUR_PYMEMCACHE, "pymemcache", ["pymemcache-hashclient", "rendezvous", "hrw"];
+        /// python-memcached (`memcache.Client`): `hash % buckets` over the
+        /// weighted bucket list (not a continuum; no points to read).
+        PythonMemcached = 14, KETAMA_FLAVOUR_PYTHON_MEMCACHED, "python-memcached", ["python-memcache", "memcache-py", "python3-memcache"];
+        /// Perl Cache::Memcached: `hash % buckets` over the weighted bucket list
+        /// (not a continuum; no points to read).
+        CacheMemcached = 15, KETAMA_FLAVOUR_CACHE_MEMCACHED, "cache-memcached", ["perl", "perl-memcached", "cache::memcached"];
+    }
+}
+
+impl Default for Flavour {
+    fn default() -> Self {
+        Flavour::Libketama
+    }
 }
 
 /// A placement that is not a continuum: each key is placed on its own.
@@ -180,73 +191,6 @@ const TWEMPROXY_HASHES: &[H] = &[
 const PECL_HASHES: &[H] = &[H::Crc32, H::Fnv1a32];
 
 impl Flavour {
-    /// Every flavour, in the order of their C ids.
-    pub const ALL: &'static [Flavour] = &[
-        Flavour::Libketama,
-        Flavour::Spymemcached,
-        Flavour::SpymemcachedLibmemcached,
-        Flavour::Libmemcached,
-        Flavour::LibmemcachedConsistent,
-        Flavour::LibmemcachedSpy,
-        Flavour::Twemproxy,
-        Flavour::PeclMemcache,
-        Flavour::LibketamaJava,
-        Flavour::Dalli,
-        Flavour::Nginx,
-        Flavour::NodeMemcached,
-        Flavour::MemcachedFast,
-        Flavour::Pymemcache,
-        Flavour::PythonMemcached,
-        Flavour::CacheMemcached,
-    ];
-
-    /// The canonical name (as accepted by `--flavor`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Flavour::Libketama => "libketama",
-            Flavour::Spymemcached => "spymemcached",
-            Flavour::SpymemcachedLibmemcached => "spymemcached-libmemcached",
-            Flavour::Libmemcached => "libmemcached",
-            Flavour::LibmemcachedConsistent => "libmemcached-consistent",
-            Flavour::LibmemcachedSpy => "libmemcached-spy",
-            Flavour::Twemproxy => "twemproxy",
-            Flavour::PeclMemcache => "pecl-memcache",
-            Flavour::LibketamaJava => "libketama-java",
-            Flavour::Dalli => "dalli",
-            Flavour::Nginx => "nginx",
-            Flavour::NodeMemcached => "node-memcached",
-            Flavour::MemcachedFast => "memcached-fast",
-            Flavour::Pymemcache => "pymemcache",
-            Flavour::PythonMemcached => "python-memcached",
-            Flavour::CacheMemcached => "cache-memcached",
-        }
-    }
-
-    /// Looks a flavour up by name or alias (`php-memcached`, `java`, ...).
-    pub fn from_name(name: &str) -> Option<Self> {
-        let lower = name.to_ascii_lowercase().replace('_', "-");
-        let found = match lower.as_str() {
-            "ketama" | "last.fm" => Flavour::Libketama,
-            "java" | "spy" | "spymemcached-ketama" => Flavour::Spymemcached,
-            "java-libmemcached" | "spy-libmemcached" => Flavour::SpymemcachedLibmemcached,
-            "php-memcached" | "libmemcached-weighted" | "ketama-weighted" => Flavour::Libmemcached,
-            "php-memcached-consistent" | "libmemcached-ketama" => Flavour::LibmemcachedConsistent,
-            "libmemcached-ketama-spy" => Flavour::LibmemcachedSpy,
-            "nutcracker" => Flavour::Twemproxy,
-            "pecl" | "php-memcache" | "memcache" => Flavour::PeclMemcache,
-            "sockiopool" | "java-ketama" | "ketama-java" => Flavour::LibketamaJava,
-            "ruby" | "rails" | "dalli-ring" => Flavour::Dalli,
-            "nginx-consistent" | "ngx-http-upstream-hash" => Flavour::Nginx,
-            "node" | "nodejs" | "hashring" | "npm-memcached" => Flavour::NodeMemcached,
-            "cache-memcached-fast" | "perl-fast" => Flavour::MemcachedFast,
-            "pymemcache-hashclient" | "rendezvous" | "hrw" => Flavour::Pymemcache,
-            "python-memcache" | "memcache-py" | "python3-memcache" => Flavour::PythonMemcached,
-            "perl" | "perl-memcached" | "cache::memcached" => Flavour::CacheMemcached,
-            other => *Flavour::ALL.iter().find(|f| f.name() == other)?,
-        };
-        Some(found)
-    }
-
     /// The key hash the flavour's peer uses unless told otherwise.
     pub fn default_hash(self) -> HashAlgorithm {
         self.hashes()[0]

@@ -26,81 +26,61 @@ pub fn ketama_hash(key: &[u8]) -> u32 {
     md5_word(&md5_digest(key), 0)
 }
 
-/// A key hash: how a key's bytes become a position on the circle.
-///
-/// Each placement flavour has a default; some peers let users choose another.
-/// The C peers' functions read bytes as signed `char`s; spymemcached's
-/// `native` and FNV variants read UTF-16 code units, so they are separate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum HashAlgorithm {
-    /// Word 0 of MD5(key), little-endian (libketama, KETAMA_HASH, libmemcached md5).
-    Md5,
-    /// `(crc32 >> 16) & 0x7fff` (libmemcached crc, twemproxy crc32, spymemcached CRC_HASH).
-    Crc,
-    /// The full CRC-32 (pecl memcache crc32, twemproxy crc32a).
-    Crc32,
-    /// Jenkins' one-at-a-time (libmemcached's default).
-    OneAtATime,
-    /// FNV-1 32-bit over C chars.
-    Fnv1_32,
-    /// FNV-1a 32-bit over C chars (also pecl memcache `fnv`).
-    Fnv1a32,
-    /// FNV-1 64-bit over C chars, low 32 bits.
-    Fnv1_64,
-    /// FNV-1a 64-bit over C chars, low 32 bits (twemproxy's default).
-    Fnv1a64,
-    /// MurmurHash2, libmemcached seeding.
-    Murmur,
-    /// MurmurHash3 x86_32, libmemcached seeding.
-    Murmur3,
-    /// Jenkins lookup3 `hashlittle`, initval 13.
-    Jenkins,
-    /// Hsieh's SuperFastHash (twemproxy).
-    Hsieh,
-    /// spymemcached `NATIVE_HASH`: Java `String.hashCode()`.
-    SpyNative,
-    /// spymemcached `FNV1_32_HASH` over UTF-16 code units.
-    SpyFnv1_32,
-    /// spymemcached `FNV1A_32_HASH` over UTF-16 code units.
-    SpyFnv1a32,
-    /// spymemcached `FNV1_64_HASH` over UTF-16 code units, low 32 bits.
-    SpyFnv1_64,
-    /// spymemcached `FNV1A_64_HASH` over UTF-16 code units, low 32 bits.
-    SpyFnv1a64,
-    /// twemproxy `crc16` (CRC-16/XMODEM steps in a 32-bit register).
-    Crc16,
-    /// MurmurHash3 x86_32 with seed 0 (pymemcache's `murmur3_32`).
-    Murmur3Seed0,
-    /// python-memcached's `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
-    Cmemcache,
+crate::named_enum! {
+    /// A key hash: how a key's bytes become a position on the circle.
+    ///
+    /// Each placement flavour has a default; some peers let users choose another.
+    /// The C peers' functions read bytes as signed `char`s; spymemcached's
+    /// `native` and FNV variants read UTF-16 code units, so they are separate.
+    /// Peer spellings whose meaning depends on the peer (twemproxy's `crc32`
+    /// is 15-bit, pecl's is full) are resolved by
+    /// [`crate::Flavour::hash_from_name`].
+    #[non_exhaustive]
+    pub enum HashAlgorithm: "ketama_hash", extra 0 KETAMA_HASH_DEFAULT "default" "The flavour's default key hash." {
+        /// Word 0 of MD5(key), little-endian (libketama, KETAMA_HASH, libmemcached md5).
+        Md5 = 1, KETAMA_HASH_MD5, "md5", ["ketama", "ketama_hash"];
+        /// `(crc32 >> 16) & 0x7fff` (libmemcached crc, twemproxy crc32, spymemcached CRC_HASH).
+        Crc = 2, KETAMA_HASH_CRC, "crc", ["crc15", "crc_hash"];
+        /// The full CRC-32 (pecl memcache crc32, twemproxy crc32a).
+        Crc32 = 3, KETAMA_HASH_CRC32, "crc32", ["crc32a"];
+        /// Jenkins' one-at-a-time (libmemcached's default).
+        OneAtATime = 4, KETAMA_HASH_ONE_AT_A_TIME, "one_at_a_time", ["oaat"];
+        /// FNV-1 32-bit over C chars.
+        Fnv1_32 = 5, KETAMA_HASH_FNV1_32, "fnv1_32", [];
+        /// FNV-1a 32-bit over C chars (also pecl memcache `fnv`).
+        Fnv1a32 = 6, KETAMA_HASH_FNV1A_32, "fnv1a_32", ["fnv"];
+        /// FNV-1 64-bit over C chars, low 32 bits.
+        Fnv1_64 = 7, KETAMA_HASH_FNV1_64, "fnv1_64", [];
+        /// FNV-1a 64-bit over C chars, low 32 bits (twemproxy's default).
+        Fnv1a64 = 8, KETAMA_HASH_FNV1A_64, "fnv1a_64", [];
+        /// MurmurHash2, libmemcached seeding.
+        Murmur = 9, KETAMA_HASH_MURMUR, "murmur", [];
+        /// MurmurHash3 x86_32, libmemcached seeding.
+        Murmur3 = 10, KETAMA_HASH_MURMUR3, "murmur3", [];
+        /// Jenkins lookup3 `hashlittle`, initval 13.
+        Jenkins = 11, KETAMA_HASH_JENKINS, "jenkins", [];
+        /// Hsieh's SuperFastHash (twemproxy).
+        Hsieh = 12, KETAMA_HASH_HSIEH, "hsieh", [];
+        /// spymemcached `NATIVE_HASH`: Java `String.hashCode()`.
+        SpyNative = 13, KETAMA_HASH_SPY_NATIVE, "spy-native", ["native", "native_hash"];
+        /// spymemcached `FNV1_32_HASH` over UTF-16 code units.
+        SpyFnv1_32 = 14, KETAMA_HASH_SPY_FNV1_32, "spy-fnv1_32", [];
+        /// spymemcached `FNV1A_32_HASH` over UTF-16 code units.
+        SpyFnv1a32 = 15, KETAMA_HASH_SPY_FNV1A_32, "spy-fnv1a_32", [];
+        /// spymemcached `FNV1_64_HASH` over UTF-16 code units, low 32 bits.
+        SpyFnv1_64 = 16, KETAMA_HASH_SPY_FNV1_64, "spy-fnv1_64", [];
+        /// spymemcached `FNV1A_64_HASH` over UTF-16 code units, low 32 bits.
+        SpyFnv1a64 = 17, KETAMA_HASH_SPY_FNV1A_64, "spy-fnv1a_64", [];
+        /// twemproxy `crc16` (CRC-16/XMODEM steps in a 32-bit register).
+        Crc16 = 18, KETAMA_HASH_CRC16, "crc16", [];
+        /// MurmurHash3 x86_32 with seed 0 (pymemcache's `murmur3_32`).
+        Murmur3Seed0 = 19, KETAMA_HASH_MURMUR3_SEED0, "murmur3_seed0", ["murmur3_32"];
+        /// python-memcached's `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
+        Cmemcache = 20, KETAMA_HASH_CMEMCACHE, "cmemcache", ["cmemcache_hash"];
+    }
 }
 
 impl HashAlgorithm {
-    /// Every hash, in the order of their C ids (`ketama_hash` value − 1).
-    pub const ALL: &'static [HashAlgorithm] = &[
-        HashAlgorithm::Md5,
-        HashAlgorithm::Crc,
-        HashAlgorithm::Crc32,
-        HashAlgorithm::OneAtATime,
-        HashAlgorithm::Fnv1_32,
-        HashAlgorithm::Fnv1a32,
-        HashAlgorithm::Fnv1_64,
-        HashAlgorithm::Fnv1a64,
-        HashAlgorithm::Murmur,
-        HashAlgorithm::Murmur3,
-        HashAlgorithm::Jenkins,
-        HashAlgorithm::Hsieh,
-        HashAlgorithm::SpyNative,
-        HashAlgorithm::SpyFnv1_32,
-        HashAlgorithm::SpyFnv1a32,
-        HashAlgorithm::SpyFnv1_64,
-        HashAlgorithm::SpyFnv1a64,
-        HashAlgorithm::Crc16,
-        HashAlgorithm::Murmur3Seed0,
-        HashAlgorithm::Cmemcache,
-    ];
-
     /// Hashes `key` to a 32-bit value.
     #[inline]
     pub fn hash(self, key: &[u8]) -> u32 {
@@ -151,54 +131,6 @@ impl HashAlgorithm {
                 }
             }
         }
-    }
-
-    /// The canonical name (as accepted by `--hash`).
-    pub fn name(self) -> &'static str {
-        match self {
-            HashAlgorithm::Md5 => "md5",
-            HashAlgorithm::Crc => "crc",
-            HashAlgorithm::Crc32 => "crc32",
-            HashAlgorithm::OneAtATime => "one_at_a_time",
-            HashAlgorithm::Fnv1_32 => "fnv1_32",
-            HashAlgorithm::Fnv1a32 => "fnv1a_32",
-            HashAlgorithm::Fnv1_64 => "fnv1_64",
-            HashAlgorithm::Fnv1a64 => "fnv1a_64",
-            HashAlgorithm::Murmur => "murmur",
-            HashAlgorithm::Murmur3 => "murmur3",
-            HashAlgorithm::Jenkins => "jenkins",
-            HashAlgorithm::Hsieh => "hsieh",
-            HashAlgorithm::SpyNative => "spy-native",
-            HashAlgorithm::SpyFnv1_32 => "spy-fnv1_32",
-            HashAlgorithm::SpyFnv1a32 => "spy-fnv1a_32",
-            HashAlgorithm::SpyFnv1_64 => "spy-fnv1_64",
-            HashAlgorithm::SpyFnv1a64 => "spy-fnv1a_64",
-            HashAlgorithm::Crc16 => "crc16",
-            HashAlgorithm::Murmur3Seed0 => "murmur3_seed0",
-            HashAlgorithm::Cmemcache => "cmemcache",
-        }
-    }
-
-    /// Looks a hash up by its canonical name or a flavour-neutral alias.
-    /// Peer spellings whose meaning depends on the peer (twemproxy's `crc32`
-    /// is 15-bit, pecl's is full) are resolved by
-    /// [`crate::Flavour::hash_from_name`].
-    pub fn from_name(name: &str) -> Option<Self> {
-        let lower = name.to_ascii_lowercase().replace('-', "_");
-        let found = match lower.as_str() {
-            "ketama" | "ketama_hash" => HashAlgorithm::Md5,
-            "crc15" | "crc_hash" => HashAlgorithm::Crc,
-            "crc32a" => HashAlgorithm::Crc32,
-            "oaat" => HashAlgorithm::OneAtATime,
-            "fnv" => HashAlgorithm::Fnv1a32,
-            "native" | "native_hash" => HashAlgorithm::SpyNative,
-            "murmur3_32" => HashAlgorithm::Murmur3Seed0,
-            "cmemcache_hash" => HashAlgorithm::Cmemcache,
-            other => *HashAlgorithm::ALL
-                .iter()
-                .find(|h| h.name().replace('-', "_") == other)?,
-        };
-        Some(found)
     }
 }
 

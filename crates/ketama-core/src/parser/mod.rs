@@ -26,18 +26,26 @@ pub mod strict;
 
 use crate::{Error, ServerSpec};
 
-/// Which reading of a server file to use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ParseMode {
-    /// Reject every line the original libketama would misread (default).
-    #[default]
-    Strict,
-    /// Read exactly as the original libketama does.
-    Libketama,
-    /// A peer-style list ([`peers`]): `HOST:PORT[:WEIGHT] [NAME]` entries.
-    Peers,
-    /// `SERVER<TAB>WEIGHT` lines read as libketama's Java port reads them ([`sockiopool`]).
-    SockIoPool,
+crate::named_enum! {
+    /// Which reading of a server file to use.
+    pub enum ParseMode: "ketama_parse_mode" {
+        /// Reject every line the original libketama would misread (default).
+        Strict = 0, KETAMA_PARSE_STRICT, "strict", [];
+        /// Read exactly like the original libketama (for existing files).
+        Libketama = 1, KETAMA_PARSE_LIBKETAMA, "libketama", ["compat"];
+        /// A peer-style list: `HOST:PORT[:WEIGHT] [NAME]` entries, one per line
+        /// or comma-separated, `[IPV6]:PORT`, `#` comments (twemproxy's name column).
+        Peers = 2, KETAMA_PARSE_PEERS, "peers", ["peer"];
+        /// `SERVER<TAB>WEIGHT` lines as libketama's Java port (SockIOPool) reads
+        /// them: the weight read by Java's `Integer.parseInt`, 1 when it fails.
+        SockIoPool = 3, KETAMA_PARSE_SOCKIOPOOL, "sockiopool", [];
+    }
+}
+
+impl Default for ParseMode {
+    fn default() -> Self {
+        ParseMode::Strict
+    }
 }
 
 impl ParseMode {

@@ -1,0 +1,271 @@
+//! Enums that cross the C ABI, each declared once.
+//!
+//! [`named_enum!`] turns one declaration into the Rust enum, its C ids, its
+//! canonical names and aliases, and the C constant of every variant. The C
+//! header's `typedef enum` blocks are generated from these declarations by
+//! the C library's build script ([`Named::c_enum`]), the C ABI answers
+//! `*_name`, `*_from_name` and `*_list` from them, and the bindings ask the
+//! library instead of keeping tables of their own.
+
+use std::ffi::CStr;
+
+/// An enum declared with [`named_enum!`].
+pub trait Named: Copy + Eq + 'static {
+    /// The C type name (`ketama_flavour`).
+    const C_TYPE: &'static str;
+    /// A C id that no variant has (`KETAMA_HASH_DEFAULT`: the flavour's
+    /// own hash), if the C enum has one.
+    const C_EXTRA: Option<Extra>;
+    /// Every variant, in the order of their C ids.
+    const ALL: &'static [Self];
+    /// The C id.
+    fn id(self) -> u32;
+    /// The canonical name.
+    fn name(self) -> &'static str;
+    /// The canonical name, NUL-terminated (for the C ABI).
+    fn name_c(self) -> &'static CStr;
+    /// The C constant (`KETAMA_FLAVOUR_NGINX`).
+    fn c_name(self) -> &'static str;
+    /// Other names accepted by [`Named::from_name`].
+    fn aliases(self) -> &'static [&'static str];
+    /// The variant's documentation.
+    fn doc(self) -> &'static str;
+
+    /// The variant with C id `id`.
+    fn from_id(id: u32) -> Option<Self> {
+        Self::ALL.iter().copied().find(|v| v.id() == id)
+    }
+
+    /// The variant called `name`: its canonical name or an alias, in any
+    /// case, with `-` and `_` taken as the same character.
+    fn from_name(name: &str) -> Option<Self> {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|v| same_name(v.name(), name) || v.aliases().iter().any(|a| same_name(a, name)))
+    }
+
+    /// Every canonical name, comma-separated (for messages).
+    fn names() -> String {
+        Self::ALL
+            .iter()
+            .map(|v| v.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The C `typedef enum` block of this enum, documented as the Rust
+    /// declaration is (written into `ketama.h` by the C library's build).
+    fn c_enum(doc: &str) -> String {
+        let mut text = format!("/**\n{} */\ntypedef enum {{\n", doc_lines(doc, ""));
+        let mut rows: Vec<(u32, &str, &str)> = Self::ALL
+            .iter()
+            .map(|v| (v.id(), v.c_name(), v.doc()))
+            .collect();
+        if let Some(extra) = Self::C_EXTRA {
+            rows.push((extra.id, extra.c_name, extra.doc));
+        }
+        rows.sort_by_key(|row| row.0);
+        for (id, c_name, doc) in rows {
+            text.push_str(&format!(
+                "  /**\n{}   */\n  {c_name} = {id},\n",
+                doc_lines(doc, "  ")
+            ));
+        }
+        text.push_str(&format!("}} {};\n", Self::C_TYPE));
+        text
+    }
+}
+
+/// A C id beside the variants (`KETAMA_HASH_DEFAULT = 0`).
+#[derive(Debug, Clone, Copy)]
+pub struct Extra {
+    /// The C id.
+    pub id: u32,
+    /// The C constant.
+    pub c_name: &'static str,
+    /// Its name (`"default"`), NUL-terminated.
+    pub name: &'static CStr,
+    /// What it means.
+    pub doc: &'static str,
+}
+
+/// The extra C id of a declaration, if it has one (for [`named_enum!`]).
+#[doc(hidden)]
+pub const fn first(extra: &[Extra]) -> Option<Extra> {
+    match extra {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
+
+/// `text` plus a NUL as a C string, at compile time (for [`named_enum!`]).
+#[doc(hidden)]
+pub const fn c_str(with_nul: &'static str) -> &'static CStr {
+    match CStr::from_bytes_with_nul(with_nul.as_bytes()) {
+        Ok(name) => name,
+        Err(_) => panic!("a name with a NUL byte"),
+    }
+}
+
+fn doc_lines(doc: &str, indent: &str) -> String {
+    doc.lines()
+        .map(|line| {
+            format!(
+                "{indent} *{}{}\n",
+                if line.is_empty() { "" } else { " " },
+                line.trim()
+            )
+        })
+        .collect()
+}
+
+/// Whether two names are the same, ignoring case and `-`/`_`.
+fn same_name(a: &str, b: &str) -> bool {
+    a.len() == b.len()
+        && a.bytes().zip(b.bytes()).all(|(x, y)| {
+            let fold = |c: u8| {
+                if c == b'_' {
+                    b'-'
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            };
+            fold(x) == fold(y)
+        })
+}
+
+/// Declares an enum that crosses the C ABI: each variant with its C id, C
+/// constant, canonical name and aliases, documented once.
+///
+/// ```ignore
+/// named_enum! {
+///     /// How a server file is read.
+///     pub enum ParseMode: "ketama_parse_mode" {
+///         /// Reject every line the original would misread.
+///         Strict = 0, KETAMA_PARSE_STRICT, "strict", [];
+///     }
+/// }
+/// ```
+#[macro_export]
+macro_rules! named_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident: $c_type:literal
+            $(, extra $extra_id:literal $extra_c:ident $extra_name:literal $extra_doc:literal)? {
+            $(
+                $(#[doc = $doc:literal])*
+                $variant:ident = $id:literal, $c_name:ident, $canonical:literal, [$($alias:literal),* $(,)?];
+            )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[repr(u32)]
+        pub enum $name {
+            $( $(#[doc = $doc])* $variant = $id, )+
+        }
+
+        impl $name {
+            /// Every variant, in the order of their C ids.
+            pub const ALL: &'static [Self] = &[$($name::$variant),+];
+
+            /// The canonical name.
+            pub fn name(self) -> &'static str {
+                <Self as $crate::registry::Named>::name(self)
+            }
+
+            /// The variant called `name` (canonical name or alias, any case,
+            /// `-` and `_` alike).
+            pub fn from_name(name: &str) -> Option<Self> {
+                <Self as $crate::registry::Named>::from_name(name)
+            }
+
+            /// The C id.
+            pub fn id(self) -> u32 {
+                self as u32
+            }
+
+            /// The variant with C id `id`.
+            pub fn from_id(id: u32) -> Option<Self> {
+                <Self as $crate::registry::Named>::from_id(id)
+            }
+        }
+
+        impl $crate::registry::Named for $name {
+            const C_TYPE: &'static str = $c_type;
+            const C_EXTRA: Option<$crate::registry::Extra> =
+                $crate::registry::first(&[$($crate::registry::Extra {
+                    id: $extra_id,
+                    c_name: stringify!($extra_c),
+                    name: $crate::registry::c_str(concat!($extra_name, "\0")),
+                    doc: $extra_doc,
+                })?]);
+            const ALL: &'static [Self] = $name::ALL;
+            fn id(self) -> u32 {
+                self as u32
+            }
+            fn name(self) -> &'static str {
+                match self { $($name::$variant => $canonical,)+ }
+            }
+            fn name_c(self) -> &'static ::std::ffi::CStr {
+                match self {
+                    $($name::$variant => {
+                        const NAME: &::std::ffi::CStr =
+                            $crate::registry::c_str(concat!($canonical, "\0"));
+                        NAME
+                    })+
+                }
+            }
+            fn c_name(self) -> &'static str {
+                match self { $($name::$variant => stringify!($c_name),)+ }
+            }
+            fn aliases(self) -> &'static [&'static str] {
+                match self { $($name::$variant => &[$($alias),*],)+ }
+            }
+            fn doc(self) -> &'static str {
+                match self { $($name::$variant => concat!($($doc, "\n"),*),)+ }
+            }
+        }
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    named_enum! {
+        /// A test enum.
+        #[allow(dead_code)]
+        pub enum Colour: "ketama_colour", extra 0 KETAMA_COLOUR_ANY "any" "Any colour." {
+            /// Red.
+            Red = 1, KETAMA_COLOUR_RED, "red", ["rouge", "rot_e"];
+            /// Dark
+            /// blue.
+            DarkBlue = 5, KETAMA_COLOUR_DARK_BLUE, "dark-blue", [];
+        }
+    }
+
+    #[test]
+    fn one_declaration_gives_ids_names_aliases_and_the_c_enum() {
+        assert_eq!(Colour::ALL, &[Colour::Red, Colour::DarkBlue]);
+        assert_eq!(Colour::from_id(5), Some(Colour::DarkBlue));
+        assert_eq!(Colour::from_id(0), None);
+        assert_eq!(Colour::from_name("DARK_BLUE"), Some(Colour::DarkBlue));
+        assert_eq!(Colour::from_name("Rot-E"), Some(Colour::Red));
+        assert_eq!(Colour::from_name("dark blue"), None);
+        assert_eq!(Colour::DarkBlue.name_c().to_bytes(), b"dark-blue");
+        assert_eq!(Colour::names(), "red, dark-blue");
+        let c = Colour::c_enum("Colours.");
+        assert!(
+            c.starts_with("/**\n * Colours.\n */\ntypedef enum {\n"),
+            "{c}"
+        );
+        let any = c.find("KETAMA_COLOUR_ANY = 0,").unwrap();
+        let red = c.find("KETAMA_COLOUR_RED = 1,").unwrap();
+        let blue = c.find("KETAMA_COLOUR_DARK_BLUE = 5,").unwrap();
+        assert!(any < red && red < blue, "{c}");
+        assert!(c.contains("   * Dark\n   * blue.\n"), "{c}");
+        assert!(c.ends_with("} ketama_colour;\n"));
+    }
+}

@@ -1,0 +1,290 @@
+//! Names and ids of the enums that cross the ABI, answered from their one
+//! declaration in the core (`ketama_core::registry`): for each enum
+//! `*_name` (id → canonical name), `*_from_name` (name or alias → id) and
+//! `*_list` (every id). The bindings build their constants from these at
+//! load time instead of keeping tables of their own.
+
+use std::ffi::c_char;
+
+use super::boundary::{arg_cstr, arg_out, arg_slice_mut, guard_status, guard_value};
+use super::status::ketama_status;
+use ketama_core::Error;
+use ketama_core::flavour::Flavour;
+use ketama_core::hash::HashAlgorithm;
+use ketama_core::parser::ParseMode;
+use ketama_core::registry::Named;
+
+/// The variant of `E` with C id `id`, or an error naming the C type.
+pub(crate) fn from_id<E: Named>(id: u32) -> Result<E, Error> {
+    E::from_id(id).ok_or_else(|| Error::InvalidArgument(format!("unknown {} id {id}", E::C_TYPE)))
+}
+
+/// A `ketama_hash` id: 0 (`KETAMA_HASH_DEFAULT`) is `None`, the flavour's own.
+pub(crate) fn hash_from_id(id: u32) -> Result<Option<HashAlgorithm>, Error> {
+    match HashAlgorithm::C_EXTRA {
+        Some(extra) if extra.id == id => Ok(None),
+        _ => from_id(id).map(Some),
+    }
+}
+
+fn name_of<E: Named>(id: u32) -> *const c_char {
+    guard_value(std::ptr::null(), || match (E::from_id(id), E::C_EXTRA) {
+        (Some(variant), _) => variant.name_c().as_ptr(),
+        (None, Some(extra)) if extra.id == id => extra.name.as_ptr(),
+        (None, _) => std::ptr::null(),
+    })
+}
+
+/// # Safety
+/// `name` is NULL or NUL-terminated; `out` is NULL or writable.
+unsafe fn id_of<E: Named>(name: *const c_char, out: *mut u32) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let name = unsafe { arg_cstr(name, "name") }?;
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_out(out, "out") }?;
+        let text = std::str::from_utf8(name.to_bytes()).unwrap_or("");
+        *out = match (E::from_name(text), E::C_EXTRA) {
+            (Some(variant), _) => variant.id(),
+            (None, Some(extra)) if extra.name.to_str() == Ok(text) => extra.id,
+            (None, _) => {
+                return Err(Error::InvalidArgument(format!(
+                    "unknown {} {:?} (known: {})",
+                    E::C_TYPE.trim_start_matches("ketama_").replace('_', " "),
+                    String::from_utf8_lossy(name.to_bytes()),
+                    E::names()
+                )));
+            }
+        };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+unsafe fn list_of<E: Named>(ids: *mut u32, capacity: usize) -> usize {
+    let extra = E::C_EXTRA.map(|extra| extra.id);
+    let all: Vec<u32> = extra
+        .into_iter()
+        .chain(E::ALL.iter().map(|v| v.id()))
+        .collect();
+    guard_value(0, || {
+        // SAFETY: per the contract above.
+        if let Ok(out) = unsafe { arg_slice_mut(ids, capacity, "ids") } {
+            for (slot, id) in out.iter_mut().zip(&all) {
+                *slot = *id;
+            }
+        }
+        all.len()
+    })
+}
+
+/// The canonical name of flavour id `flavour` (a static NUL-terminated
+/// string, e.g. `"libmemcached"`), or NULL for an unknown id.
+#[unsafe(no_mangle)]
+pub extern "C" fn ketama_flavour_name(flavour: u32) -> *const c_char {
+    name_of::<Flavour>(flavour)
+}
+
+/// Looks a flavour up by its name or an alias (`"libketama"`,
+/// `"php-memcached"`, `"twemproxy"`, ...; case and `_`/`-` do not matter)
+/// and stores its `ketama_flavour` id in `*out`. An unknown name is
+/// `KETAMA_ERR_INVALID_ARGUMENT`, with the known names in the message.
+///
+/// # Safety
+/// `name` is a NUL-terminated string; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_flavour_from_name(
+    name: *const c_char,
+    out: *mut u32,
+) -> ketama_status {
+    // SAFETY: per the contract above.
+    unsafe { id_of::<Flavour>(name, out) }
+}
+
+/// Every flavour id, in order: writes at most `capacity` ids to `ids` and
+/// returns how many there are (call with NULL and 0 to size the array).
+///
+/// # Safety
+/// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_flavour_list(ids: *mut u32, capacity: usize) -> usize {
+    // SAFETY: per the contract above.
+    unsafe { list_of::<Flavour>(ids, capacity) }
+}
+
+/// Looks a key hash up by the spelling of flavour `flavour`'s peer
+/// (twemproxy's `crc32` is the 15-bit crc, pecl's the full CRC-32, ...),
+/// falling back to the canonical names, and stores its `ketama_hash` id in
+/// `*out`. `"default"` gives `KETAMA_HASH_DEFAULT` (0). A name the peer does
+/// not offer, or an unknown flavour id, is `KETAMA_ERR_INVALID_ARGUMENT`
+/// naming the hashes the flavour offers.
+///
+/// # Safety
+/// `name` is a NUL-terminated string; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_hash_from_name(
+    flavour: u32,
+    name: *const c_char,
+    out: *mut u32,
+) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let name = unsafe { arg_cstr(name, "name") }?;
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_out(out, "out") }?;
+        let flavour: Flavour = from_id(flavour)?;
+        let text = std::str::from_utf8(name.to_bytes()).unwrap_or("");
+        if text.eq_ignore_ascii_case("default") {
+            *out = 0;
+            return Ok(());
+        }
+        let hash = flavour.hash_from_name(text).ok_or_else(|| {
+            let offered: Vec<&str> = flavour.hashes().iter().map(|h| h.name()).collect();
+            Error::InvalidArgument(format!(
+                "flavour {} has no key hash {:?} (it offers: {})",
+                flavour.name(),
+                String::from_utf8_lossy(name.to_bytes()),
+                offered.join(", ")
+            ))
+        })?;
+        *out = hash.id();
+        Ok(())
+    })
+}
+
+/// The canonical name of hash id `hash` (a static NUL-terminated string,
+/// e.g. `"md5"`; `"default"` for `KETAMA_HASH_DEFAULT`), or NULL for an
+/// unknown id.
+#[unsafe(no_mangle)]
+pub extern "C" fn ketama_hash_name(hash: u32) -> *const c_char {
+    name_of::<HashAlgorithm>(hash)
+}
+
+/// Every hash id, `KETAMA_HASH_DEFAULT` first: writes at most `capacity`
+/// ids to `ids` and returns how many there are. Which of them a flavour
+/// offers, and under which spellings, `ketama_hash_from_name` answers.
+///
+/// # Safety
+/// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_hash_list(ids: *mut u32, capacity: usize) -> usize {
+    // SAFETY: per the contract above.
+    unsafe { list_of::<HashAlgorithm>(ids, capacity) }
+}
+
+/// The name of parse mode id `mode` (`"strict"`, `"libketama"`, `"peers"`,
+/// `"sockiopool"`), or NULL for an unknown id.
+#[unsafe(no_mangle)]
+pub extern "C" fn ketama_parse_mode_name(mode: u32) -> *const c_char {
+    name_of::<ParseMode>(mode)
+}
+
+/// Looks a parse mode up by name and stores its `ketama_parse_mode` id in
+/// `*out`; an unknown name is `KETAMA_ERR_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `name` is a NUL-terminated string; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_parse_mode_from_name(
+    name: *const c_char,
+    out: *mut u32,
+) -> ketama_status {
+    // SAFETY: per the contract above.
+    unsafe { id_of::<ParseMode>(name, out) }
+}
+
+/// Every parse mode id: writes at most `capacity` ids to `ids` and returns
+/// how many there are.
+///
+/// # Safety
+/// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_parse_mode_list(ids: *mut u32, capacity: usize) -> usize {
+    // SAFETY: per the contract above.
+    unsafe { list_of::<ParseMode>(ids, capacity) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::{CStr, CString};
+
+    fn text(name: *const c_char) -> &'static str {
+        assert!(!name.is_null());
+        // SAFETY: non-NULL names are static NUL-terminated strings.
+        unsafe { CStr::from_ptr(name) }.to_str().unwrap()
+    }
+
+    /// Lists every id of an enum through its `*_list` function, checking the
+    /// count call and that a short array is filled without overrun.
+    fn listed(list: unsafe extern "C" fn(*mut u32, usize) -> usize) -> Vec<u32> {
+        // SAFETY: NULL with capacity 0 only asks for the count.
+        let count = unsafe { list(std::ptr::null_mut(), 0) };
+        let mut ids = vec![u32::MAX; count + 1];
+        // SAFETY: `ids` is writable for `count + 1` ids.
+        assert_eq!(unsafe { list(ids.as_mut_ptr(), count + 1) }, count);
+        assert_eq!(ids.pop(), Some(u32::MAX), "wrote past the count");
+        let mut short = [u32::MAX; 1];
+        // SAFETY: `short` is writable for one id.
+        assert_eq!(unsafe { list(short.as_mut_ptr(), 1) }, count);
+        assert_eq!(short[0], ids[0]);
+        ids
+    }
+
+    #[test]
+    fn every_listed_id_has_a_name_that_finds_it_again() {
+        type FromName = unsafe extern "C" fn(*const c_char, *mut u32) -> ketama_status;
+        let enums: [(
+            &str,
+            unsafe extern "C" fn(*mut u32, usize) -> usize,
+            extern "C" fn(u32) -> *const c_char,
+            Option<FromName>,
+        ); 3] = [
+            (
+                "flavour",
+                ketama_flavour_list,
+                ketama_flavour_name,
+                Some(ketama_flavour_from_name),
+            ),
+            ("hash", ketama_hash_list, ketama_hash_name, None),
+            (
+                "parse mode",
+                ketama_parse_mode_list,
+                ketama_parse_mode_name,
+                Some(ketama_parse_mode_from_name),
+            ),
+        ];
+        for (what, list, name_of, from_name) in enums {
+            let ids = listed(list);
+            assert!(ids.len() >= 4, "{what}: {ids:?}");
+            for id in ids {
+                let name = text(name_of(id));
+                let Some(from_name) = from_name else { continue };
+                let mut found = u32::MAX;
+                let upper = CString::new(name.to_ascii_uppercase()).unwrap();
+                // SAFETY: a NUL-terminated name and a writable id.
+                assert_eq!(
+                    unsafe { from_name(upper.as_ptr(), &mut found) },
+                    ketama_status::KETAMA_OK
+                );
+                assert_eq!(found, id, "{what} {name}");
+            }
+        }
+        assert_eq!(listed(ketama_flavour_list).len(), Flavour::ALL.len());
+        assert_eq!(listed(ketama_hash_list)[0], 0);
+        assert_eq!(text(ketama_hash_name(0)), "default");
+        assert_eq!(text(ketama_parse_mode_name(3)), "sockiopool");
+        assert!(ketama_parse_mode_name(4000).is_null());
+        let mut mode = 0;
+        let bogus = CString::new("csv").unwrap();
+        // SAFETY: a NUL-terminated name and a writable id.
+        let status = unsafe { ketama_parse_mode_from_name(bogus.as_ptr(), &mut mode) };
+        assert_eq!(status, ketama_status::KETAMA_ERR_INVALID_ARGUMENT);
+        let message = crate::status::last_error();
+        assert!(
+            message.contains("unknown parse mode \"csv\"") && message.contains("sockiopool"),
+            "{message}"
+        );
+    }
+}
