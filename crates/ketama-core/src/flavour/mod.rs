@@ -75,6 +75,8 @@ crate::named_enum! {
     }
 }
 
+// Written out: named_enum! derives only what every declared enum has.
+#[allow(clippy::derivable_impls)]
 impl Default for Flavour {
     fn default() -> Self {
         Flavour::Libketama

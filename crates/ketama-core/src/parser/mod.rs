@@ -42,6 +42,8 @@ crate::named_enum! {
     }
 }
 
+// Written out: named_enum! derives only what every declared enum has.
+#[allow(clippy::derivable_impls)]
 impl Default for ParseMode {
     fn default() -> Self {
         ParseMode::Strict
