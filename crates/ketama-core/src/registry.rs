@@ -236,7 +236,6 @@ mod tests {
 
     named_enum! {
         /// A test enum.
-        #[allow(dead_code)]
         pub enum Colour: "ketama_colour", extra 0 KETAMA_COLOUR_ANY "any" "Any colour." {
             /// Red.
             Red = 1, KETAMA_COLOUR_RED, "red", ["rouge", "rot_e"];
@@ -250,6 +249,7 @@ mod tests {
     fn one_declaration_gives_ids_names_aliases_and_the_c_enum() {
         assert_eq!(Colour::ALL, &[Colour::Red, Colour::DarkBlue]);
         assert_eq!(Colour::from_id(5), Some(Colour::DarkBlue));
+        assert_eq!((Colour::Red.name(), Colour::DarkBlue.id()), ("red", 5));
         assert_eq!(Colour::from_id(0), None);
         assert_eq!(Colour::from_name("DARK_BLUE"), Some(Colour::DarkBlue));
         assert_eq!(Colour::from_name("Rot-E"), Some(Colour::Red));
