@@ -235,12 +235,9 @@ mod tests {
     #[test]
     fn every_listed_id_has_a_name_that_finds_it_again() {
         type FromName = unsafe extern "C" fn(*const c_char, *mut u32) -> ketama_status;
-        let enums: [(
-            &str,
-            unsafe extern "C" fn(*mut u32, usize) -> usize,
-            extern "C" fn(u32) -> *const c_char,
-            Option<FromName>,
-        ); 3] = [
+        type List = unsafe extern "C" fn(*mut u32, usize) -> usize;
+        type NameOf = extern "C" fn(u32) -> *const c_char;
+        let enums: [(&str, List, NameOf, Option<FromName>); 3] = [
             (
                 "flavour",
                 ketama_flavour_list,
@@ -264,10 +261,8 @@ mod tests {
                 let mut found = u32::MAX;
                 let upper = CString::new(name.to_ascii_uppercase()).unwrap();
                 // SAFETY: a NUL-terminated name and a writable id.
-                assert_eq!(
-                    unsafe { from_name(upper.as_ptr(), &mut found) },
-                    ketama_status::KETAMA_OK
-                );
+                let status = unsafe { from_name(upper.as_ptr(), &mut found) };
+                assert_eq!(status, ketama_status::KETAMA_OK);
                 assert_eq!(found, id, "{what} {name}");
             }
         }
