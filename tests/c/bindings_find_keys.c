@@ -1,5 +1,7 @@
 /* KEY<TAB>SERVER for each key read from stdin (one per line), like
- * `ketama find FILE`: bindings_find_keys SERVERS_FILE [FLAVOUR_ID]. For the
+ * `ketama find FILE`: bindings_find_keys SERVERS_FILE [FLAVOUR] [HASH], the
+ * flavour by id or name, the hash by its name in the flavour's peer's
+ * spelling (both resolved by the library). For the
  * libketama flavour every answer is also checked against the original API
  * (ketama_roll + ketama_get_server); a difference exits 1. Used by
  * tests/bindings_agreement.rs. */
@@ -11,12 +13,23 @@
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s SERVERS_FILE [FLAVOUR_ID]\n", argv[0]);
+        fprintf(stderr, "usage: %s SERVERS_FILE [FLAVOUR] [HASH]\n", argv[0]);
         return 2;
     }
-    uint32_t flavour = argc > 2 ? (uint32_t)atoi(argv[2]) : KETAMA_FLAVOUR_LIBKETAMA;
+    uint32_t flavour = KETAMA_FLAVOUR_LIBKETAMA;
+    uint32_t hash = KETAMA_HASH_DEFAULT;
+    if (argc > 2 && argv[2][strspn(argv[2], "0123456789")] == '\0') {
+        flavour = (uint32_t)atoi(argv[2]);
+    } else if (argc > 2 && ketama_flavour_from_name(argv[2], &flavour) != KETAMA_OK) {
+        fprintf(stderr, "%s\n", ketama_error());
+        return 1;
+    }
+    if (argc > 3 && ketama_hash_from_name(flavour, argv[3], &hash) != KETAMA_OK) {
+        fprintf(stderr, "%s\n", ketama_error());
+        return 1;
+    }
     const ketama_ring *ring = NULL;
-    if (ketama_ring_new_from_file(argv[1], flavour, KETAMA_HASH_DEFAULT, KETAMA_PARSE_STRICT, &ring) != KETAMA_OK) {
+    if (ketama_ring_new_from_file(argv[1], flavour, hash, KETAMA_PARSE_STRICT, &ring) != KETAMA_OK) {
         fprintf(stderr, "%s\n", ketama_error());
         return 1;
     }

@@ -1,13 +1,13 @@
 <?php
 
 // KEY<TAB>SERVER for each key read from stdin, like `ketama find FILE`:
-// php find_keys.php SERVERS_FILE [FLAVOUR]. Used by tests/bindings_agreement.rs.
+// php find_keys.php SERVERS_FILE [FLAVOUR] [HASH]. Used by tests/bindings_agreement.rs.
 
 declare(strict_types=1);
 
 require __DIR__ . '/../ketama.php';
 
-$ring = Ketama\Ring::fromFile($argv[1], $argv[2] ?? 'libketama');
+$ring = Ketama\Ring::fromFile($argv[1], $argv[2] ?? 'libketama', $argv[3] ?? 'default');
 $out = '';
 while (($line = fgets(STDIN)) !== false) {
     $key = rtrim($line, "\r\n");

@@ -1,5 +1,5 @@
 """KEY<TAB>SERVER for each key read from stdin, like `ketama find FILE`:
-python find_keys.py SERVERS_FILE [FLAVOUR]. Used by tests/bindings_agreement.rs.
+python find_keys.py SERVERS_FILE [FLAVOUR] [HASH]. Used by tests/bindings_agreement.rs.
 Keys are looked up in one batch (Ring.servers_for); every tenth key is also
 looked up alone and must agree."""
 
@@ -7,7 +7,8 @@ import sys
 
 import ketama
 
-ring = ketama.Ring.from_file(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "libketama")
+flavour = sys.argv[2] if len(sys.argv) > 2 else "libketama"
+ring = ketama.Ring.from_file(sys.argv[1], flavour, sys.argv[3] if len(sys.argv) > 3 else None)
 keys = sys.stdin.buffer.read().decode("utf-8").split("\n")
 if keys and keys[-1] == "":
     keys.pop()

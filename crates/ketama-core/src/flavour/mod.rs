@@ -215,26 +215,56 @@ impl Flavour {
         }
     }
 
+    /// The spellings of key hashes that mean something particular to this
+    /// flavour's peer (twemproxy `crc32` is the 15-bit crc; python-memcached
+    /// `crc32` is binascii's; spymemcached `fnv1_64` runs over UTF-16).
+    pub fn hash_spellings(self) -> &'static [(&'static str, HashAlgorithm)] {
+        match self {
+            Flavour::Twemproxy => &[("crc32", H::Crc)],
+            Flavour::PythonMemcached => &[
+                ("crc32", H::Crc32),
+                ("binascii.crc32", H::Crc32),
+                ("old", H::Crc32),
+                ("crc", H::Cmemcache),
+            ],
+            Flavour::Spymemcached | Flavour::SpymemcachedLibmemcached => &[
+                ("fnv1_64", H::SpyFnv1_64),
+                ("fnv1a_64", H::SpyFnv1a64),
+                ("fnv1_32", H::SpyFnv1_32),
+                ("fnv1a_32", H::SpyFnv1a32),
+            ],
+            _ => &[],
+        }
+    }
+
+    /// Every spelling of a key hash this flavour accepts: its peer's own
+    /// ([`Flavour::hash_spellings`]), then the canonical names and aliases
+    /// of the hashes it offers that no peer spelling shadows.
+    pub fn hash_names(self) -> Vec<&'static str> {
+        use crate::registry::Named;
+        let mut names: Vec<&'static str> = self.hash_spellings().iter().map(|s| s.0).collect();
+        for hash in self.hashes() {
+            for name in std::iter::once(hash.name()).chain(hash.aliases().iter().copied()) {
+                if self.hash_from_name(name) == Some(*hash) && !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        names
+    }
+
     /// Looks a key hash up by the flavour's peer's own spelling
-    /// (twemproxy `crc32` is the 15-bit crc and `crc32a` the full CRC-32;
-    /// pecl `crc32` is the full one; spymemcached `fnv1_64` runs over UTF-16),
-    /// falling back to the canonical names. `None` when the peer has no such hash.
+    /// ([`Flavour::hash_spellings`]; a `_hash` suffix and `-`/`_` do not
+    /// matter), falling back to the canonical names and aliases. `None`
+    /// when the peer has no such hash.
     pub fn hash_from_name(self, name: &str) -> Option<HashAlgorithm> {
         let lower = name.to_ascii_lowercase().replace('-', "_");
         let lower = lower.strip_suffix("_hash").unwrap_or(&lower);
-        let peer = match (self, lower) {
-            (Flavour::Twemproxy, "crc32") => Some(H::Crc),
-            (Flavour::PythonMemcached, "crc32" | "binascii.crc32" | "old") => Some(H::Crc32),
-            (Flavour::PythonMemcached, "crc") => Some(H::Cmemcache),
-            (Flavour::Spymemcached | Flavour::SpymemcachedLibmemcached, spelled) => match spelled {
-                "fnv1_64" => Some(H::SpyFnv1_64),
-                "fnv1a_64" => Some(H::SpyFnv1a64),
-                "fnv1_32" => Some(H::SpyFnv1_32),
-                "fnv1a_32" => Some(H::SpyFnv1a32),
-                _ => None,
-            },
-            _ => None,
-        };
+        let peer = self
+            .hash_spellings()
+            .iter()
+            .find(|(spelling, _)| *spelling == lower)
+            .map(|(_, hash)| *hash);
         peer.or_else(|| HashAlgorithm::from_name(lower))
             .filter(|h| self.hashes().contains(h))
     }
