@@ -1008,6 +1008,19 @@ ketama_status ketama_hash_from_name(uint32_t flavour, const char *name, uint32_t
 const char *ketama_hash_name(uint32_t hash);
 
 /**
+ * Looks a key hash up by its canonical name or a flavour-neutral alias
+ * (`"md5"`, `"crc32a"`, `"oaat"`, ...; `"default"` is
+ * `KETAMA_HASH_DEFAULT`) and stores its `ketama_hash` id in `*out`, for
+ * callers with no flavour at hand (`ketama_hash_bytes`). A peer's own
+ * spelling needs `ketama_hash_from_name`. An unknown name is
+ * `KETAMA_ERR_INVALID_ARGUMENT`, with the known names in the message.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `out` is writable.
+ */
+ketama_status ketama_hash_from_canonical_name(const char *name, uint32_t *out);
+
+/**
  * Every hash id, `KETAMA_HASH_DEFAULT` first: writes at most `capacity`
  * ids to `ids` and returns how many there are. Which of them a flavour
  * offers, and under which spellings, `ketama_hash_from_name` answers.

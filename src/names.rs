@@ -161,6 +161,24 @@ pub extern "C" fn ketama_hash_name(hash: u32) -> *const c_char {
     name_of::<HashAlgorithm>(hash)
 }
 
+/// Looks a key hash up by its canonical name or a flavour-neutral alias
+/// (`"md5"`, `"crc32a"`, `"oaat"`, ...; `"default"` is
+/// `KETAMA_HASH_DEFAULT`) and stores its `ketama_hash` id in `*out`, for
+/// callers with no flavour at hand (`ketama_hash_bytes`). A peer's own
+/// spelling needs `ketama_hash_from_name`. An unknown name is
+/// `KETAMA_ERR_INVALID_ARGUMENT`, with the known names in the message.
+///
+/// # Safety
+/// `name` is a NUL-terminated string; `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_hash_from_canonical_name(
+    name: *const c_char,
+    out: *mut u32,
+) -> ketama_status {
+    // SAFETY: per the contract above.
+    unsafe { id_of::<HashAlgorithm>(name, out) }
+}
+
 /// Every hash id, `KETAMA_HASH_DEFAULT` first: writes at most `capacity`
 /// ids to `ids` and returns how many there are. Which of them a flavour
 /// offers, and under which spellings, `ketama_hash_from_name` answers.
@@ -244,7 +262,12 @@ mod tests {
                 ketama_flavour_name,
                 Some(ketama_flavour_from_name),
             ),
-            ("hash", ketama_hash_list, ketama_hash_name, None),
+            (
+                "hash",
+                ketama_hash_list,
+                ketama_hash_name,
+                Some(ketama_hash_from_canonical_name),
+            ),
             (
                 "parse mode",
                 ketama_parse_mode_list,

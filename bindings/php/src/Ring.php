@@ -12,9 +12,9 @@ use FFI\CData;
  * server file or a list of servers; look keys up with {@see Ring::find()}.
  * The native ring is released when the object is destroyed.
  *
- * Flavours and hashes are named like the C enums without their prefix:
- * `'libketama'` is `KETAMA_FLAVOUR_LIBKETAMA`, `'md5'` is `KETAMA_HASH_MD5`,
- * `'default'` the flavour's own hash.
+ * Flavours and hashes are named as the CLI names them (`'twemproxy'`,
+ * `'php-memcached'`; `'crc32'` in the flavour's peer's spelling,
+ * `'default'` the flavour's own hash): the library resolves every name.
  */
 final class Ring
 {
@@ -49,10 +49,11 @@ final class Ring
     {
         $ffi = Library::ffi();
         $ring = $ffi->new('const ketama_ring*');
+        $flavourId = self::flavourId($flavour);
         Library::check($ffi->ketama_ring_new_from_file(
             $path,
-            self::flavourId($flavour),
-            self::hashId($hash),
+            $flavourId,
+            self::hashId($hash, $flavourId),
             $libketamaParser ? $ffi->KETAMA_PARSE_LIBKETAMA : $ffi->KETAMA_PARSE_STRICT,
             FFI::addr($ring),
         ));
@@ -100,7 +101,7 @@ final class Ring
             }
         }
         $ring = $ffi->new('const ketama_ring*');
-        Library::check($ffi->ketama_ring_new($list, $count, self::flavourId($flavour), self::hashId($hash), FFI::addr($ring)));
+        Library::check($ffi->ketama_ring_new($list, $count, $flavourId = self::flavourId($flavour), self::hashId($hash, $flavourId), FFI::addr($ring)));
         return new self($ring);
     }
 
@@ -413,24 +414,27 @@ final class Ring
         return FFI::addr($copy[0]);
     }
 
+    /** The `ketama_flavour` id of a flavour name or alias, as the library resolves it. */
     private static function flavourId(string $name): int
     {
-        return self::enumValue('KETAMA_FLAVOUR_', $name, 'flavour');
+        $ffi = Library::ffi();
+        $id = $ffi->new('uint32_t');
+        Library::check($ffi->ketama_flavour_from_name($name, FFI::addr($id)));
+        return $id->cdata;
     }
 
-    private static function hashId(string $name): int
+    /**
+     * The `ketama_hash` id of `$name` as flavour `$flavour`'s peer spells it
+     * (twemproxy's 'crc32' is the 15-bit crc, 'crc32a' the full CRC-32), or
+     * without a flavour by its canonical name; the library resolves both.
+     */
+    private static function hashId(string $name, ?int $flavour = null): int
     {
-        return self::enumValue('KETAMA_HASH_', $name, 'hash');
-    }
-
-    /** Maps `'php-memcached'` to the C enum constant `KETAMA_FLAVOUR_PHP_MEMCACHED`. */
-    private static function enumValue(string $prefix, string $name, string $what): int
-    {
-        $constant = $prefix . strtoupper(str_replace(['-', ' '], '_', $name));
-        try {
-            return Library::ffi()->$constant;
-        } catch (FFI\Exception) {
-            throw new KetamaException("unknown {$what} '{$name}' (the library has no {$constant})");
-        }
+        $ffi = Library::ffi();
+        $id = $ffi->new('uint32_t');
+        Library::check($flavour === null
+            ? $ffi->ketama_hash_from_canonical_name($name, FFI::addr($id))
+            : $ffi->ketama_hash_from_name($flavour, $name, FFI::addr($id)));
+        return $id->cdata;
     }
 }

@@ -74,7 +74,7 @@ throws(fn () => $ring->findAvoiding('test', ['10.9.9.9:1']), 'unknown down addre
 // Flavour and hash names map onto the C enums.
 check(Ring::fromFile($file, 'libketama', 'md5')->server('test') === '127.0.0.1:11211', "flavour 'libketama', hash 'md5'");
 $e = throws(fn () => Ring::fromFile($file, 'no-such-flavour'), 'unknown flavour');
-check(str_contains($e->getMessage(), "'no-such-flavour'"), 'unknown flavour message names it');
+check(str_contains($e->getMessage(), '"no-such-flavour"'), 'unknown flavour message names it');
 throws(fn () => Ring::fromFile($file, 'libketama', 'no-such-hash'), 'unknown hash');
 
 // Key hashes.
