@@ -62,6 +62,10 @@ fn c_enums() -> String {
     use ketama_core::registry::Named;
     println!("cargo:rerun-if-changed=crates/ketama-core/src");
     [
+        ketama_core::Status::c_enum(
+            "Result of a modern API call. `KETAMA_OK` is 0; every other value comes\n\
+             with a message readable through `ketama_error()` on the same thread.",
+        ),
         ketama_core::Flavour::c_enum("Placement flavours (pass as `uint32_t`)."),
         ketama_core::hash::HashAlgorithm::c_enum(
             "Key hashes (pass as `uint32_t`); `KETAMA_HASH_DEFAULT` uses the flavour's own.",

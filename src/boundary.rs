@@ -56,30 +56,6 @@ fn record_panic(payload: Box<dyn std::any::Any + Send>) {
     ));
 }
 
-/// Maps a C integer to a status, if it is one.
-pub fn status_from_u32(value: u32) -> Option<ketama_status> {
-    use ketama_status::*;
-    [
-        KETAMA_OK,
-        KETAMA_ERR_NULL_ARGUMENT,
-        KETAMA_ERR_INVALID_ARGUMENT,
-        KETAMA_ERR_IO,
-        KETAMA_ERR_PARSE,
-        KETAMA_ERR_NO_SERVERS,
-        KETAMA_ERR_BUFFER_TOO_SMALL,
-        KETAMA_ERR_NO_SERVER_AVAILABLE,
-        KETAMA_ERR_OUT_OF_RANGE,
-        KETAMA_KEPT_LAST_GOOD,
-        KETAMA_ERR_SET_DECODE,
-        KETAMA_ERR_SET_MEMBER,
-        KETAMA_ERR_SET_FULL,
-        KETAMA_ERR_SET_CONTENDED,
-        KETAMA_ERR_PANIC,
-    ]
-    .into_iter()
-    .find(|s| *s as u32 == value)
-}
-
 /// Borrows `*ptr`, or fails naming the NULL argument.
 ///
 /// # Safety

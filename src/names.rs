@@ -223,6 +223,29 @@ pub unsafe extern "C" fn ketama_parse_mode_list(ids: *mut u32, capacity: usize) 
     unsafe { list_of::<ParseMode>(ids, capacity) }
 }
 
+/// Returns the name of a status code (`"KETAMA_ERR_PARSE"`), or
+/// `"KETAMA_UNKNOWN_STATUS"` for a value that is not one.
+#[unsafe(no_mangle)]
+pub extern "C" fn ketama_status_name(status: u32) -> *const c_char {
+    let name = name_of::<ketama_status>(status);
+    if name.is_null() {
+        c"KETAMA_UNKNOWN_STATUS".as_ptr()
+    } else {
+        name
+    }
+}
+
+/// Every status code: writes at most `capacity` of them to `ids` and
+/// returns how many there are.
+///
+/// # Safety
+/// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_status_list(ids: *mut u32, capacity: usize) -> usize {
+    // SAFETY: per the contract above.
+    unsafe { list_of::<ketama_status>(ids, capacity) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,74 @@
  */
 
 /**
+ * Result of a modern API call. `KETAMA_OK` is 0; every other value comes
+ * with a message readable through `ketama_error()` on the same thread.
+ */
+typedef enum {
+  /**
+   * Success.
+   */
+  KETAMA_OK = 0,
+  /**
+   * A required pointer argument was NULL.
+   */
+  KETAMA_ERR_NULL_ARGUMENT = 1,
+  /**
+   * An argument had a value the function does not accept.
+   */
+  KETAMA_ERR_INVALID_ARGUMENT = 2,
+  /**
+   * A file could not be opened or read.
+   */
+  KETAMA_ERR_IO = 3,
+  /**
+   * A server list line was rejected; the message names the line.
+   */
+  KETAMA_ERR_PARSE = 4,
+  /**
+   * The server list holds no usable server.
+   */
+  KETAMA_ERR_NO_SERVERS = 5,
+  /**
+   * An output buffer is too small.
+   */
+  KETAMA_ERR_BUFFER_TOO_SMALL = 6,
+  /**
+   * No server can take the key (empty continuum, or all servers down).
+   */
+  KETAMA_ERR_NO_SERVER_AVAILABLE = 7,
+  /**
+   * An index is past the end.
+   */
+  KETAMA_ERR_OUT_OF_RANGE = 8,
+  /**
+   * Not a failure: the output holds the last good ring of a server file
+   * whose current state cannot be used (`ketama_error()` says why).
+   */
+  KETAMA_KEPT_LAST_GOOD = 9,
+  /**
+   * The library hit an internal bug; the host process is unaffected.
+   */
+  KETAMA_ERR_PANIC = 99,
+  /**
+   * A set value did not decode; the message names kind, byte offset and record.
+   */
+  KETAMA_ERR_SET_DECODE = 100,
+  /**
+   * A member cannot be encoded (empty, too long, whitespace or control byte).
+   */
+  KETAMA_ERR_SET_MEMBER = 101,
+  /**
+   * The set's value cannot grow: compact it or shard the set.
+   */
+  KETAMA_ERR_SET_FULL = 102,
+  /**
+   * Append and add kept failing while the key came and went.
+   */
+  KETAMA_ERR_SET_CONTENDED = 103,
+} ketama_status;
+
+/**
  * Placement flavours (pass as `uint32_t`).
  */
 typedef enum {
@@ -193,74 +261,6 @@ typedef enum {
   KETAMA_PARSE_SOCKIOPOOL = 3,
 } ketama_parse_mode;
 
-
-/**
- * Result of a modern API call. `KETAMA_OK` is 0; every other value comes
- * with a message readable through `ketama_error()` on the same thread.
- */
-typedef enum {
-  /**
-   * Success.
-   */
-  KETAMA_OK = 0,
-  /**
-   * A required pointer argument was NULL.
-   */
-  KETAMA_ERR_NULL_ARGUMENT = 1,
-  /**
-   * An argument had a value the function does not accept.
-   */
-  KETAMA_ERR_INVALID_ARGUMENT = 2,
-  /**
-   * A file could not be opened or read.
-   */
-  KETAMA_ERR_IO = 3,
-  /**
-   * A server list line was rejected; the message names the line.
-   */
-  KETAMA_ERR_PARSE = 4,
-  /**
-   * The server list holds no usable server.
-   */
-  KETAMA_ERR_NO_SERVERS = 5,
-  /**
-   * An output buffer is too small.
-   */
-  KETAMA_ERR_BUFFER_TOO_SMALL = 6,
-  /**
-   * No server can take the key (empty continuum, or all servers down).
-   */
-  KETAMA_ERR_NO_SERVER_AVAILABLE = 7,
-  /**
-   * An index is past the end.
-   */
-  KETAMA_ERR_OUT_OF_RANGE = 8,
-  /**
-   * Not a failure: the output holds the last good ring of a server file
-   * whose current state cannot be used (`ketama_error()` says why).
-   */
-  KETAMA_KEPT_LAST_GOOD = 9,
-  /**
-   * A set value did not decode; the message names kind, byte offset and record.
-   */
-  KETAMA_ERR_SET_DECODE = 100,
-  /**
-   * A member cannot be encoded (empty, too long, whitespace or control byte).
-   */
-  KETAMA_ERR_SET_MEMBER = 101,
-  /**
-   * The set's value cannot grow: compact it or shard the set.
-   */
-  KETAMA_ERR_SET_FULL = 102,
-  /**
-   * Append and add kept failing while the key came and went.
-   */
-  KETAMA_ERR_SET_CONTENDED = 103,
-  /**
-   * The library hit an internal bug; the host process is unaffected.
-   */
-  KETAMA_ERR_PANIC = 99,
-} ketama_status;
 
 /**
  * What `ketama_file_ring_current` does when the file changed but cannot be
@@ -1023,6 +1023,21 @@ ketama_status ketama_parse_mode_from_name(const char *name, uint32_t *out);
 size_t ketama_parse_mode_list(uint32_t *ids, size_t capacity);
 
 /**
+ * Returns the name of a status code (`"KETAMA_ERR_PARSE"`), or
+ * `"KETAMA_UNKNOWN_STATUS"` for a value that is not one.
+ */
+const char *ketama_status_name(uint32_t status);
+
+/**
+ * Every status code: writes at most `capacity` of them to `ids` and
+ * returns how many there are.
+ *
+ * # Safety
+ * `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+ */
+size_t ketama_status_list(uint32_t *ids, size_t capacity);
+
+/**
  * Builds a ring from `count` servers.
  *
  * `flavour` is a `ketama_flavour`, `hash` a `ketama_hash` the flavour's
@@ -1477,9 +1492,3 @@ void ketama_set_writer_free(ketama_set_writer *writer);
  * As `ketama_set_plan_read`.
  */
 ketama_status ketama_set_plan_read_sampled(const uint8_t *value, size_t value_len, uint32_t encoding, uint64_t cas, int64_t remaining_ttl, bool ttl_known, const ketama_set_policy *policy, bool force, double probability, uint64_t seed, ketama_set **set_out, ketama_set_compaction *compaction_out);
-
-/**
- * Returns the name of a status code (`"KETAMA_ERR_PARSE"`), or
- * `"KETAMA_UNKNOWN_STATUS"` for a value that is not one.
- */
-const char *ketama_status_name(uint32_t status);

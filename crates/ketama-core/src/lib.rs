@@ -49,9 +49,11 @@ pub mod ring;
 pub mod server;
 pub mod server_file;
 pub mod setcodec;
+pub mod status;
 
 pub use batch::KeyGroup;
 pub use error::Error;
 pub use flavour::Flavour;
 pub use ring::{Ring, RingConfig, Server};
 pub use server::ServerSpec;
+pub use status::Status;
