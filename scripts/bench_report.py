@@ -222,7 +222,7 @@ def main():
 
     lines = ["# Benchmark results", "",
              "Produced by `scripts/bench.sh --publish`. Taken on a 2-core machine shared with other "
-             "jobs, so single runs are noisy (medians of several rounds). The original libketama is "
+             "jobs, so single runs are noisy (medians of repeated passes). The original libketama is "
              "compiled from the PyPI ketama==0.1.1 sources with its shared memory segment raised from "
              "512 KiB to 64 MiB and run with an unlimited stack, for the benchmark only, so that it "
              "holds 1,000 and 10,000 servers.", ""]

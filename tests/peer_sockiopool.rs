@@ -241,7 +241,7 @@ fn refused_lines_name_the_line() {
 }
 
 /// The measured disagreement with the original C libketama (asked in this
-/// run) on 10,000 keys: the lists the README's table names. They agree where
+/// run) on 10,000 keys: the lists docs/flavours.md's table names. They agree where
 /// both give every server the same number of points, and differ where C's
 /// float rounding (`floorf`) and the Java port's double `Math.floor` part.
 #[test]
@@ -266,6 +266,6 @@ fn disagreement_with_the_original_c_library() {
     assert_eq!(
         differing,
         vec![0, 0, 0, 0, 238, 0, 0, 0],
-        "update the README's disagreement table: {measured:?}"
+        "update the disagreement table in docs/flavours.md: {measured:?}"
     );
 }

@@ -1,4 +1,4 @@
-/* The README's set recipe example: add members to a set kept in one
+/* The set recipe example of docs/setcodec.md: add members to a set kept in one
  * memcached value, then read it back (compacting when dirty).
  * Usage: setcodec_readme_example PORT */
 #include <libmemcached/memcached.h>
