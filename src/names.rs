@@ -46,7 +46,9 @@ unsafe fn id_of<E: Named>(name: *const c_char, out: *mut u32) -> ketama_status {
         let text = std::str::from_utf8(name.to_bytes()).unwrap_or("");
         *out = match (E::from_name(text), E::C_EXTRA) {
             (Some(variant), _) => variant.id(),
-            (None, Some(extra)) if extra.name.to_str() == Ok(text) => extra.id,
+            (None, Some(extra)) if extra.name.to_bytes().eq_ignore_ascii_case(text.as_bytes()) => {
+                extra.id
+            }
             (None, _) => {
                 return Err(Error::InvalidArgument(format!(
                     "unknown {} {:?} (known: {})",
