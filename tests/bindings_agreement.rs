@@ -8,10 +8,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::java::java_command;
 use common::{
     Memcached, assert_valgrind_clean, compile_c, repo_root, require_tool, run_with_timeout,
     scratch_dir, shared_library_dir,
@@ -49,50 +50,12 @@ fn run_with_input(cmd: &mut Command, input: &Path, what: &str) -> String {
     String::from_utf8(out.stdout).unwrap_or_else(|_| panic!("{what}: output is not UTF-8"))
 }
 
-fn java_classpath(dir: &Path) -> String {
-    require_tool("javac", "openjdk-17-jdk-headless");
-    let jars = "/usr/share/java/jna.jar:/usr/share/java/spymemcached.jar";
-    assert!(
-        Path::new("/usr/share/java/jna.jar").exists(),
-        "install the Debian package libjna-java"
-    );
-    assert!(
-        Path::new("/usr/share/java/spymemcached.jar").exists(),
-        "install the Debian package libspymemcached-java"
-    );
-    let classes = dir.join("classes");
-    let java = repo_root().join("bindings/java");
-    let sources: Vec<PathBuf> = vec![java.join("src/test/java/net/ketama/FindKeys.java")]
-        .into_iter()
-        .chain(
-            std::fs::read_dir(java.join("src/main/java/net/ketama"))
-                .unwrap()
-                .map(|e| e.unwrap().path()),
-        )
-        .collect();
-    let out = run_with_timeout(
-        Command::new("javac")
-            .arg("-d")
-            .arg(&classes)
-            .args(["-cp", jars])
-            .args(&sources),
-        Duration::from_secs(300),
-    );
-    assert!(
-        out.status.success(),
-        "javac: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    format!("{}:{jars}", classes.display())
-}
-
 /// One server list: every implementation answers the same 10,000 keys.
 fn agree(
     dir: &Path,
     name: &str,
     servers: &str,
     flavour: (&str, u32, &str),
-    classpath: &str,
     c_program: &Path,
 ) -> usize {
     let file = dir.join(format!("{name}.servers"));
@@ -127,13 +90,7 @@ fn agree(
         "PHP",
     );
     let java = run_with_input(
-        Command::new("java")
-            .args(["-cp", classpath])
-            .arg(format!(
-                "-Dketama.library={}",
-                shared_library_dir().join("libketama.so").display()
-            ))
-            .args(["net.ketama.FindKeys", file_arg, java_name]),
+        java_command(&[], "net.ketama.FindKeys").args([file_arg, java_name]),
         &input,
         "Java",
     );
@@ -188,7 +145,6 @@ fn php_java_python_c_and_cli_agree_on_10000_keys() {
         "bindings_find_keys",
         &[],
     );
-    let classpath = java_classpath(&dir);
 
     let weighted: String = (0..10)
         .map(|i| format!("10.0.1.{i}:11211\t{}\n", 100 + i * 37))
@@ -205,7 +161,6 @@ fn php_java_python_c_and_cli_agree_on_10000_keys() {
         "weighted10",
         &weighted,
         ("libketama", 0, "libketama"),
-        &classpath,
         &c_program,
     );
     compared += agree(
@@ -213,7 +168,6 @@ fn php_java_python_c_and_cli_agree_on_10000_keys() {
         "unweighted100",
         &hundred,
         ("libketama", 0, "libketama"),
-        &classpath,
         &c_program,
     );
     compared += agree(
@@ -221,7 +175,6 @@ fn php_java_python_c_and_cli_agree_on_10000_keys() {
         "spymemcached10",
         &spy,
         ("spymemcached", 1, "spymemcached"),
-        &classpath,
         &c_program,
     );
     // The continuum flavours of today's clients, by their C ids and names.
@@ -242,7 +195,6 @@ fn php_java_python_c_and_cli_agree_on_10000_keys() {
             cli_name,
             &mixed,
             (cli_name, c_id, cli_name),
-            &classpath,
             &c_program,
         );
     }
@@ -255,7 +207,6 @@ fn php_java_python_c_and_cli_agree_on_10000_keys() {
         "pymemcache",
         &unweighted,
         ("pymemcache", 13, "pymemcache"),
-        &classpath,
         &c_program,
     );
     eprintln!(
@@ -367,15 +318,8 @@ fn python_pymemcache_hasher_reads_pylibmc_keys_and_places_keys_where_php_and_jav
         &keys,
         "PHP",
     );
-    let classpath = java_classpath(&dir);
     let java = run_with_input(
-        Command::new("java")
-            .args(["-cp", &classpath])
-            .arg(format!(
-                "-Dketama.library={}",
-                shared_library_dir().join("libketama.so").display()
-            ))
-            .args(["net.ketama.FindKeys", file_arg, "libketama"]),
+        java_command(&[], "net.ketama.FindKeys").args([file_arg, "libketama"]),
         &keys,
         "Java",
     );

@@ -1,91 +1,24 @@
 //! The Java binding (bindings/java) on the real JVM with JNA: the JUnit 4
-//! suites (Ring API, KetamaNodeLocator in a spymemcached MemcachedClient
-//! against real memcached on loopback), the enum ids against the C header,
-//! the library search error and the spymemcached example.
+//! suites (Ring API, names resolved by the library, KetamaNodeLocator in a
+//! spymemcached MemcachedClient against real memcached on loopback), the
+//! compiled enums against the C header, the library search error and the
+//! spymemcached example.
 
 mod common;
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::process::Output;
 use std::time::Duration;
 
+use common::c_header;
+use common::java::java_command;
 use common::{
-    Memcached, assert_bench_rows, assert_example_output, repo_root, require_tool, run_with_timeout,
-    scratch_dir, shared_library_dir,
+    Memcached, assert_bench_rows, assert_example_output, repo_root, run_with_timeout, scratch_dir,
 };
-
-/// A jar from a Debian package; fails (never skips) naming the package when absent.
-fn jar(name: &str, package: &str) -> String {
-    let path = format!("/usr/share/java/{name}");
-    assert!(
-        std::path::Path::new(&path).exists(),
-        "{path} is missing: install the Debian package {package}"
-    );
-    path
-}
-
-/// The classpath: the compiled binding, tests, examples and bench, then JNA, spymemcached, JUnit 4.
-pub fn java_classpath() -> &'static str {
-    static CLASSPATH: OnceLock<String> = OnceLock::new();
-    CLASSPATH.get_or_init(|| {
-        require_tool("javac", "openjdk-17-jdk-headless");
-        require_tool("java", "openjdk-17-jdk-headless");
-        let jars = [
-            jar("jna.jar", "libjna-java"),
-            jar("spymemcached.jar", "libspymemcached-java"),
-            jar("junit4.jar", "junit4"),
-            jar("hamcrest-core.jar", "libhamcrest-java"),
-        ]
-        .join(":");
-        let classes = scratch_dir("java").join("classes");
-        let java = repo_root().join("bindings/java");
-        let mut sources = Vec::new();
-        for dir in ["src/main/java", "src/test/java", "examples", "bench"] {
-            collect_java(&java.join(dir), &mut sources);
-        }
-        let out = run_with_timeout(
-            Command::new("javac")
-                .args(["-Xlint:all", "-Werror", "-d"])
-                .arg(&classes)
-                .args(["-cp", &jars])
-                .args(&sources),
-            Duration::from_secs(300),
-        );
-        assert!(
-            out.status.success(),
-            "javac failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        format!("{}:{jars}", classes.display())
-    })
-}
-
-fn collect_java(dir: &std::path::Path, into: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{dir:?}: {e}")) {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            collect_java(&path, into);
-        } else if path.extension().is_some_and(|e| e == "java") {
-            into.push(path);
-        }
-    }
-}
 
 /// Runs `java [props] CLASS ARGS` against this build's library.
 fn java(props: &[String], class: &str, args: &[&str]) -> Output {
-    let classpath = java_classpath();
     run_with_timeout(
-        Command::new("java")
-            .args(["-cp", classpath])
-            .arg(format!(
-                "-Dketama.library={}",
-                shared_library_dir().join("libketama.so").display()
-            ))
-            .arg("-Dnet.spy.log.LoggerImpl=net.spy.memcached.compat.log.SunLogger")
-            .args(props)
-            .arg(class)
-            .args(args),
+        java_command(props, class).args(args),
         Duration::from_secs(300),
     )
 }
@@ -144,25 +77,34 @@ fn java_node_locator_in_a_real_memcached_client() {
     );
 }
 
-/// The Java enums carry the ids of include/ketama.h, all of them.
+/// The compiled Java enums carry the constants and ids of include/ketama.h,
+/// all of them (their sources are generated: tests/bindings_generated.rs).
 #[test]
 fn java_enums_match_the_c_header() {
-    let header = std::fs::read_to_string(repo_root().join("include/ketama.h")).unwrap();
-    let mut expected: Vec<String> = header
-        .lines()
-        .map(str::trim)
-        .filter(|l| l.starts_with("KETAMA_FLAVOUR_") || l.starts_with("KETAMA_HASH_"))
-        .map(|l| l.trim_end_matches(',').replace(' ', ""))
-        .collect();
+    let (_, header) = c_header::read(&repo_root());
+    let mut expected: Vec<String> = [
+        "ketama_flavour",
+        "ketama_hash",
+        "ketama_parse_mode",
+        "ketama_set_encoding",
+        "ketama_set_op",
+        "ketama_set_action",
+        "ketama_set_reply",
+    ]
+    .iter()
+    .flat_map(|name| &header.enumeration(name).constants)
+    .map(|c| format!("{}={}", c.name, c.value))
+    .collect();
     expected.sort();
-    assert!(!expected.is_empty());
+    assert!(expected.len() > 40, "{expected:?}");
     let out = java(&[], "net.ketama.PrintEnums", &[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let mut printed: Vec<String> = text(&out.stdout).lines().map(String::from).collect();
     printed.sort();
     assert_eq!(
         printed, expected,
-        "update bindings/java/src/main/java/net/ketama/{{Flavour,Hash}}.java"
+        "the Java enums differ from include/ketama.h: regenerate them with \
+         `KETAMA_UPDATE_BINDINGS=1 cargo test --test bindings_generated`"
     );
 }
 

@@ -11,7 +11,11 @@ import java.util.List;
 /**
  * The C functions of libketama.so, bound with JNA direct mapping
  * ({@code Native.register}), which costs about a sixth of interface mapping
- * per call. Sizes assume LP64 ({@code size_t} is a Java {@code long}).
+ * per call. Sizes assume LP64 ({@code size_t} is a Java {@code long}); the
+ * structs are read and written through {@link NativeStructs}, generated from
+ * include/ketama.h. tests/bindings_generated.rs checks every declaration here
+ * against the header's prototype (its {@code java_accepts} documents the type
+ * mapping).
  *
  * <p>The library is looked up in the system property {@code ketama.library}
  * or the environment variable {@code KETAMA_LIBRARY} (the file or its
@@ -109,8 +113,8 @@ final class KetamaNative {
 
     static native void ketama_ring_free(long ring);
 
-    /** {@code out} receives a {@code ketama_server_ref} (32 bytes = 4 longs). */
-    static native int ketama_find_server(long ring, byte[] key, long keyLen, long[] out);
+    /** {@code out} receives a {@code ketama_server_ref} ({@link NativeStructs.KetamaServerRef}). */
+    static native int ketama_find_server(long ring, byte[] key, long keyLen, Pointer out);
 
     /**
      * The server index for {@code keyLen} bytes at native address {@code key}, or a
@@ -119,7 +123,7 @@ final class KetamaNative {
      */
     static native long ketama_find_server_index(long ring, long key, long keyLen);
 
-    static native int ketama_find_server_avoiding(long ring, byte[] key, long keyLen, int[] down, long downCount, long[] out);
+    static native int ketama_find_server_avoiding(long ring, byte[] key, long keyLen, int[] down, long downCount, Pointer out);
 
     /** Batch lookup: {@code count} keys back to back in {@code packed}; server indices into {@code out}. */
     static native int ketama_find_servers_packed(
@@ -141,7 +145,7 @@ final class KetamaNative {
 
     static native long ketama_ring_point_count(long ring);
 
-    /** {@code out} receives a {@code ketama_server_info} (48 bytes). */
+    /** {@code out} receives a {@code ketama_server_info} ({@link NativeStructs.KetamaServerInfo}). */
     static native int ketama_ring_server(long ring, long index, Pointer out);
 
     static native int ketama_ring_point(long ring, long index, int[] point, int[] serverIndex);
@@ -151,6 +155,13 @@ final class KetamaNative {
     static native Pointer ketama_version();
 
     static native Pointer ketama_status_name(int status);
+
+    // ---- names, resolved by the library (the binding keeps no table of them) ----
+    static native int ketama_flavour_from_name(String name, int[] out);
+
+    static native int ketama_hash_from_name(int flavour, String name, int[] out);
+
+    static native int ketama_parse_mode_from_name(String name, int[] out);
 
     static native Pointer ketama_error();
 
@@ -169,16 +180,16 @@ final class KetamaNative {
     /** C {@code bool}: one byte, read as a Java byte (0 = false). */
     static native byte ketama_set_is_sealed(long set);
 
-    static native int ketama_set_paired_key(byte[] base, long baseLen, int side, long[] bufferOut);
+    static native int ketama_set_paired_key(byte[] base, long baseLen, int side, Pointer bufferOut);
 
-    static native int ketama_set_encode_paired(Pointer members, long count, int encoding, long maxMemberLen, long[] bufferOut);
+    static native int ketama_set_encode_paired(Pointer members, long count, int encoding, long maxMemberLen, Pointer bufferOut);
 
     static native int ketama_set_decode_paired(
             byte[] adds, long addsLen, byte[] removes, long removesLen, long maxMemberLen, long[] setOut);
 
     static native void ketama_set_buffer_free(SetBuffer buffer);
 
-    static native int ketama_set_get_stats(long set, long[] out);
+    static native int ketama_set_get_stats(long set, Pointer out);
 
     static native long ketama_set_card(long set);
 
@@ -186,11 +197,11 @@ final class KetamaNative {
 
     static native int ketama_set_contains(long set, byte[] member, long len, byte[] out);
 
-    static native int ketama_set_encode(int op, int encoding, Pointer members, long count, long maxMemberLen, long[] bufferOut);
+    static native int ketama_set_encode(int op, int encoding, Pointer members, long count, long maxMemberLen, Pointer bufferOut);
 
     static native int ketama_set_should_compact(long set, Pointer policy, byte force, byte[] out);
 
-    static native int ketama_set_compacted(long set, int encoding, long[] bufferOut);
+    static native int ketama_set_compacted(long set, int encoding, Pointer bufferOut);
 
     static native int ketama_set_plan_read(byte[] value, long len, int encoding, long cas, long remainingTtl, byte ttlKnown,
             Pointer policy, byte force, long[] setOut, Pointer compactionOut);

@@ -76,31 +76,33 @@ public final class KetamaSet implements AutoCloseable {
         }
         List<Memory> keep = new ArrayList<>();
         Memory refs = memberRefs(bytes, keep);
-        long[] out = new long[2];
+        Memory out = buffer();
         KetamaNative.check(KetamaNative.ketama_set_encode_paired(refs, bytes.size(), SetEncoding.T1.id(), 0, out));
         java.lang.ref.Reference.reachabilityFence(keep);
-        return take(out[0], out[1]);
+        return take(out);
     }
 
     /** The key of one list of a pair: {@code follow-<base>} ({@code adds} true) or {@code unfollow-<base>}. */
     public static String pairedKey(String base, boolean adds) {
         KetamaNative.ensureLoaded();
         byte[] bytes = base.getBytes(StandardCharsets.UTF_8);
-        long[] out = new long[2];
+        Memory out = buffer();
         KetamaNative.check(KetamaNative.ketama_set_paired_key(bytes, bytes.length, adds ? 0 : 1, out));
-        return new String(take(out[0], out[1]), StandardCharsets.UTF_8);
+        return new String(take(out), StandardCharsets.UTF_8);
     }
 
     /** {@code ketama_set_member_ref[]} for {@code members}; the copies stay alive in {@code keep}. */
     private static Memory memberRefs(List<byte[]> members, List<Memory> keep) {
-        Memory refs = new Memory(16L * Math.max(1, members.size()));
+        final long size = NativeStructs.KetamaSetMemberRef.SIZE;
+        Memory refs = new Memory(size * Math.max(1, members.size()));
         for (int i = 0; i < members.size(); i++) {
             byte[] m = members.get(i);
             Memory copy = new Memory(Math.max(1, m.length));
             copy.write(0, m, 0, m.length);
             keep.add(copy);
-            refs.setPointer(16L * i, copy);
-            refs.setLong(16L * i + 8, m.length);
+            Pointer ref = refs.share(size * i);
+            NativeStructs.KetamaSetMemberRef.setData(ref, copy);
+            NativeStructs.KetamaSetMemberRef.setLen(ref, m.length);
         }
         return refs;
     }
@@ -124,9 +126,10 @@ public final class KetamaSet implements AutoCloseable {
         KetamaNative.ensureLoaded();
         List<Memory> keep = new ArrayList<>();
         Memory refs = memberRefs(members, keep);
-        long[] out = new long[2];
+        Memory out = buffer();
         KetamaNative.check(KetamaNative.ketama_set_encode(op.id(), encoding.id(), refs, members.size(), 0, out));
-        return take(out[0], out[1]);
+        java.lang.ref.Reference.reachabilityFence(keep);
+        return take(out);
     }
 
     /**
@@ -136,16 +139,19 @@ public final class KetamaSet implements AutoCloseable {
     public static ReadPlan planRead(byte[] value, long cas, Integer remainingTtl, Policy policy, boolean force) {
         KetamaNative.ensureLoaded();
         long[] set = new long[1];
-        Memory compaction = new Memory(40); // ketama_set_compaction
+        Memory compaction = new Memory(NativeStructs.KetamaSetCompaction.SIZE);
         compaction.clear();
         KetamaNative.check(KetamaNative.ketama_set_plan_read(value, value.length, SetEncoding.AUTO.id(), cas,
                 remainingTtl == null ? 0 : remainingTtl, (byte) (remainingTtl != null ? 1 : 0), policy(policy),
                 (byte) (force ? 1 : 0), set, compaction));
         KetamaSet decoded = new KetamaSet(set[0]);
         Compaction write = null;
-        if (compaction.getByte(0) != 0) {
-            byte[] bytes = take(Pointer.nativeValue(compaction.getPointer(8)), compaction.getLong(16));
-            write = new Compaction(bytes, compaction.getLong(24), compaction.getByte(36) != 0 ? compaction.getInt(32) : null);
+        if (NativeStructs.KetamaSetCompaction.getNeeded(compaction)) {
+            byte[] bytes = take(NativeStructs.KetamaSetCompaction.getValueData(compaction),
+                    NativeStructs.KetamaSetCompaction.getValueLen(compaction));
+            write = new Compaction(bytes, NativeStructs.KetamaSetCompaction.getCas(compaction),
+                    NativeStructs.KetamaSetCompaction.getExptimeKnown(compaction)
+                            ? NativeStructs.KetamaSetCompaction.getExptime(compaction) : null);
         }
         return new ReadPlan(decoded, write);
     }
@@ -239,12 +245,14 @@ public final class KetamaSet implements AutoCloseable {
 
     /** The counters. */
     public Stats stats() {
-        long[] s = new long[6]; // ketama_set_stats: 5 size_t + uint32_t (+ padding)
+        Memory s = new Memory(NativeStructs.KetamaSetStats.SIZE);
         handle.with(p -> {
             KetamaNative.check(KetamaNative.ketama_set_get_stats(p, s));
             return null;
         });
-        return new Stats(s[0], s[1], s[2], s[3], s[4], SetEncoding.of((int) s[5]));
+        return new Stats(NativeStructs.KetamaSetStats.getMembers(s), NativeStructs.KetamaSetStats.getRecords(s),
+                NativeStructs.KetamaSetStats.getRemovals(s), NativeStructs.KetamaSetStats.getRedundant(s),
+                NativeStructs.KetamaSetStats.getValueLen(s), SetEncoding.of(NativeStructs.KetamaSetStats.getEncoding(s)));
     }
 
     /** Whether {@code policy} asks to compact this set. */
@@ -259,12 +267,12 @@ public final class KetamaSet implements AutoCloseable {
 
     /** The canonical value in {@code encoding}: add records in bytewise order (empty for an empty set). */
     public byte[] compacted(SetEncoding encoding) {
-        long[] out = new long[2];
+        Memory out = buffer();
         handle.with(p -> {
             KetamaNative.check(KetamaNative.ketama_set_compacted(p, encoding.id(), out));
             return null;
         });
-        return take(out[0], out[1]);
+        return take(out);
     }
 
     /** Frees the native set. @throws IllegalStateException when already closed */
@@ -277,19 +285,31 @@ public final class KetamaSet implements AutoCloseable {
         if (policy == null) {
             return null;
         }
-        Memory m = new Memory(24); // ketama_set_policy
+        Memory m = new Memory(NativeStructs.KetamaSetPolicy.SIZE);
         m.clear();
-        m.setLong(0, policy.threshold());
-        m.setLong(8, policy.softLimit());
-        m.setByte(16, (byte) (policy.ratio() ? 1 : 0));
+        NativeStructs.KetamaSetPolicy.setThreshold(m, policy.threshold());
+        NativeStructs.KetamaSetPolicy.setSoftLimit(m, policy.softLimit());
+        NativeStructs.KetamaSetPolicy.setRatio(m, policy.ratio());
         return m;
     }
 
-    /** Copies a library-owned ketama_set_buffer and frees it. */
-    private static byte[] take(long data, long len) {
-        byte[] bytes = len == 0 ? new byte[0] : new Pointer(data).getByteArray(0, (int) len);
+    /** Room for a {@code ketama_set_buffer} the library fills. */
+    private static Memory buffer() {
+        Memory out = new Memory(NativeStructs.KetamaSetBuffer.SIZE);
+        out.clear();
+        return out;
+    }
+
+    /** Copies the library-owned {@code ketama_set_buffer} at {@code out} and frees it. */
+    private static byte[] take(Pointer out) {
+        return take(NativeStructs.KetamaSetBuffer.getData(out), NativeStructs.KetamaSetBuffer.getLen(out));
+    }
+
+    /** Copies a library-owned buffer and frees it. */
+    private static byte[] take(Pointer data, long len) {
+        byte[] bytes = len == 0 ? new byte[0] : data.getByteArray(0, (int) len);
         KetamaNative.SetBuffer buffer = new KetamaNative.SetBuffer();
-        buffer.data = data == 0 ? null : new Pointer(data);
+        buffer.data = data;
         buffer.len = len;
         KetamaNative.ketama_set_buffer_free(buffer);
         return bytes;

@@ -4,7 +4,6 @@ import com.sun.jna.Memory;
 import com.sun.jna.Pointer;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -23,7 +22,6 @@ import java.util.concurrent.locks.StampedLock;
  */
 public final class Ring implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
-    private static final boolean LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     /** The native handle, freed exactly once (by close() or the cleaner). */
     private static final class Handle implements Runnable {
@@ -57,22 +55,86 @@ public final class Ring implements AutoCloseable {
 
     /** Reads a server file ({@code ADDRESS<TAB>WEIGHT} lines) strictly, libketama flavour. */
     public static Ring fromFile(Path path) {
-        return fromFile(path, Flavour.LIBKETAMA, Hash.DEFAULT, false);
+        return fromFile(path, Flavour.LIBKETAMA, Hash.DEFAULT, ParseMode.STRICT);
     }
 
     /**
      * Reads a server file.
      *
-     * @param libketamaParser read it exactly like the original libketama instead of the
-     *     strict reader (which rejects every line the original would misread, naming it)
+     * @param libketamaParser read it exactly like the original libketama ({@link ParseMode#LIBKETAMA})
+     *     instead of the strict reader (which rejects every line the original would misread, naming it)
      * @throws KetamaException with the library's message on failure
      */
     public static Ring fromFile(Path path, Flavour flavour, Hash hash, boolean libketamaParser) {
+        return fromFile(path, flavour, hash, libketamaParser ? ParseMode.LIBKETAMA : ParseMode.STRICT);
+    }
+
+    /**
+     * Reads a server file the way {@code parseMode} says.
+     *
+     * @throws KetamaException with the library's message on failure
+     */
+    public static Ring fromFile(Path path, Flavour flavour, Hash hash, ParseMode parseMode) {
         KetamaNative.ensureLoaded();
+        return fromFileIds(path, flavour.id(), hash.id(), parseMode.id());
+    }
+
+    /**
+     * Reads a server file strictly, for a flavour and key hash given by name: the names the
+     * CLI takes ({@code "twemproxy"}, {@code "php-memcached"}, ...; a hash as the flavour's
+     * client spells it, so twemproxy's {@code "crc32"} is the 15-bit crc; {@code null} or
+     * {@code "default"} for the flavour's own), resolved by the library.
+     *
+     * @throws KetamaException naming the known names when a name is unknown
+     */
+    public static Ring fromFile(Path path, String flavour, String hash) {
+        return fromFile(path, flavour, hash, "strict");
+    }
+
+    /**
+     * Reads a server file for a flavour, key hash and parse mode ({@code "strict"},
+     * {@code "libketama"}, {@code "peers"}, ...) given by name, resolved by the library.
+     *
+     * @throws KetamaException naming the known names when a name is unknown
+     */
+    public static Ring fromFile(Path path, String flavour, String hash, String parseMode) {
+        KetamaNative.ensureLoaded();
+        int flavourId = flavourId(flavour);
+        int[] mode = new int[1];
+        KetamaNative.check(KetamaNative.ketama_parse_mode_from_name(parseMode, mode));
+        return fromFileIds(path, flavourId, hashId(flavourId, hash), mode[0]);
+    }
+
+    private static Ring fromFileIds(Path path, int flavour, int hash, int parseMode) {
         long[] out = new long[1];
-        KetamaNative.check(KetamaNative.ketama_ring_new_from_file(
-                path.toString(), flavour.id(), hash.id(), libketamaParser ? 1 : 0, out));
+        KetamaNative.check(KetamaNative.ketama_ring_new_from_file(path.toString(), flavour, hash, parseMode, out));
         return new Ring(out[0]);
+    }
+
+    /**
+     * The {@code ketama_flavour} id of a flavour name or alias, as the library resolves it
+     * ({@code ketama_flavour_from_name}).
+     *
+     * @throws KetamaException naming the known flavours when the name is unknown
+     */
+    public static int flavourId(String flavour) {
+        KetamaNative.ensureLoaded();
+        int[] out = new int[1];
+        KetamaNative.check(KetamaNative.ketama_flavour_from_name(flavour, out));
+        return out[0];
+    }
+
+    /**
+     * The {@code ketama_hash} id of a key hash as flavour {@code flavourId}'s client spells it
+     * ({@code ketama_hash_from_name}); {@code null} is {@code "default"}, the flavour's own.
+     *
+     * @throws KetamaException naming the hashes the flavour offers when the name is not one
+     */
+    public static int hashId(int flavourId, String hash) {
+        KetamaNative.ensureLoaded();
+        int[] out = new int[1];
+        KetamaNative.check(KetamaNative.ketama_hash_from_name(flavourId, hash == null ? "default" : hash, out));
+        return out[0];
     }
 
     /** An unweighted ring of the given addresses, libketama flavour. */
@@ -98,8 +160,30 @@ public final class Ring implements AutoCloseable {
      */
     public static Ring fromServers(List<Server> servers, Flavour flavour, Hash hash) {
         KetamaNative.ensureLoaded();
-        final int entrySize = 40; // ketama_server on LP64
-        Memory list = new Memory(Math.max(1, servers.size()) * (long) entrySize);
+        return fromServerIds(servers, flavour.id(), hash.id());
+    }
+
+    /**
+     * A ring of {@code servers} for a flavour and key hash given by name, resolved by the
+     * library as in {@link #fromFile(Path, String, String)}.
+     *
+     * @throws KetamaException with the library's message when a name or the list is rejected
+     */
+    public static Ring fromServers(List<Server> servers, String flavour, String hash) {
+        int flavourId = flavourId(flavour);
+        return fromServerIds(servers, flavourId, hashId(flavourId, hash));
+    }
+
+    /** A weighted ring (address to weight, in the map's iteration order), flavour and hash by name. */
+    public static Ring fromWeights(Map<String, Long> weights, String flavour, String hash) {
+        List<Server> servers = new ArrayList<>();
+        weights.forEach((a, w) -> servers.add(new Server(a, w)));
+        return fromServers(servers, flavour, hash);
+    }
+
+    private static Ring fromServerIds(List<Server> servers, int flavour, int hash) {
+        final long entrySize = NativeStructs.KetamaServer.SIZE;
+        Memory list = new Memory(Math.max(1, servers.size()) * entrySize);
         list.clear();
         List<Memory> keep = new ArrayList<>();
         for (int i = 0; i < servers.size(); i++) {
@@ -110,19 +194,19 @@ public final class Ring implements AutoCloseable {
             if (s.weight() < 0) {
                 throw new KetamaException("server " + s.address() + ": weight " + s.weight() + " is negative");
             }
-            long at = (long) i * entrySize;
+            Pointer entry = list.share(i * entrySize);
             byte[] address = s.address().getBytes(StandardCharsets.UTF_8);
-            list.setPointer(at, bytes(address, keep));
-            list.setLong(at + 8, address.length);
-            list.setLong(at + 16, s.weight());
+            NativeStructs.KetamaServer.setAddress(entry, bytes(address, keep));
+            NativeStructs.KetamaServer.setAddressLen(entry, address.length);
+            NativeStructs.KetamaServer.setWeight(entry, s.weight());
             if (s.name() != null) {
                 byte[] name = s.name().getBytes(StandardCharsets.UTF_8);
-                list.setPointer(at + 24, bytes(name, keep));
-                list.setLong(at + 32, name.length);
+                NativeStructs.KetamaServer.setName(entry, bytes(name, keep));
+                NativeStructs.KetamaServer.setNameLen(entry, name.length);
             }
         }
         long[] out = new long[1];
-        KetamaNative.check(KetamaNative.ketama_ring_new(list, servers.size(), flavour.id(), hash.id(), out));
+        KetamaNative.check(KetamaNative.ketama_ring_new(list, servers.size(), flavour, hash, out));
         return new Ring(out[0]);
     }
 
@@ -135,7 +219,7 @@ public final class Ring implements AutoCloseable {
 
     /** The server for a key (any bytes). @throws KetamaException when the ring has no points */
     public Location find(byte[] key) {
-        long[] out = new long[4];
+        Memory out = Scratch.LOCAL.get().ref;
         long stamp = readLock();
         try {
             KetamaNative.check(KetamaNative.ketama_find_server(handle.ring, key, key.length, out));
@@ -196,6 +280,8 @@ public final class Ring implements AutoCloseable {
 
         final ByteBuffer buffer = ByteBuffer.allocateDirect(CAPACITY);
         final long address = Pointer.nativeValue(com.sun.jna.Native.getDirectBufferPointer(buffer));
+        /** The {@code ketama_server_ref} that {@link #find} and {@link #findAvoiding} read. */
+        final Memory ref = new Memory(NativeStructs.KetamaServerRef.SIZE);
     }
 
     /** The address of the server for a key (UTF-8 bytes of the string). */
@@ -325,7 +411,7 @@ public final class Ring implements AutoCloseable {
      * @throws KetamaException when every server is down or an index is out of range
      */
     public Location findAvoiding(byte[] key, int... down) {
-        long[] out = new long[4];
+        Memory out = Scratch.LOCAL.get().ref;
         long stamp = readLock();
         try {
             KetamaNative.check(KetamaNative.ketama_find_server_avoiding(
@@ -415,25 +501,27 @@ public final class Ring implements AutoCloseable {
     private List<ServerInfo> readServers() {
         int count = (int) KetamaNative.ketama_ring_server_count(handle.ring);
         List<ServerInfo> servers = new ArrayList<>(count);
-        Memory info = new Memory(48); // ketama_server_info on LP64
+        Memory info = new Memory(NativeStructs.KetamaServerInfo.SIZE);
         for (int i = 0; i < count; i++) {
             KetamaNative.check(KetamaNative.ketama_ring_server(handle.ring, i, info));
-            Pointer address = info.getPointer(0);
-            Pointer name = info.getPointer(16);
+            Pointer address = NativeStructs.KetamaServerInfo.getAddress(info);
+            Pointer name = NativeStructs.KetamaServerInfo.getName(info);
             servers.add(new ServerInfo(
-                    new String(address.getByteArray(0, (int) info.getLong(8)), StandardCharsets.UTF_8),
-                    name == null ? null : new String(name.getByteArray(0, (int) info.getLong(24)), StandardCharsets.UTF_8),
-                    info.getLong(32),
-                    info.getInt(40)));
+                    new String(address.getByteArray(0, (int) NativeStructs.KetamaServerInfo.getAddressLen(info)),
+                            StandardCharsets.UTF_8),
+                    name == null ? null : new String(name.getByteArray(0,
+                            (int) NativeStructs.KetamaServerInfo.getNameLen(info)), StandardCharsets.UTF_8),
+                    NativeStructs.KetamaServerInfo.getWeight(info),
+                    NativeStructs.KetamaServerInfo.getPointCount(info)));
         }
         return Collections.unmodifiableList(servers);
     }
 
-    /** Decodes a ketama_server_ref read into four longs. */
-    private Location location(long[] out) {
-        int serverIndex = (int) (LITTLE_ENDIAN ? out[0] : out[0] >>> 32);
-        long point = LITTLE_ENDIAN ? out[0] >>> 32 : out[0] & 0xffffffffL;
-        return new Location(serverIndex, addresses[serverIndex], point, out[1]);
+    /** Decodes a {@code ketama_server_ref}. */
+    private Location location(Pointer ref) {
+        int serverIndex = NativeStructs.KetamaServerRef.getServerIndex(ref);
+        long point = Integer.toUnsignedLong(NativeStructs.KetamaServerRef.getPoint(ref));
+        return new Location(serverIndex, addresses[serverIndex], point, NativeStructs.KetamaServerRef.getPointIndex(ref));
     }
 
     /** The library version, e.g. "1.0.0". */

@@ -1,13 +1,31 @@
 package net.ketama;
 
-/** Prints the Java enums as C constants (NAME=id lines); tests/bindings_java.rs compares them with include/ketama.h. */
+/**
+ * Prints the generated Java enums as C constants (NAME=id lines); tests/bindings_java.rs
+ * compares them with include/ketama.h.
+ */
 public final class PrintEnums {
     public static void main(String[] args) {
-        for (Flavour f : Flavour.values()) {
-            System.out.println(f.cName() + "=" + f.id());
+        for (Flavour v : Flavour.values()) {
+            System.out.println(v.cName() + "=" + v.id());
         }
-        for (Hash h : Hash.values()) {
-            System.out.println(h.cName() + "=" + h.id());
+        for (Hash v : Hash.values()) {
+            System.out.println(v.cName() + "=" + v.id());
+        }
+        for (ParseMode v : ParseMode.values()) {
+            System.out.println(v.cName() + "=" + v.id());
+        }
+        for (SetEncoding v : SetEncoding.values()) {
+            System.out.println(v.cName() + "=" + v.id());
+        }
+        for (SetOp v : SetOp.values()) {
+            System.out.println(v.cName() + "=" + v.id());
+        }
+        for (SetWriter.Action v : SetWriter.Action.values()) {
+            System.out.println(v.cName() + "=" + v.id());
+        }
+        for (SetWriter.Reply v : SetWriter.Reply.values()) {
+            System.out.println(v.cName() + "=" + v.id());
         }
     }
 }

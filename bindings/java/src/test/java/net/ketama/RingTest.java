@@ -287,6 +287,43 @@ public class RingTest {
         assertTrue(Ring.libraryVersion().matches("\\d+\\.\\d+\\.\\d+.*"));
     }
 
+    /** Flavour, hash and parse-mode names are the library's: aliases, the client's spellings, its errors. */
+    @Test
+    public void namesAreResolvedByTheLibrary() {
+        assertEquals(Flavour.LIBMEMCACHED.id(), Ring.flavourId("php-memcached"));
+        assertEquals(Flavour.TWEMPROXY.id(), Ring.flavourId("TWEMPROXY"));
+        assertEquals(Hash.CRC.id(), Ring.hashId(Flavour.TWEMPROXY.id(), "crc32"));
+        assertEquals(Hash.CRC32.id(), Ring.hashId(Flavour.TWEMPROXY.id(), "crc32a"));
+        assertEquals(Hash.CRC32.id(), Ring.hashId(Flavour.PECL_MEMCACHE.id(), "crc32"));
+        assertEquals(Hash.DEFAULT.id(), Ring.hashId(Flavour.DALLI.id(), null));
+        Map<String, Long> weights = new LinkedHashMap<>();
+        for (int i = 0; i < 8; i++) {
+            weights.put("10.0.0." + i + ":11211", 1L + i % 3);
+        }
+        int differ = 0;
+        try (Ring byName = Ring.fromWeights(weights, "twemproxy", "crc32");
+                Ring byEnum = Ring.fromWeights(weights, Flavour.TWEMPROXY, Hash.CRC);
+                Ring full = Ring.fromWeights(weights, Flavour.TWEMPROXY, Hash.CRC32)) {
+            for (int i = 0; i < 1000; i++) {
+                String key = "key:" + i;
+                assertEquals(key, byEnum.server(key), byName.server(key));
+                differ += byName.server(key).equals(full.server(key)) ? 0 : 1;
+            }
+        }
+        assertTrue("crc32 and crc32a place " + differ + " of 1000 keys apart", differ > 100);
+        KetamaException flavour = assertThrows(KetamaException.class, () -> Ring.fromWeights(weights, "no-such-client", null));
+        assertEquals("KETAMA_ERR_INVALID_ARGUMENT", flavour.statusName());
+        assertTrue(flavour.getMessage(), flavour.getMessage().contains("twemproxy"));
+        KetamaException hash = assertThrows(KetamaException.class, () -> Ring.fromWeights(weights, "dalli", "murmur3"));
+        assertEquals("KETAMA_ERR_INVALID_ARGUMENT", hash.statusName());
+        try (Ring strict = Ring.fromFile(pinned, "libketama", null);
+                Ring original = Ring.fromFile(pinned, "libketama", "default", "libketama")) {
+            assertEquals(strict.server("test"), original.server("test"));
+            assertEquals(320, original.pointCount());
+        }
+        assertThrows(KetamaException.class, () -> Ring.fromFile(pinned, "libketama", null, "loose"));
+    }
+
     /** Perl Cache::Memcached's placement: ((crc32 >> 16) & 0x7fff) modulo the weighted bucket list. */
     @Test
     public void cacheMemcachedFlavourTakesTheHashModuloTheBuckets() {
