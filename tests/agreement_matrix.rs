@@ -2,16 +2,18 @@
 //! lists: for every flavour (`Flavour::ALL`) and every spelling of a key
 //! hash it accepts (`Flavour::hash_names`: its peer's spellings, canonical
 //! names and aliases), the CLI, the C ABI (names resolved by
-//! `ketama_flavour_from_name` / `ketama_hash_from_name`), PHP and Python
-//! place the same 2,000 keys on the same servers. A flavour or a spelling
-//! added to the core is in the matrix without a change here.
+//! `ketama_flavour_from_name` / `ketama_hash_from_name`), PHP, Python and
+//! Java place the same 2,000 keys on the same servers. A flavour or a
+//! spelling added to the core is in the matrix without a change here. Java
+//! answers every case in one JVM (`FindKeys --cases`).
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
+use common::java::java_command;
 use common::{
     compile_c, repo_root, require_tool, run_with_timeout, scratch_dir, shared_library_dir,
 };
@@ -53,6 +55,45 @@ fn differing(reference: &str, other: &str) -> usize {
         .count()
 }
 
+/// Java's answers for every `(flavour, hash)` case, from one JVM: the
+/// output file of each case, or the library's message.
+fn java_answers(
+    dir: &Path,
+    file: &str,
+    input: &Path,
+    cases: &[(&str, &str)],
+) -> Vec<Result<String, String>> {
+    let out_dir = dir.join("java");
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let outputs: Vec<PathBuf> = (0..cases.len())
+        .map(|i| out_dir.join(format!("{i}.out")))
+        .collect();
+    let manifest: String = cases
+        .iter()
+        .zip(&outputs)
+        .map(|((flavour, hash), out)| format!("{flavour}\t{hash}\t{}\n", out.display()))
+        .collect();
+    let manifest_file = dir.join("java-cases.tsv");
+    std::fs::write(&manifest_file, manifest).unwrap();
+    let run = answers(
+        java_command(&[], "net.ketama.FindKeys").args([
+            file,
+            "--cases",
+            manifest_file.to_str().unwrap(),
+        ]),
+        input,
+    );
+    outputs
+        .iter()
+        .map(|out| match (&run, std::fs::read_to_string(out)) {
+            (Err(error), _) => Err(format!("the JVM failed: {error}")),
+            (Ok(_), Ok(text)) => Ok(text),
+            (Ok(_), Err(_)) => Err(std::fs::read_to_string(out.with_extension("out.error"))
+                .unwrap_or_else(|e| format!("no answers and no message ({e})"))),
+        })
+        .collect()
+}
+
 #[test]
 fn every_flavour_and_hash_spelling_places_keys_alike_in_every_language() {
     require_tool("php", "php8.2-cli");
@@ -72,62 +113,73 @@ fn every_flavour_and_hash_spelling_places_keys_alike_in_every_language() {
     );
     let library = shared_library_dir().join("libketama.so");
 
+    let started = Instant::now();
+    let all: Vec<(&str, &str)> = Flavour::ALL
+        .iter()
+        .flat_map(|flavour| {
+            flavour
+                .hash_names()
+                .into_iter()
+                .map(|hash| (flavour.name(), hash))
+        })
+        .collect();
+    common::java::java_classpath(); // compiled before the clock starts
+    let java_started = Instant::now();
+    let java = java_answers(&dir, file, &input, &all);
+    let java_time = java_started.elapsed();
     let mut cases = 0;
     let mut failures = Vec::new();
-    for flavour in Flavour::ALL {
-        for hash in flavour.hash_names() {
-            let flavour = flavour.name();
-            let case = format!("{flavour} --hash {hash}");
-            let cli = answers(
-                Command::new(common::cli())
-                    .args(["find", "--flavor", flavour, "--hash", hash, file]),
-                &input,
-            )
-            .unwrap_or_else(|e| panic!("{case}: the CLI failed: {e}"));
-            assert_eq!(cli.lines().count(), KEYS, "{case}: the CLI's answers");
-            let languages = [
-                (
-                    "C",
-                    answers(Command::new(&c_program).args([file, flavour, hash]), &input),
+    for (&(flavour, hash), java) in all.iter().zip(java) {
+        let case = format!("{flavour} --hash {hash}");
+        let cli = answers(
+            Command::new(common::cli()).args(["find", "--flavor", flavour, "--hash", hash, file]),
+            &input,
+        )
+        .unwrap_or_else(|e| panic!("{case}: the CLI failed: {e}"));
+        assert_eq!(cli.lines().count(), KEYS, "{case}: the CLI's answers");
+        let languages = [
+            (
+                "C",
+                answers(Command::new(&c_program).args([file, flavour, hash]), &input),
+            ),
+            (
+                "PHP",
+                answers(
+                    Command::new("php")
+                        .arg(repo_root().join("bindings/php/tests/find_keys.php"))
+                        .args([file, flavour, hash])
+                        .env("KETAMA_LIBRARY", &library),
+                    &input,
                 ),
-                (
-                    "PHP",
-                    answers(
-                        Command::new("php")
-                            .arg(repo_root().join("bindings/php/tests/find_keys.php"))
-                            .args([file, flavour, hash])
-                            .env("KETAMA_LIBRARY", &library),
-                        &input,
-                    ),
-                ),
-                (
-                    "Python",
-                    answers(
-                        common::python_command(
-                            &repo_root().join("bindings/python/tests/find_keys.py"),
-                        )
+            ),
+            (
+                "Python",
+                answers(
+                    common::python_command(&repo_root().join("bindings/python/tests/find_keys.py"))
                         .args([file, flavour, hash]),
-                        &input,
-                    ),
+                    &input,
                 ),
-            ];
-            for (language, result) in languages {
-                match result {
-                    Ok(out) if differing(&cli, &out) == 0 => {}
-                    Ok(out) => failures.push(format!(
-                        "{case}: {language} places {} of {KEYS} keys elsewhere than the CLI",
-                        differing(&cli, &out)
-                    )),
-                    Err(error) => failures.push(format!("{case}: {language} failed: {error}")),
-                }
+            ),
+            ("Java", java),
+        ];
+        for (language, result) in languages {
+            match result {
+                Ok(out) if differing(&cli, &out) == 0 => {}
+                Ok(out) => failures.push(format!(
+                    "{case}: {language} places {} of {KEYS} keys elsewhere than the CLI",
+                    differing(&cli, &out)
+                )),
+                Err(error) => failures.push(format!("{case}: {language} failed: {error}")),
             }
-            cases += 1;
         }
+        cases += 1;
     }
     eprintln!(
-        "agreement matrix: {} flavours, {cases} flavour x hash spellings, 1 file syntax, 4 languages (CLI, C, PHP, Python), {KEYS} keys each: {} disagreements",
+        "agreement matrix: {} flavours, {cases} flavour x hash spellings, 1 file syntax, 5 languages (CLI, C, PHP, Python, Java), {KEYS} keys each: {} disagreements; {:.1} s ({:.1} s in the one JVM)",
         Flavour::ALL.len(),
-        failures.len()
+        failures.len(),
+        started.elapsed().as_secs_f64(),
+        java_time.as_secs_f64()
     );
     assert!(cases > Flavour::ALL.len() * 2, "only {cases} cases");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
