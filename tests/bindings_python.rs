@@ -2,7 +2,8 @@
 //! fresh venv of Debian's python3: the python_ketama drop-in checked against
 //! the PyPI `ketama==0.1.1` oracle module (the original libketama C code) on
 //! the same server lists and keys as tests/libketama_oracle.rs, the binding's
-//! own unittest suite, the library search message and the bench script.
+//! own unittest suite, the library search message and the bench script; its
+//! ctypes declarations against include/ketama.h.
 
 mod common;
 #[path = "common/oracle_lists.rs"]
@@ -12,6 +13,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::time::Duration;
 
+use common::c_header::{self, CType, Header};
 use common::{
     assert_bench_rows, python_binding, python_command, repo_root, run_with_timeout, scratch_dir,
     shared_library_dir,
@@ -306,4 +308,159 @@ fn python_bench_prints_single_and_batch_rows() {
             "bench_report.py does not know {name:?}"
         );
     }
+}
+
+/// The ctypes type names (as `bindings/python/tests/ctypes_signatures.py`
+/// prints them) that carry C type `c` on LP64:
+///
+/// | C | ctypes |
+/// |---|---|
+/// | `void` (return) | `None` |
+/// | `bool` | `c_bool` |
+/// | `uint32_t`, `unsigned int` / `int`, `int32_t`, an enum (`ketama_status`) | `c_uint32` / `c_int` |
+/// | `size_t`, `uint64_t`, `unsigned long` / `int64_t`, `long` | `c_size_t`, `c_uint64` / `c_int64` |
+/// | `uint8_t` / `double` | `c_uint8` / `c_double` |
+/// | a struct, by value | the `Structure` whose `_c_struct_` names it |
+/// | any pointer | `c_void_p` |
+/// | `char *`, `uint8_t *` | `c_char_p` (bytes in, a NUL-terminated string back) |
+/// | `T *` | `POINTER(T's ctypes type)` |
+fn ctypes_for(c: &CType, header: &Header) -> Vec<String> {
+    if c.pointers > 0 {
+        let pointee = CType {
+            base: c.base.clone(),
+            pointers: c.pointers - 1,
+        };
+        let mut names = vec!["c_void_p".to_string()];
+        if c.pointers == 1 && ["char", "uint8_t", "unsigned char"].contains(&c.base.as_str()) {
+            names.push("c_char_p".into());
+        }
+        names.extend(
+            ctypes_for(&pointee, header)
+                .into_iter()
+                .map(|t| format!("*{t}")),
+        );
+        return names;
+    }
+    let scalar = match c.base.as_str() {
+        "void" => "void",
+        "bool" => "c_bool",
+        "uint32_t" | "unsigned int" => "u32",
+        "int" | "int32_t" => "i32",
+        "size_t" | "uint64_t" | "unsigned long" => "u64",
+        "int64_t" | "long" => "i64",
+        "uint8_t" | "unsigned char" => "u8",
+        "double" => "c_double",
+        base if header.is_enum(base) => "i32",
+        base if header.structure(base).is_some() => return vec![format!("struct {base}")],
+        _ => return Vec::new(),
+    };
+    vec![scalar.to_string()]
+}
+
+/// Every ctypes declaration of `ketama/_lib.py` (restype, argtypes) is the
+/// header's prototype, and every `Structure` the header's struct, field by
+/// field (names, order, types: [`ctypes_for`]).
+#[test]
+fn python_ctypes_declarations_match_the_header() {
+    let (_, header) = c_header::read(&repo_root());
+    let out = run_with_timeout(
+        &mut python_command(&script("ctypes_signatures.py")),
+        Duration::from_secs(60),
+    );
+    let printed = succeeded(out, "ctypes_signatures.py");
+    let mut wrong = Vec::new();
+    let (mut functions, mut structs) = (0, 0);
+    for line in printed.lines() {
+        let mut fields = line.split('\t');
+        let head = fields.next().unwrap();
+        let types: Vec<&str> = fields.collect();
+        if let Some(name) = head.strip_prefix("function ") {
+            functions += 1;
+            let Some(c) = header.function(name) else {
+                wrong.push(format!("{name}: not in include/ketama.h"));
+                continue;
+            };
+            if types.len() != c.params.len() + 1 {
+                wrong.push(format!(
+                    "{name}: {} argtypes, the header has {} parameters",
+                    types.len() - 1,
+                    c.params.len()
+                ));
+                continue;
+            }
+            let c_types = std::iter::once(&c.ret).chain(c.params.iter().map(|(t, _)| t));
+            for (i, (py, c)) in types.iter().zip(c_types).enumerate() {
+                if !ctypes_for(c, &header).iter().any(|t| t == py) {
+                    let what = if i == 0 {
+                        "restype".to_string()
+                    } else {
+                        format!("argument {}", i - 1)
+                    };
+                    wrong.push(format!("{name}: {what} is {py} for C {c}"));
+                }
+            }
+        } else if let Some(name) = head.strip_prefix("struct ") {
+            structs += 1;
+            let Some(c) = header.structure(name) else {
+                wrong.push(format!("struct {name}: not in include/ketama.h"));
+                continue;
+            };
+            let py: Vec<(&str, &str)> = types.iter().map(|f| f.split_once(':').unwrap()).collect();
+            let names: Vec<&str> = py.iter().map(|(n, _)| *n).collect();
+            let c_names: Vec<&str> = c.fields.iter().map(|f| f.name.as_str()).collect();
+            if names != c_names {
+                wrong.push(format!(
+                    "struct {name}: fields {names:?}, the header has {c_names:?}"
+                ));
+                continue;
+            }
+            for ((field, py), c) in py.iter().zip(&c.fields) {
+                if c.array.is_some() || !ctypes_for(&c.ty, &header).iter().any(|t| t == py) {
+                    wrong.push(format!("struct {name}: {field} is {py} for C {}", c.ty));
+                }
+            }
+        }
+    }
+    assert!(
+        functions >= 40 && structs >= 9,
+        "{functions} functions, {structs} structs:\n{printed}"
+    );
+    assert!(
+        wrong.is_empty(),
+        "ketama/_lib.py disagrees with include/ketama.h:\n  {}",
+        wrong.join("\n  ")
+    );
+    eprintln!(
+        "python: {functions} ctypes functions and {structs} structures checked against include/ketama.h"
+    );
+}
+
+/// The mapping refuses a wrong width, a wrong signedness and a wrong struct.
+#[test]
+fn ctypes_mapping_refuses_mismatches() {
+    let (_, header) = c_header::read(&repo_root());
+    let ty = |base: &str, pointers| CType {
+        base: base.into(),
+        pointers,
+    };
+    let accepts = |py: &str, c: &CType| ctypes_for(c, &header).iter().any(|t| t == py);
+    assert!(accepts("u32", &ty("uint32_t", 0)) && !accepts("u64", &ty("uint32_t", 0)));
+    assert!(accepts("i64", &ty("int64_t", 0)) && !accepts("u64", &ty("int64_t", 0)));
+    assert!(accepts("i32", &ty("ketama_status", 0)));
+    assert!(accepts(
+        "*struct ketama_server_ref",
+        &ty("ketama_server_ref", 1)
+    ));
+    assert!(!accepts(
+        "*struct ketama_server_info",
+        &ty("ketama_server_ref", 1)
+    ));
+    assert!(
+        accepts("*c_void_p", &ty("ketama_ring", 2)) && !accepts("c_char_p", &ty("uint32_t", 1))
+    );
+    assert!(accepts("**u32", &ty("uint32_t", 2)) && !accepts("*u32", &ty("size_t", 1)));
+    assert!(!accepts(
+        "struct ketama_set_buffer",
+        &ty("ketama_set_buffer", 1)
+    ));
 }

@@ -41,6 +41,7 @@ class KetamaError(Exception):
 class ServerRef(ctypes.Structure):
     """``ketama_server_ref``: where a key landed."""
 
+    _c_struct_ = "ketama_server_ref"
     _fields_ = [
         ("server_index", c_u32),
         ("point", c_u32),
@@ -53,6 +54,7 @@ class ServerRef(ctypes.Structure):
 class ServerSpec(ctypes.Structure):
     """``ketama_server``: one server of an in-memory list."""
 
+    _c_struct_ = "ketama_server"
     _fields_ = [
         ("address", c_char_p),
         ("address_len", c_size_t),
@@ -65,6 +67,7 @@ class ServerSpec(ctypes.Structure):
 class ServerInfo(ctypes.Structure):
     """``ketama_server_info``: one server of a ring."""
 
+    _c_struct_ = "ketama_server_info"
     _fields_ = [
         ("address", c_void_p),
         ("address_len", c_size_t),
@@ -78,18 +81,21 @@ class ServerInfo(ctypes.Structure):
 class SetBuffer(ctypes.Structure):
     """``ketama_set_buffer``: bytes owned by the library."""
 
+    _c_struct_ = "ketama_set_buffer"
     _fields_ = [("data", u8_p), ("len", c_size_t)]
 
 
 class SetError(ctypes.Structure):
     """``ketama_set_error``: where a decode failed."""
 
+    _c_struct_ = "ketama_set_error"
     _fields_ = [("kind", c_u32), ("offset", c_size_t), ("record", c_size_t)]
 
 
 class SetStats(ctypes.Structure):
     """``ketama_set_stats``: counters of a decoded set."""
 
+    _c_struct_ = "ketama_set_stats"
     _fields_ = [
         ("members", c_size_t),
         ("records", c_size_t),
@@ -103,18 +109,21 @@ class SetStats(ctypes.Structure):
 class MemberRef(ctypes.Structure):
     """``ketama_set_member_ref``: a member passed in."""
 
+    _c_struct_ = "ketama_set_member_ref"
     _fields_ = [("data", c_char_p), ("len", c_size_t)]
 
 
 class SetPolicy(ctypes.Structure):
     """``ketama_set_policy``: when a read asks for compaction."""
 
+    _c_struct_ = "ketama_set_policy"
     _fields_ = [("threshold", c_size_t), ("soft_limit", c_size_t), ("ratio", c_bool)]
 
 
 class SetCompaction(ctypes.Structure):
     """``ketama_set_compaction``: the compaction write a read asks for."""
 
+    _c_struct_ = "ketama_set_compaction"
     _fields_ = [
         ("needed", c_bool),
         ("value", SetBuffer),
@@ -127,7 +136,9 @@ class SetCompaction(ctypes.Structure):
 _P = ctypes.POINTER
 _STATUS = ctypes.c_int
 
-# name -> (restype, argtypes)
+# name -> (restype, argtypes); tests/bindings_python.rs checks each against
+# the prototype in include/ketama.h, and each Structure's fields against the
+# struct its _c_struct_ names.
 _SIGNATURES = {
     "ketama_error": (c_char_p, []),
     "ketama_status_name": (c_char_p, [c_u32]),
@@ -136,6 +147,10 @@ _SIGNATURES = {
     "ketama_flavour_name": (c_char_p, [c_u32]),
     "ketama_hash_from_name": (_STATUS, [c_u32, c_char_p, _P(c_u32)]),
     "ketama_hash_name": (c_char_p, [c_u32]),
+    "ketama_hash_from_canonical_name": (_STATUS, [c_char_p, _P(c_u32)]),
+    "ketama_parse_mode_list": (c_size_t, [_P(c_u32), c_size_t]),
+    "ketama_parse_mode_name": (c_char_p, [c_u32]),
+    "ketama_status_list": (c_size_t, [_P(c_u32), c_size_t]),
     "ketama_hash_bytes": (_STATUS, [c_u32, c_char_p, c_size_t, _P(c_u32)]),
     "ketama_ring_new": (_STATUS, [_P(ServerSpec), c_size_t, c_u32, c_u32, _P(c_void_p)]),
     "ketama_ring_new_from_file": (_STATUS, [c_char_p, c_u32, c_u32, c_u32, _P(c_void_p)]),
@@ -293,6 +308,25 @@ def check(status):
     if status != 0:
         name = (lib().ketama_status_name(status) or b"").decode()
         raise KetamaError(last_error(), status, name)
+
+
+_names = {}
+
+
+def names(kind):
+    """``{name: id}`` of a C enum the library names, read from it once:
+    ``ketama_<kind>_list`` gives the ids, ``ketama_<kind>_name`` their names
+    (``names("parse_mode")``, ``names("status")``)."""
+    table = _names.get(kind)
+    if table is None:
+        library = lib()
+        list_ids = getattr(library, f"ketama_{kind}_list")
+        name_of = getattr(library, f"ketama_{kind}_name")
+        count = list_ids(None, 0)
+        ids = (c_u32 * count)()
+        list_ids(ids, count)
+        table = _names[kind] = {name_of(i).decode(): i for i in ids}
+    return table
 
 
 def to_bytes(value, what="key"):

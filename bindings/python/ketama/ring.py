@@ -11,8 +11,6 @@ from ._lib import KetamaError, check, lib, to_bytes
 
 assert array.array("I").itemsize == 4, "array typecode I must be 32-bit for uint32_t"
 
-PARSE_MODES = {"strict": 0, "libketama": 1, "peers": 2}
-
 Location = namedtuple("Location", "server_index address point point_index")
 Location.__doc__ = "Where a key landed: server index (input order), address, continuum point and its index."
 
@@ -28,7 +26,8 @@ def flavour_id(flavour):
     """The ``ketama_flavour`` id of a flavour name or alias (``"libmemcached"``, ``"php-memcached"``...)."""
     if isinstance(flavour, int):
         if lib().ketama_flavour_name(flavour) is None:
-            raise KetamaError(f"unknown flavour id {flavour}", 2, "KETAMA_ERR_INVALID_ARGUMENT")
+            status = "KETAMA_ERR_INVALID_ARGUMENT"
+            raise KetamaError(f"unknown flavour id {flavour}", _lib.names("status")[status], status)
         return flavour
     out = ctypes.c_uint32()
     check(lib().ketama_flavour_from_name(to_bytes(flavour, "flavour"), ctypes.byref(out)))
@@ -41,19 +40,32 @@ def flavour_name(flavour):
 
 
 def hash_id(flavour, hash_name):
-    """The ``ketama_hash`` id of ``hash_name`` as ``flavour``'s peer spells it (``"default"``: 0)."""
+    """The ``ketama_hash`` id of ``hash_name`` as ``flavour``'s peer spells it
+    (``None`` or ``"default"``: the flavour's own, ``KETAMA_HASH_DEFAULT``)."""
     if hash_name is None:
-        return 0
+        hash_name = "default"
     out = ctypes.c_uint32()
     check(lib().ketama_hash_from_name(flavour_id(flavour), to_bytes(hash_name, "hash"), ctypes.byref(out)))
     return out.value
 
 
+def canonical_hash_id(hash_name):
+    """The ``ketama_hash`` id of a canonical hash name or flavour-neutral alias (``"md5"``, ``"crc32a"``)."""
+    out = ctypes.c_uint32()
+    check(lib().ketama_hash_from_canonical_name(to_bytes(hash_name, "hash"), ctypes.byref(out)))
+    return out.value
+
+
+_md5 = []
+
+
 def hashi(key):
     """libketama's key hash (``ketama_hashi``): word 0 of MD5(key), little-endian."""
     data = to_bytes(key)
+    if not _md5:
+        _md5.append(canonical_hash_id("md5"))
     out = ctypes.c_uint32()
-    check(lib().ketama_hash_bytes(1, data, len(data), ctypes.byref(out)))
+    check(lib().ketama_hash_bytes(_md5[0], data, len(data), ctypes.byref(out)))
     return out.value
 
 
@@ -150,14 +162,16 @@ class Ring(_Handle):
 
     @classmethod
     def from_file(cls, path, flavour="libketama", hash=None, parse="strict"):
-        """A ring from a server file; ``parse`` is ``"strict"``, ``"libketama"`` or ``"peers"``."""
-        if parse not in PARSE_MODES:
-            raise ValueError(f"parse must be one of {', '.join(PARSE_MODES)}, not {parse!r}")
+        """A ring from a server file; ``parse`` names a reading of the library
+        (``ketama_parse_mode_name``: ``"strict"``, ``"libketama"``, ``"peers"``, ``"sockiopool"``)."""
+        modes = _lib.names("parse_mode")
+        if parse not in modes:
+            raise ValueError(f"parse must be one of {', '.join(modes)}, not {parse!r}")
         fid = flavour_id(flavour)
         out = ctypes.c_void_p()
         check(
             lib().ketama_ring_new_from_file(
-                os.fsencode(path), fid, hash_id(fid, hash), PARSE_MODES[parse], ctypes.byref(out)
+                os.fsencode(path), fid, hash_id(fid, hash), modes[parse], ctypes.byref(out)
             )
         )
         ring = cls.__new__(cls)

@@ -3,30 +3,31 @@
 import ctypes
 from collections import namedtuple
 
-from . import _lib
+from . import _enums, _lib
 from ._lib import KetamaError, check, lib, take_buffer, to_bytes
 from .ring import _Handle
 
-ENCODINGS = {
-    "auto": 0,
-    "t1": 1,
-    "b1": 2,
-    "membase-comma": 3,
-    "membase-tombstone": 4,
-    "membase-plusminus": 5,
-}
+
+# The C enums of the set codec, from ketama/_enums.py (generated from
+# include/ketama.h); a name is the constant without its prefix, in lower case
+# (encodings with "-", as the CLI spells them).
+def _named(constants, prefixes, dash=False):
+    named = {}
+    for constant, value in constants.items():
+        prefix = next(p for p in prefixes if constant.startswith(p))
+        name = constant[len(prefix):].lower()
+        named[name.replace("_", "-") if dash else name] = value
+    return named
+
+
+ENCODINGS = _named(_enums.KETAMA_SET_ENCODING, ["KETAMA_SET_ENCODING_"], dash=True)
 _ENCODING_NAMES = {v: k for k, v in ENCODINGS.items()}
-OPS = {"add": 0, "remove": 1}
+OPS = _named(_enums.KETAMA_SET_OP, ["KETAMA_SET_"])
+REPLIES = _named(_enums.KETAMA_SET_REPLY, ["KETAMA_SET_REPLY_"])
+ACTIONS = {v: k for k, v in _named(_enums.KETAMA_SET_ACTION, ["KETAMA_SET_DO_", "KETAMA_SET_"]).items()}
+# The sides of a paired list (ketama_set_paired_key): include/ketama.h gives
+# them in prose only (0: follow-, 1: unfollow-), no enum to generate them from.
 SIDES = {"add": 0, "remove": 1}
-REPLIES = {"stored": 0, "not_stored": 1, "exists": 2, "not_found": 3, "too_large": 4}
-ACTIONS = {
-    1: "append",
-    2: "add",
-    3: "probe",
-    4: "done_appended",
-    5: "done_created",
-    6: "done_nothing_to_remove",
-}
 
 Stats = namedtuple("Stats", "members records removals redundant value_len encoding")
 Stats.__doc__ = "Counters of a decoded set; redundant = records - members (what compaction deletes)."

@@ -197,8 +197,14 @@ class RingTests(unittest.TestCase):
         peers = write(directory, "p", "10.0.0.1:11211:2 alpha\n10.0.0.2:11211:1 beta\n")
         ring = ketama.Ring.from_file(peers, "twemproxy", parse="peers")
         self.assertEqual(ring.servers, ["10.0.0.1:11211", "10.0.0.2:11211"])
-        with self.assertRaises(ValueError):
+        with self.assertRaises(ValueError) as caught:
             ketama.Ring.from_file(peers, parse="loose")
+        self.assertIn("sockiopool", str(caught.exception))  # the library's parse modes, all of them
+        # SockIOPool lines: a weight Integer.parseInt cannot read is 1.
+        sockio = write(directory, "j", "10.0.0.1:11211\t3\n10.0.0.2:11211\tx\n")
+        ring = ketama.Ring.from_file(sockio, "libketama-java", parse="sockiopool")
+        self.assertEqual(ring.servers, ["10.0.0.1:11211", "10.0.0.2:11211"])
+        self.assertEqual(ring.point_counts[0], 3 * ring.point_counts[1])
         with self.assertRaises(TypeError):
             ketama.Ring("10.0.0.1:11211")
         with self.assertRaises(ketama.KetamaError) as caught:
@@ -208,6 +214,23 @@ class RingTests(unittest.TestCase):
             ketama.Ring(self.servers, "no-such-flavour")
         self.assertIn("no-such-flavour", str(caught.exception))
         self.assertIn("libketama", str(caught.exception))
+
+    def test_names_are_the_librarys(self):
+        # "default" and None are the flavour's own hash, as the library resolves it.
+        self.assertEqual(ketama.hash_id("twemproxy", None), ketama.hash_id("twemproxy", "default"))
+        # twemproxy's crc32 is the 15-bit crc, crc32a the full CRC-32.
+        self.assertNotEqual(ketama.hash_id("twemproxy", "crc32"), ketama.hash_id("twemproxy", "crc32a"))
+        self.assertEqual(ketama.hash_id("twemproxy", "crc32a"), ketama.hash_id("pecl-memcache", "crc32"))
+        self.assertEqual(ketama.flavour_name("php-memcached"), "libmemcached")
+        with self.assertRaises(ketama.KetamaError) as caught:
+            ketama.flavour_id(10**6)
+        self.assertEqual(caught.exception.status_name, "KETAMA_ERR_INVALID_ARGUMENT")
+        self.assertEqual(caught.exception.status, ketama._lib.names("status")["KETAMA_ERR_INVALID_ARGUMENT"])
+        # Every encoding the header declares decodes its own empty value; the writer's
+        # actions and replies are those of the C enums.
+        for name in ketama.set.ENCODINGS:
+            self.assertEqual(len(ketama.Set.decode(b"", encoding=name)), 0, name)
+        self.assertEqual(ketama.SetWriter("remove").action, "append")
 
     def test_close_is_deterministic_and_safe(self):
         ring = ketama.Ring(self.servers)
