@@ -12,7 +12,6 @@ use super::boundary::{arg_cstr, arg_out, arg_ref, guard_status, guard_value};
 use super::names::from_id;
 use super::ring::{config, ketama_ring};
 use super::status::{ketama_status, set_last_error};
-use ketama_core::Error;
 use ketama_core::file_ring::{FileRing, ReloadPolicy};
 
 /// A ring that follows a server file. Opaque; create it with
@@ -20,27 +19,6 @@ use ketama_core::file_ring::{FileRing, ReloadPolicy};
 /// use from many threads at once.
 pub struct ketama_file_ring {
     _private: [u8; 0],
-}
-
-/// What `ketama_file_ring_current` does when the file changed but cannot be
-/// used (pass as `uint32_t`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ketama_reload_policy {
-    /// Answer with the last good ring and `KETAMA_KEPT_LAST_GOOD` (default).
-    KETAMA_RELOAD_KEEP_LAST_GOOD = 0,
-    /// Fail with the file's problem (the last good ring is kept for later calls).
-    KETAMA_RELOAD_STRICT = 1,
-}
-
-fn policy_from_u32(id: u32) -> Result<ReloadPolicy, Error> {
-    match id {
-        0 => Ok(ReloadPolicy::KeepLastGood),
-        1 => Ok(ReloadPolicy::Strict),
-        _ => Err(Error::InvalidArgument(format!(
-            "unknown reload policy {id}"
-        ))),
-    }
 }
 
 /// Reads the server file `path` (bounded, waiting out writers) and builds the
@@ -68,7 +46,7 @@ pub unsafe extern "C" fn ketama_file_ring_open(
             Path::new(OsStr::from_bytes(path.to_bytes())),
             config(flavour, hash)?,
             from_id(parse_mode)?,
-            policy_from_u32(policy)?,
+            from_id::<ReloadPolicy>(policy)?,
         )?;
         *out = Box::into_raw(Box::new(file_ring)).cast::<ketama_file_ring>();
         Ok(())

@@ -259,7 +259,7 @@ pub unsafe extern "C" fn ketama_set_encode(
         let members = unsafe { member_list(members, count) }?;
         let options = options(0, max_member_len)?;
         let payload = setcodec::encode(
-            op_from_u32(op)?,
+            crate::names::from_id(op)?,
             &members,
             writable_format(encoding)?,
             options.max_member_len,
