@@ -287,6 +287,18 @@ typedef enum {
    * them: the weight read by Java's `Integer.parseInt`, 1 when it fails.
    */
   KETAMA_PARSE_SOCKIOPOOL = 3,
+  /**
+   * nginx `upstream` blocks as their users write them: every
+   * `server ADDRESS [weight=N];` directive is a server ([`nginx`]).
+   */
+  KETAMA_PARSE_NGINX = 4,
+  /**
+   * The syntax the ring's flavour's users write server lists in, as
+   * `ketama --servers-file` reads them: SockIOPool lines for
+   * libketama-java, nginx `upstream` blocks for nginx, a peer-style
+   * list (with twemproxy's name column) for the others.
+   */
+  KETAMA_PARSE_FLAVOUR = 5,
 } ketama_parse_mode;
 
 /**

@@ -1,10 +1,15 @@
 //! The cross-language agreement matrix, generated from the library's own
-//! lists: for every flavour (`Flavour::ALL`) and every spelling of a key
-//! hash it accepts (`Flavour::hash_names`: its peer's spellings, canonical
-//! names and aliases), the CLI, the C ABI (names resolved by
-//! `ketama_flavour_from_name` / `ketama_hash_from_name`), PHP and Python
-//! place the same 2,000 keys on the same servers. A flavour or a spelling
-//! added to the core is in the matrix without a change here.
+//! lists: for every flavour (`Flavour::ALL`), every spelling of a key hash
+//! it accepts (`Flavour::hash_names`: its peer's spellings, canonical names
+//! and aliases) and both of its file syntaxes (the server file as `ketama
+//! find FILE` reads it, `Flavour::file_syntax`, and the list its users
+//! write as `--servers-file` reads it, `Flavour::list_syntax`: peer-style
+//! lines with a name column, nginx `upstream` blocks or SockIOPool lines),
+//! the CLI, the C ABI (names resolved by `ketama_flavour_from_name`,
+//! `ketama_hash_from_name` and `ketama_parse_mode_from_name`), PHP and
+//! Python place the same 2,000 keys on the same servers. A flavour, a
+//! spelling or a syntax added to the core is in the matrix without a change
+//! here.
 
 mod common;
 
@@ -16,6 +21,7 @@ use common::{
     compile_c, repo_root, require_tool, run_with_timeout, scratch_dir, shared_library_dir,
 };
 use ketama_core::Flavour;
+use ketama_core::parser::ParseMode;
 
 const KEYS: usize = 2_000;
 
@@ -53,18 +59,31 @@ fn differing(reference: &str, other: &str) -> usize {
         .count()
 }
 
+/// Ten servers of weight 1 written in `syntax`.
+fn server_list(syntax: ParseMode) -> String {
+    let servers = (0..10).map(|i| (format!("10.6.0.{i}"), 11211 + i % 2, i));
+    match syntax {
+        ParseMode::Nginx => {
+            let lines: String = servers
+                .map(|(host, port, _)| format!("    server {host}:{port} weight=1;\n"))
+                .collect();
+            format!("upstream pool {{\n    hash $key consistent;\n{lines}}}\n")
+        }
+        ParseMode::Peers => servers
+            .map(|(host, port, i)| format!("{host}:{port}:1 node-{i}\n"))
+            .collect(),
+        _ => servers
+            .map(|(host, port, _)| format!("{host}:{port}\t1\n"))
+            .collect(),
+    }
+}
+
 #[test]
 fn every_flavour_and_hash_spelling_places_keys_alike_in_every_language() {
     require_tool("php", "php8.2-cli");
     let dir = scratch_dir("agreement-matrix");
     let input = dir.join("keys.txt");
     std::fs::write(&input, keys()).unwrap();
-    let servers = dir.join("ten.servers");
-    let list: String = (0..10)
-        .map(|i| format!("10.6.0.{i}:{}\t1\n", 11211 + i % 2))
-        .collect();
-    std::fs::write(&servers, list).unwrap();
-    let file = servers.to_str().unwrap();
     let c_program = compile_c(
         &[&repo_root().join("tests/c/bindings_find_keys.c")],
         "bindings_find_keys",
@@ -75,60 +94,76 @@ fn every_flavour_and_hash_spelling_places_keys_alike_in_every_language() {
     let mut cases = 0;
     let mut failures = Vec::new();
     for flavour in Flavour::ALL {
-        for hash in flavour.hash_names() {
-            let flavour = flavour.name();
-            let case = format!("{flavour} --hash {hash}");
-            let cli = answers(
-                Command::new(common::cli())
-                    .args(["find", "--flavor", flavour, "--hash", hash, file]),
-                &input,
-            )
-            .unwrap_or_else(|e| panic!("{case}: the CLI failed: {e}"));
-            assert_eq!(cli.lines().count(), KEYS, "{case}: the CLI's answers");
-            let languages = [
-                (
-                    "C",
-                    answers(Command::new(&c_program).args([file, flavour, hash]), &input),
-                ),
-                (
-                    "PHP",
-                    answers(
-                        Command::new("php")
-                            .arg(repo_root().join("bindings/php/tests/find_keys.php"))
-                            .args([file, flavour, hash])
-                            .env("KETAMA_LIBRARY", &library),
-                        &input,
+        let syntaxes = [
+            (
+                "file",
+                flavour.file_syntax(),
+                flavour.file_syntax().name(),
+                None,
+            ),
+            (
+                "list",
+                flavour.list_syntax(),
+                "flavour",
+                Some("--servers-file"),
+            ),
+        ];
+        for (what, syntax, parse, cli_option) in syntaxes {
+            let path = dir.join(format!("{}-{what}.servers", flavour.name()));
+            std::fs::write(&path, server_list(syntax)).unwrap();
+            let file = path.to_str().unwrap();
+            for hash in flavour.hash_names() {
+                let flavour = flavour.name();
+                let case = format!("{flavour} --hash {hash} ({what}: {})", syntax.name());
+                let mut cli = Command::new(common::cli());
+                cli.args(["find", "--flavor", flavour, "--hash", hash]);
+                cli.args(cli_option).arg(file);
+                let cli = answers(&mut cli, &input)
+                    .unwrap_or_else(|e| panic!("{case}: the CLI failed: {e}"));
+                assert_eq!(cli.lines().count(), KEYS, "{case}: the CLI's answers");
+                let args = [file, flavour, hash, parse];
+                let languages = [
+                    ("C", answers(Command::new(&c_program).args(args), &input)),
+                    (
+                        "PHP",
+                        answers(
+                            Command::new("php")
+                                .arg(repo_root().join("bindings/php/tests/find_keys.php"))
+                                .args(args)
+                                .env("KETAMA_LIBRARY", &library),
+                            &input,
+                        ),
                     ),
-                ),
-                (
-                    "Python",
-                    answers(
-                        common::python_command(
-                            &repo_root().join("bindings/python/tests/find_keys.py"),
-                        )
-                        .args([file, flavour, hash]),
-                        &input,
+                    (
+                        "Python",
+                        answers(
+                            common::python_command(
+                                &repo_root().join("bindings/python/tests/find_keys.py"),
+                            )
+                            .args(args),
+                            &input,
+                        ),
                     ),
-                ),
-            ];
-            for (language, result) in languages {
-                match result {
-                    Ok(out) if differing(&cli, &out) == 0 => {}
-                    Ok(out) => failures.push(format!(
-                        "{case}: {language} places {} of {KEYS} keys elsewhere than the CLI",
-                        differing(&cli, &out)
-                    )),
-                    Err(error) => failures.push(format!("{case}: {language} failed: {error}")),
+                ];
+                for (language, result) in languages {
+                    match result {
+                        Ok(out) if differing(&cli, &out) == 0 => {}
+                        Ok(out) => failures.push(format!(
+                            "{case}: {language} places {} of {KEYS} keys elsewhere than the CLI",
+                            differing(&cli, &out)
+                        )),
+                        Err(error) => failures.push(format!("{case}: {language} failed: {error}")),
+                    }
                 }
+                cases += 1;
             }
-            cases += 1;
         }
     }
     eprintln!(
-        "agreement matrix: {} flavours, {cases} flavour x hash spellings, 1 file syntax, 4 languages (CLI, C, PHP, Python), {KEYS} keys each: {} disagreements",
+        "agreement matrix: {} flavours, {cases} flavour x hash spelling x file syntax cases, 4 languages (CLI, C, PHP, Python), {KEYS} keys each: {} disagreements",
         Flavour::ALL.len(),
         failures.len()
     );
-    assert!(cases > Flavour::ALL.len() * 2, "only {cases} cases");
+    assert!(cases > Flavour::ALL.len() * 4, "only {cases} cases");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

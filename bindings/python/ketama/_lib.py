@@ -135,6 +135,7 @@ _SIGNATURES = {
     "ketama_flavour_from_name": (_STATUS, [c_char_p, _P(c_u32)]),
     "ketama_flavour_name": (c_char_p, [c_u32]),
     "ketama_hash_from_name": (_STATUS, [c_u32, c_char_p, _P(c_u32)]),
+    "ketama_parse_mode_from_name": (_STATUS, [c_char_p, _P(c_u32)]),
     "ketama_hash_name": (c_char_p, [c_u32]),
     "ketama_hash_bytes": (_STATUS, [c_u32, c_char_p, c_size_t, _P(c_u32)]),
     "ketama_ring_new": (_STATUS, [_P(ServerSpec), c_size_t, c_u32, c_u32, _P(c_void_p)]),

@@ -11,8 +11,6 @@ from ._lib import KetamaError, check, lib, to_bytes
 
 assert array.array("I").itemsize == 4, "array typecode I must be 32-bit for uint32_t"
 
-PARSE_MODES = {"strict": 0, "libketama": 1, "peers": 2}
-
 Location = namedtuple("Location", "server_index address point point_index")
 Location.__doc__ = "Where a key landed: server index (input order), address, continuum point and its index."
 
@@ -46,6 +44,17 @@ def hash_id(flavour, hash_name):
         return 0
     out = ctypes.c_uint32()
     check(lib().ketama_hash_from_name(flavour_id(flavour), to_bytes(hash_name, "hash"), ctypes.byref(out)))
+    return out.value
+
+
+def parse_mode_id(parse):
+    """The ``ketama_parse_mode`` id of a reading's name (``"strict"``, ``"libketama"``,
+    ``"peers"``, ``"sockiopool"``, ``"nginx"``, ``"flavour"``...), as the library resolves it."""
+    out = ctypes.c_uint32()
+    try:
+        check(lib().ketama_parse_mode_from_name(to_bytes(parse, "parse mode"), ctypes.byref(out)))
+    except KetamaError as error:
+        raise ValueError(str(error)) from None
     return out.value
 
 
@@ -150,14 +159,15 @@ class Ring(_Handle):
 
     @classmethod
     def from_file(cls, path, flavour="libketama", hash=None, parse="strict"):
-        """A ring from a server file; ``parse`` is ``"strict"``, ``"libketama"`` or ``"peers"``."""
-        if parse not in PARSE_MODES:
-            raise ValueError(f"parse must be one of {', '.join(PARSE_MODES)}, not {parse!r}")
+        """A ring from a server file read as ``parse`` says: ``"strict"``, ``"libketama"``,
+        ``"peers"``, ``"sockiopool"``, ``"nginx"``, or ``"flavour"`` (the syntax the
+        flavour's users write, as ``ketama --servers-file`` reads it)."""
+        mode = parse_mode_id(parse)
         fid = flavour_id(flavour)
         out = ctypes.c_void_p()
         check(
             lib().ketama_ring_new_from_file(
-                os.fsencode(path), fid, hash_id(fid, hash), PARSE_MODES[parse], ctypes.byref(out)
+                os.fsencode(path), fid, hash_id(fid, hash), mode, ctypes.byref(out)
             )
         )
         ring = cls.__new__(cls)

@@ -136,6 +136,7 @@ impl FileRing {
         mode: ParseMode,
         policy: ReloadPolicy,
     ) -> Result<FileRing, Error> {
+        let mode = mode.for_flavour(config.flavour);
         let first = refresh(path, mode, None, |servers, _| Ring::new(servers, config))?;
         Ok(FileRing {
             path: path.to_path_buf(),

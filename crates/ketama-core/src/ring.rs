@@ -139,6 +139,7 @@ impl Ring {
 
     /// Reads a libketama server file and builds a ring from it.
     pub fn from_file(path: &Path, config: RingConfig, mode: ParseMode) -> Result<Ring, Error> {
+        let mode = mode.for_flavour(config.flavour);
         Ring::new(crate::server_file::load(path, mode)?.servers, config)
     }
 

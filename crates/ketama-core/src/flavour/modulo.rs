@@ -20,6 +20,34 @@
 use crate::hash::HashAlgorithm;
 use crate::{Error, ServerSpec};
 
+use super::PerKey;
+use super::placement::Placement;
+
+/// python-memcached: `cmemcache_hash` (its `crc32` is binascii's), 10 tries.
+pub static PYTHON_MEMCACHED: Placement = Placement::per_key(
+    &[HashAlgorithm::Cmemcache, HashAlgorithm::Crc32],
+    |servers| {
+        Ok(PerKey::Modulo(Modulo::new(
+            servers,
+            Rehash::PythonMemcached,
+        )?))
+    },
+)
+.with_spellings(&[
+    ("crc32", HashAlgorithm::Crc32),
+    ("binascii.crc32", HashAlgorithm::Crc32),
+    ("old", HashAlgorithm::Crc32),
+    ("crc", HashAlgorithm::Cmemcache),
+]);
+
+/// Perl Cache::Memcached: `(crc32 >> 16) & 0x7fff`, 20 tries.
+pub static CACHE_MEMCACHED: Placement = Placement::per_key(&[HashAlgorithm::Crc], |servers| {
+    Ok(PerKey::Modulo(Modulo::new(
+        servers,
+        Rehash::CacheMemcached,
+    )?))
+});
+
 /// Most buckets a list may ask for (the sum of its weights).
 const MAX_BUCKETS: u64 = 1 << 24;
 

@@ -23,6 +23,14 @@
 use crate::hash::HashAlgorithm;
 use crate::{Error, ServerSpec};
 
+use super::PerKey;
+use super::placement::Placement;
+
+/// pymemcache `HashClient`: murmur3_32 scores, not a continuum.
+pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::Murmur3Seed0], |servers| {
+    Ok(PerKey::Rendezvous(Rendezvous::new(servers)?))
+});
+
 /// The servers' node names, prepared for scoring.
 #[derive(Debug, Clone)]
 pub struct Rendezvous {
