@@ -300,19 +300,7 @@ pub unsafe extern "C" fn ketama_find_server_avoiding(
                 Error::InvalidArgument(format!("down server index {index} is out of range"))
             })? = true;
         }
-        let at = ring.locate_live(key, |s| is_down[s]).ok_or_else(|| {
-            if !ring.can_place() {
-                no_points()
-            } else if ring.is_continuum() {
-                Error::NoServerAvailable("every server owning points is marked down".into())
-            } else {
-                Error::NoServerAvailable(format!(
-                    "flavour {} found no live server for the key (every server is down, \
-                     or its rehashing gave up as the client does)",
-                    ring.config().flavour.name()
-                ))
-            }
-        })?;
+        let at = ring.locate_live(key, |s| is_down[s])?;
         *out = server_ref(ring, at);
         Ok(())
     })

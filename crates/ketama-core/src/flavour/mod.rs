@@ -84,14 +84,7 @@ impl Default for Flavour {
     }
 }
 
-/// A placement that is not a continuum: each key is placed on its own.
-#[derive(Debug, Clone)]
-pub enum PerKey {
-    /// Highest score wins (pymemcache).
-    Rendezvous(rendezvous::Rendezvous),
-    /// `hash % buckets` over the weighted bucket list (python-memcached, Cache::Memcached).
-    Modulo(modulo::Modulo),
-}
+pub use placement::{Location, PerKey, PerKeyPlacement};
 
 /// How a key hash becomes the position searched on the continuum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,10 +1,51 @@
 //! What a flavour is, besides its names: the [`Placement`] each flavour's
 //! file declares, and the registry row in [`super`] points at.
 
-use super::{GeneratedPoints, PerKey};
+use std::sync::Arc;
+
+use super::GeneratedPoints;
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
 use crate::{Error, ServerSpec};
+
+/// Where a key landed: for a continuum the point (its index and value) and
+/// its owner; for a modulo placement the bucket and the hash that chose it
+/// (after any rehash); for rendezvous hashing the server and its winning
+/// score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location {
+    /// Index of the point in continuum order (the bucket, for modulo).
+    pub point_index: usize,
+    /// The point's value (the hash or score that chose the server).
+    pub point: u32,
+    /// Index of the owning server, in input order.
+    pub server_index: usize,
+}
+
+/// A placement that is not a continuum: each key is placed on its own.
+/// Its flavour's file implements it; the ring only calls these methods.
+pub trait PerKeyPlacement: std::fmt::Debug + Send + Sync {
+    /// What it does, as messages name it (`"rendezvous hashing"`).
+    fn describe(&self) -> &'static str;
+
+    /// Where `key` (whose key hash is `hash`) lands, skipping the servers
+    /// that are down as its peer does; `None` when the peer gives up.
+    fn locate(
+        &self,
+        key: &[u8],
+        hash: HashAlgorithm,
+        is_down: &dyn Fn(usize) -> bool,
+    ) -> Option<Location>;
+
+    /// Where a key hash lands, for placements that place hashes (modulo);
+    /// `None` for those that score keys.
+    fn locate_hash(&self, _hash: u32) -> Option<Location> {
+        None
+    }
+}
+
+/// A built per-key placement, shared by the clones of its ring.
+pub type PerKey = Arc<dyn PerKeyPlacement>;
 
 /// How a flavour builds its placement from a server list.
 #[derive(Debug, Clone, Copy)]
