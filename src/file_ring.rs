@@ -6,9 +6,9 @@
 use std::ffi::{OsStr, c_char};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::sync::Arc;
 
-use super::boundary::{arg_cstr, arg_out, arg_ref, guard_status, guard_value};
+use super::boundary::{arg_cstr, arg_out, guard_status, guard_value};
+use super::handle::{BoxHandle, Handle, arc_out, box_free, box_out, box_ref};
 use super::names::from_id;
 use super::ring::{config, ketama_ring};
 use super::status::{ketama_status, set_last_error};
@@ -20,6 +20,11 @@ use ketama_core::file_ring::{FileRing, ReloadPolicy};
 pub struct ketama_file_ring {
     _private: [u8; 0],
 }
+
+impl Handle for ketama_file_ring {
+    type Rust = FileRing;
+}
+impl BoxHandle for ketama_file_ring {}
 
 /// Reads the server file `path` (bounded, waiting out writers) and builds the
 /// first ring; fails when the file is not good now. `parse_mode` is a
@@ -48,7 +53,7 @@ pub unsafe extern "C" fn ketama_file_ring_open(
             from_id(parse_mode)?,
             from_id::<ReloadPolicy>(policy)?,
         )?;
-        *out = Box::into_raw(Box::new(file_ring)).cast::<ketama_file_ring>();
+        *out = box_out(file_ring);
         Ok(())
     })
 }
@@ -74,7 +79,7 @@ pub unsafe extern "C" fn ketama_file_ring_current(
         // SAFETY: per the contract above; live handles are Box<FileRing> pointers.
         let out = unsafe { arg_out(ring_out, "ring_out") }?;
         // SAFETY: per the contract above.
-        let file_ring = unsafe { arg_ref(file_ring.cast::<FileRing>(), "file_ring") }?;
+        let file_ring = unsafe { box_ref(file_ring, "file_ring") }?;
         let current = file_ring.current()?;
         if let Some(problem) = current.problem {
             set_last_error(&format!(
@@ -83,7 +88,7 @@ pub unsafe extern "C" fn ketama_file_ring_current(
             ));
             kept = true;
         }
-        *out = Arc::into_raw(current.ring).cast::<ketama_ring>();
+        *out = arc_out(current.ring);
         Ok(())
     });
     if kept {
@@ -100,9 +105,7 @@ pub unsafe extern "C" fn ketama_file_ring_current(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_file_ring_free(file_ring: *const ketama_file_ring) {
     guard_value((), || {
-        if !file_ring.is_null() {
-            // SAFETY: a live handle is a leaked Box<FileRing>, released once.
-            drop(unsafe { Box::from_raw(file_ring.cast::<FileRing>().cast_mut()) });
-        }
+        // SAFETY: per the contract above.
+        unsafe { box_free(file_ring) }
     })
 }

@@ -29,7 +29,8 @@ pub use shards::*;
 pub use values::*;
 pub use writer::*;
 
-use super::boundary::{arg_ref, arg_slice, guard_value};
+use super::boundary::{arg_slice, guard_value};
+use crate::handle::{BoxHandle, Handle, box_free, box_opt, box_out, box_ref};
 use ketama_core::Error;
 use ketama_core::setcodec::{
     DEFAULT_MAX_MEMBER_LEN, DecodeOptions, DecodedSet, Format, MemberSet, SetError, SetStats,
@@ -40,6 +41,11 @@ use ketama_core::setcodec::{
 pub struct ketama_set {
     _private: [u8; 0],
 }
+
+impl Handle for ketama_set {
+    type Rust = SetHandle;
+}
+impl BoxHandle for ketama_set {}
 
 pub(super) struct SetHandle {
     pub(super) set: DecodedSet,
@@ -113,11 +119,10 @@ pub(super) fn options(encoding: u32, max_member_len: usize) -> Result<DecodeOpti
 }
 
 pub(super) fn hand_out_set(set: DecodedSet, max_member_len: usize) -> *mut ketama_set {
-    Box::into_raw(Box::new(SetHandle {
+    box_out(SetHandle {
         set,
         max_member_len,
-    }))
-    .cast()
+    })
 }
 
 pub(super) fn hand_out_members(members: MemberSet, max_member_len: usize) -> *mut ketama_set {
@@ -155,8 +160,8 @@ pub(super) fn error_info(error: &SetError) -> ketama_set_error {
 /// # Safety
 /// `set` is NULL or a live handle.
 pub(super) unsafe fn set_ref<'a>(set: *const ketama_set) -> Result<&'a SetHandle, Error> {
-    // SAFETY: live handles are Box<SetHandle> pointers.
-    unsafe { arg_ref(set.cast::<SetHandle>(), "set") }
+    // SAFETY: per the caller.
+    unsafe { box_ref(set, "set") }
 }
 
 /// Reads an array of set handles; NULL entries are missing keys (empty sets).
@@ -176,7 +181,7 @@ pub(super) unsafe fn set_list<'a>(
         .iter()
         .map(|&h| {
             // SAFETY: each entry is NULL or a live handle.
-            match unsafe { h.cast::<SetHandle>().as_ref() } {
+            match unsafe { box_opt(h) } {
                 None => empty,
                 Some(handle) => {
                     max = max.max(handle.max_member_len);
@@ -195,10 +200,8 @@ pub(super) unsafe fn set_list<'a>(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_free(set: *mut ketama_set) {
     guard_value((), || {
-        if !set.is_null() {
-            // SAFETY: a live handle is a Box<SetHandle>, released once.
-            drop(unsafe { Box::from_raw(set.cast::<SetHandle>()) });
-        }
+        // SAFETY: per the contract above.
+        unsafe { box_free(set) }
     })
 }
 
@@ -244,6 +247,6 @@ pub(super) unsafe fn member_list<'a>(
 pub unsafe extern "C" fn ketama_set_is_sealed(set: *const ketama_set) -> bool {
     guard_value(false, || {
         // SAFETY: NULL or a live handle.
-        unsafe { set.cast::<SetHandle>().as_ref() }.is_some_and(|h| h.set.stats.sealed)
+        unsafe { box_opt(set) }.is_some_and(|h| h.set.stats.sealed)
     })
 }

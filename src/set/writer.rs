@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::boundary::{arg_bytes, arg_out, guard_status, guard_value};
+use crate::handle::{BoxHandle, Handle, box_free, box_mut, box_out};
 use crate::status::ketama_status;
 use ketama_core::setcodec::recipe::{self, Reply, SetAction, Writer};
 use ketama_core::setcodec::{self, CompactionPolicy};
@@ -41,6 +42,11 @@ pub struct ketama_set_compaction {
 pub struct ketama_set_writer {
     _private: [u8; 0],
 }
+
+impl Handle for ketama_set_writer {
+    type Rust = Writer;
+}
+impl BoxHandle for ketama_set_writer {}
 
 fn policy_from(policy: Option<&ketama_set_policy>) -> CompactionPolicy {
     policy.map_or_else(CompactionPolicy::default, |p| CompactionPolicy {
@@ -224,7 +230,7 @@ pub unsafe extern "C" fn ketama_set_writer_new(
         };
         let writer = Writer::new(crate::names::from_id(op)?, retries);
         *action_out = SetAction::from(writer.first()).id();
-        *writer_out = Box::into_raw(Box::new(writer)).cast();
+        *writer_out = box_out(writer);
         Ok(())
     })
 }
@@ -244,7 +250,7 @@ pub unsafe extern "C" fn ketama_set_writer_step(
 ) -> ketama_status {
     guard_status(|| {
         // SAFETY: per the contract above.
-        let writer = unsafe { arg_out(writer.cast::<Writer>(), "writer") }?;
+        let writer = unsafe { box_mut(writer, "writer") }?;
         // SAFETY: per the contract above.
         let action_out = unsafe { arg_out(action_out, "action_out") }?;
         let reply: Reply = crate::names::from_id(reply)?;
@@ -260,10 +266,8 @@ pub unsafe extern "C" fn ketama_set_writer_step(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_writer_free(writer: *mut ketama_set_writer) {
     guard_value((), || {
-        if !writer.is_null() {
-            // SAFETY: a live writer is a Box<Writer>, released once.
-            drop(unsafe { Box::from_raw(writer.cast::<Writer>()) });
-        }
+        // SAFETY: per the contract above.
+        unsafe { box_free(writer) }
     })
 }
 
