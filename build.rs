@@ -73,6 +73,23 @@ fn c_enums() -> String {
         ketama_core::parser::ParseMode::c_enum(
             "Server file readings for `ketama_ring_new_from_file` (pass as `uint32_t`).",
         ),
+        ketama_core::file_ring::ReloadPolicy::c_enum(
+            "What `ketama_file_ring_current` does when the file changed but cannot be\n\
+             used (pass as `uint32_t`).",
+        ),
+        ketama_core::setcodec::Format::c_enum("Value encodings (pass as `uint32_t`)."),
+        ketama_core::setcodec::Op::c_enum("Record operations (pass as `uint32_t`)."),
+        ketama_core::setcodec::SetErrorKind::c_enum(
+            "Set error kinds as found in `ketama_set_error.kind` (name them with\n\
+             `ketama_set_error_kind_name`).",
+        ),
+        ketama_core::setcodec::recipe::Reply::c_enum(
+            "Server replies fed to `ketama_set_writer_step` (pass as `uint32_t`).",
+        ),
+        ketama_core::setcodec::recipe::SetAction::c_enum(
+            "What the client must do next in a write.",
+        ),
+        ketama_core::setcodec::paired::Side::c_enum("Sides of a paired list (pass as `uint32_t`)."),
     ]
     .join("\n")
 }

@@ -12,10 +12,11 @@ use super::file_ring::*;
 use super::ring::*;
 use super::set::*;
 use super::status::ketama_status::{self, *};
+use ketama_core::setcodec::recipe::{Reply, SetAction};
 use std::ffi::{CStr, CString, c_char};
 use std::ptr;
 
-const T1: u32 = ketama_set_encoding::KETAMA_SET_ENCODING_T1 as u32;
+const T1: u32 = ketama_core::setcodec::Format::T1 as u32;
 
 fn server(address: &'static str, weight: u64) -> ketama_server {
     ketama_server {
@@ -334,19 +335,19 @@ fn the_writer_state_machine_runs_to_done_and_is_freed() {
             ketama_set_writer_new(0, 0, &mut writer, &mut action),
             KETAMA_OK
         );
-        assert_eq!(action, ketama_set_action::KETAMA_SET_DO_APPEND as u32);
-        let not_stored = ketama_set_reply::KETAMA_SET_REPLY_NOT_STORED as u32;
+        assert_eq!(action, SetAction::DoAppend as u32);
+        let not_stored = Reply::NotStored as u32;
         assert_eq!(
             ketama_set_writer_step(writer, not_stored, &mut action),
             KETAMA_OK
         );
-        assert_eq!(action, ketama_set_action::KETAMA_SET_DO_ADD as u32);
-        let stored = ketama_set_reply::KETAMA_SET_REPLY_STORED as u32;
+        assert_eq!(action, SetAction::DoAdd as u32);
+        let stored = Reply::Stored as u32;
         assert_eq!(
             ketama_set_writer_step(writer, stored, &mut action),
             KETAMA_OK
         );
-        assert_eq!(action, ketama_set_action::KETAMA_SET_DONE_CREATED as u32);
+        assert_eq!(action, SetAction::DoneCreated as u32);
         ketama_set_writer_free(writer);
     }
 }

@@ -2,9 +2,8 @@
 
 use std::ffi::c_char;
 
-use super::boundary::{
-    arg_chars, arg_out, arg_ref, arg_slice, arg_slice_mut, guard_status, guard_value,
-};
+use super::boundary::{arg_chars, arg_out, arg_slice, arg_slice_mut, guard_status, guard_value};
+use super::handle::{BoxHandle, Handle, box_free, box_opt, box_out, box_ref};
 use super::ring::{ketama_ring, ring_ref};
 use super::status::ketama_status;
 use ketama_core::Error;
@@ -109,8 +108,13 @@ pub struct ketama_key_groups {
     _private: [u8; 0],
 }
 
+impl Handle for ketama_key_groups {
+    type Rust = KeyGroups;
+}
+impl BoxHandle for ketama_key_groups {}
+
 /// The plan behind a `ketama_key_groups` handle: key indices as `uint32_t`.
-struct KeyGroups {
+pub(crate) struct KeyGroups {
     groups: Vec<(u32, Vec<u32>)>,
 }
 
@@ -154,7 +158,7 @@ pub unsafe extern "C" fn ketama_group_keys(
                 )
             })
             .collect();
-        *groups_out = Box::into_raw(Box::new(KeyGroups { groups })).cast();
+        *groups_out = box_out(KeyGroups { groups });
         Ok(())
     })
 }
@@ -167,7 +171,7 @@ pub unsafe extern "C" fn ketama_group_keys(
 pub unsafe extern "C" fn ketama_key_groups_count(groups: *const ketama_key_groups) -> usize {
     guard_value(0, || {
         // SAFETY: NULL or a live handle.
-        unsafe { groups.cast::<KeyGroups>().as_ref() }.map_or(0, |g| g.groups.len())
+        unsafe { box_opt(groups) }.map_or(0, |g| g.groups.len())
     })
 }
 
@@ -187,7 +191,7 @@ pub unsafe extern "C" fn ketama_key_groups_get(
 ) -> ketama_status {
     guard_status(|| {
         // SAFETY: per the contract above.
-        let groups = unsafe { arg_ref(groups.cast::<KeyGroups>(), "groups") }?;
+        let groups = unsafe { box_ref(groups, "groups") }?;
         // SAFETY: per the contract above.
         let server_index_out = unsafe { arg_out(server_index_out, "server_index_out") }?;
         // SAFETY: per the contract above.
@@ -214,9 +218,7 @@ pub unsafe extern "C" fn ketama_key_groups_get(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_key_groups_free(groups: *mut ketama_key_groups) {
     guard_value((), || {
-        if !groups.is_null() {
-            // SAFETY: a live handle is a Box<KeyGroups>, released once.
-            drop(unsafe { Box::from_raw(groups.cast::<KeyGroups>()) });
-        }
+        // SAFETY: per the contract above.
+        unsafe { box_free(groups) }
     })
 }

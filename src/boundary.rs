@@ -9,7 +9,7 @@ use ketama_core::Error;
 /// Runs a status-returning body: `Ok` → `KETAMA_OK`; an error → its status,
 /// with the message recorded for `ketama_error()`; a panic →
 /// `KETAMA_ERR_PANIC`. Nothing unwinds into C.
-pub fn guard_status(body: impl FnOnce() -> Result<(), Error>) -> ketama_status {
+pub(crate) fn guard_status(body: impl FnOnce() -> Result<(), Error>) -> ketama_status {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => ketama_status::KETAMA_OK,
         Ok(Err(error)) => {
@@ -26,7 +26,7 @@ pub fn guard_status(body: impl FnOnce() -> Result<(), Error>) -> ketama_status {
 /// Runs a body that returns an index, through [`guard_status`]: `Ok(i)` →
 /// `i` (never negative); an error or a panic → its status negated, with
 /// the message recorded for `ketama_error()`. Nothing unwinds into C.
-pub fn guard_index(body: impl FnOnce() -> Result<u32, Error>) -> i64 {
+pub(crate) fn guard_index(body: impl FnOnce() -> Result<u32, Error>) -> i64 {
     let mut index = 0;
     match guard_status(|| {
         index = body()?;
@@ -38,7 +38,7 @@ pub fn guard_index(body: impl FnOnce() -> Result<u32, Error>) -> i64 {
 }
 
 /// Runs a body that returns a plain value; a panic yields `default`.
-pub fn guard_value<T>(default: T, body: impl FnOnce() -> T) -> T {
+pub(crate) fn guard_value<T>(default: T, body: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| {
         record_panic(payload);
         default
@@ -56,20 +56,11 @@ fn record_panic(payload: Box<dyn std::any::Any + Send>) {
     ));
 }
 
-/// Borrows `*ptr`, or fails naming the NULL argument.
-///
-/// # Safety
-/// `ptr` is NULL or valid for reads for `'a`.
-pub unsafe fn arg_ref<'a, T>(ptr: *const T, name: &'static str) -> Result<&'a T, Error> {
-    // SAFETY: the caller guarantees validity when non-NULL.
-    unsafe { ptr.as_ref() }.ok_or(Error::NullArgument(name))
-}
-
 /// Borrows an output slot, or fails naming the NULL argument.
 ///
 /// # Safety
 /// `ptr` is NULL or valid for writes for `'a`.
-pub unsafe fn arg_out<'a, T>(ptr: *mut T, name: &'static str) -> Result<&'a mut T, Error> {
+pub(crate) unsafe fn arg_out<'a, T>(ptr: *mut T, name: &'static str) -> Result<&'a mut T, Error> {
     // SAFETY: the caller guarantees validity when non-NULL.
     unsafe { ptr.as_mut() }.ok_or(Error::NullArgument(name))
 }
@@ -78,7 +69,7 @@ pub unsafe fn arg_out<'a, T>(ptr: *mut T, name: &'static str) -> Result<&'a mut 
 ///
 /// # Safety
 /// `ptr` is NULL or valid for `len` bytes of reads for `'a`.
-pub unsafe fn arg_bytes<'a>(
+pub(crate) unsafe fn arg_bytes<'a>(
     ptr: *const u8,
     len: usize,
     name: &'static str,
@@ -92,7 +83,7 @@ pub unsafe fn arg_bytes<'a>(
 ///
 /// # Safety
 /// `ptr` is NULL or valid for `len` bytes of reads for `'a`.
-pub unsafe fn arg_chars<'a>(
+pub(crate) unsafe fn arg_chars<'a>(
     ptr: *const c_char,
     len: usize,
     name: &'static str,
@@ -105,7 +96,7 @@ pub unsafe fn arg_chars<'a>(
 ///
 /// # Safety
 /// `ptr` is NULL or valid for `len` elements of reads for `'a`.
-pub unsafe fn arg_slice<'a, T>(
+pub(crate) unsafe fn arg_slice<'a, T>(
     ptr: *const T,
     len: usize,
     name: &'static str,
@@ -133,7 +124,7 @@ pub unsafe fn arg_slice<'a, T>(
 ///
 /// # Safety
 /// `ptr` is NULL or valid for `len` elements of writes for `'a`.
-pub unsafe fn arg_slice_mut<'a, T>(
+pub(crate) unsafe fn arg_slice_mut<'a, T>(
     ptr: *mut T,
     len: usize,
     name: &'static str,
@@ -151,7 +142,10 @@ pub unsafe fn arg_slice_mut<'a, T>(
 ///
 /// # Safety
 /// `ptr` is NULL or a valid NUL-terminated string for `'a`.
-pub unsafe fn arg_cstr<'a>(ptr: *const c_char, name: &'static str) -> Result<&'a CStr, Error> {
+pub(crate) unsafe fn arg_cstr<'a>(
+    ptr: *const c_char,
+    name: &'static str,
+) -> Result<&'a CStr, Error> {
     if ptr.is_null() {
         return Err(Error::NullArgument(name));
     }

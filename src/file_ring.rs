@@ -6,13 +6,12 @@
 use std::ffi::{OsStr, c_char};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::sync::Arc;
 
-use super::boundary::{arg_cstr, arg_out, arg_ref, guard_status, guard_value};
+use super::boundary::{arg_cstr, arg_out, guard_status, guard_value};
+use super::handle::{BoxHandle, Handle, arc_out, box_free, box_out, box_ref};
 use super::names::from_id;
 use super::ring::{config, ketama_ring};
 use super::status::{ketama_status, set_last_error};
-use ketama_core::Error;
 use ketama_core::file_ring::{FileRing, ReloadPolicy};
 
 /// A ring that follows a server file. Opaque; create it with
@@ -22,26 +21,10 @@ pub struct ketama_file_ring {
     _private: [u8; 0],
 }
 
-/// What `ketama_file_ring_current` does when the file changed but cannot be
-/// used (pass as `uint32_t`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ketama_reload_policy {
-    /// Answer with the last good ring and `KETAMA_KEPT_LAST_GOOD` (default).
-    KETAMA_RELOAD_KEEP_LAST_GOOD = 0,
-    /// Fail with the file's problem (the last good ring is kept for later calls).
-    KETAMA_RELOAD_STRICT = 1,
+impl Handle for ketama_file_ring {
+    type Rust = FileRing;
 }
-
-fn policy_from_u32(id: u32) -> Result<ReloadPolicy, Error> {
-    match id {
-        0 => Ok(ReloadPolicy::KeepLastGood),
-        1 => Ok(ReloadPolicy::Strict),
-        _ => Err(Error::InvalidArgument(format!(
-            "unknown reload policy {id}"
-        ))),
-    }
-}
+impl BoxHandle for ketama_file_ring {}
 
 /// Reads the server file `path` (bounded, waiting out writers) and builds the
 /// first ring; fails when the file is not good now. `parse_mode` is a
@@ -68,9 +51,9 @@ pub unsafe extern "C" fn ketama_file_ring_open(
             Path::new(OsStr::from_bytes(path.to_bytes())),
             config(flavour, hash)?,
             from_id(parse_mode)?,
-            policy_from_u32(policy)?,
+            from_id::<ReloadPolicy>(policy)?,
         )?;
-        *out = Box::into_raw(Box::new(file_ring)).cast::<ketama_file_ring>();
+        *out = box_out(file_ring);
         Ok(())
     })
 }
@@ -96,7 +79,7 @@ pub unsafe extern "C" fn ketama_file_ring_current(
         // SAFETY: per the contract above; live handles are Box<FileRing> pointers.
         let out = unsafe { arg_out(ring_out, "ring_out") }?;
         // SAFETY: per the contract above.
-        let file_ring = unsafe { arg_ref(file_ring.cast::<FileRing>(), "file_ring") }?;
+        let file_ring = unsafe { box_ref(file_ring, "file_ring") }?;
         let current = file_ring.current()?;
         if let Some(problem) = current.problem {
             set_last_error(&format!(
@@ -105,7 +88,7 @@ pub unsafe extern "C" fn ketama_file_ring_current(
             ));
             kept = true;
         }
-        *out = Arc::into_raw(current.ring).cast::<ketama_ring>();
+        *out = arc_out(current.ring);
         Ok(())
     });
     if kept {
@@ -122,9 +105,7 @@ pub unsafe extern "C" fn ketama_file_ring_current(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_file_ring_free(file_ring: *const ketama_file_ring) {
     guard_value((), || {
-        if !file_ring.is_null() {
-            // SAFETY: a live handle is a leaked Box<FileRing>, released once.
-            drop(unsafe { Box::from_raw(file_ring.cast::<FileRing>().cast_mut()) });
-        }
+        // SAFETY: per the contract above.
+        unsafe { box_free(file_ring) }
     })
 }

@@ -7,7 +7,8 @@
 //! * [`names`]: names, ids and lists of the flavours, hashes and parse modes.
 //! * [`set`]: the set codec (`ketama_set_*`).
 //! * [`status`]: status codes and the per-thread error message.
-//! * [`boundary`]: the panic boundary and argument checks every export uses.
+//! * `boundary`: the panic boundary and argument checks every export uses;
+//!   `handle`: the one cast between each handle type and its Rust value.
 //!
 //! Conventions of the modern API (after rustls-ffi): fallible functions
 //! return a [`status::ketama_status`]; outputs go through trailing
@@ -20,9 +21,10 @@
 #![allow(non_camel_case_types)]
 
 pub mod batch;
-pub mod boundary;
+mod boundary;
 pub mod compat;
 pub mod file_ring;
+mod handle;
 pub mod hash;
 pub mod names;
 pub mod ring;

@@ -27,7 +27,7 @@ pub(crate) fn hash_from_id(id: u32) -> Result<Option<HashAlgorithm>, Error> {
     }
 }
 
-fn name_of<E: Named>(id: u32) -> *const c_char {
+pub(crate) fn name_of<E: Named>(id: u32) -> *const c_char {
     guard_value(std::ptr::null(), || match (E::from_id(id), E::C_EXTRA) {
         (Some(variant), _) => variant.name_c().as_ptr(),
         (None, Some(extra)) if extra.id == id => extra.name.as_ptr(),
@@ -37,7 +37,7 @@ fn name_of<E: Named>(id: u32) -> *const c_char {
 
 /// # Safety
 /// `name` is NULL or NUL-terminated; `out` is NULL or writable.
-unsafe fn id_of<E: Named>(name: *const c_char, out: *mut u32) -> ketama_status {
+pub(crate) unsafe fn id_of<E: Named>(name: *const c_char, out: *mut u32) -> ketama_status {
     guard_status(|| {
         // SAFETY: per the contract above.
         let name = unsafe { arg_cstr(name, "name") }?;
@@ -64,7 +64,7 @@ unsafe fn id_of<E: Named>(name: *const c_char, out: *mut u32) -> ketama_status {
 
 /// # Safety
 /// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
-unsafe fn list_of<E: Named>(ids: *mut u32, capacity: usize) -> usize {
+pub(crate) unsafe fn list_of<E: Named>(ids: *mut u32, capacity: usize) -> usize {
     let extra = E::C_EXTRA.map(|extra| extra.id);
     let all: Vec<u32> = extra
         .into_iter()

@@ -7,9 +7,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::boundary::{
-    arg_bytes, arg_chars, arg_cstr, arg_out, arg_ref, arg_slice, guard_index, guard_status,
-    guard_value,
+    arg_bytes, arg_chars, arg_cstr, arg_out, arg_slice, guard_index, guard_status, guard_value,
 };
+use super::handle::{ArcHandle, Handle, arc_clone, arc_free, arc_out, arc_ref};
 use super::status::ketama_status;
 use ketama_core::ring::Location;
 use ketama_core::{Error, Ring, RingConfig, ServerSpec};
@@ -20,6 +20,11 @@ use ketama_core::{Error, Ring, RingConfig, ServerSpec};
 pub struct ketama_ring {
     _private: [u8; 0],
 }
+
+impl Handle for ketama_ring {
+    type Rust = Ring;
+}
+impl ArcHandle for ketama_ring {}
 
 /// One server of an in-memory list.
 #[repr(C)]
@@ -80,7 +85,7 @@ pub(crate) fn config(flavour: u32, hash: u32) -> Result<RingConfig, Error> {
 }
 
 fn hand_out(ring: Ring) -> *const ketama_ring {
-    Arc::into_raw(Arc::new(ring)).cast::<ketama_ring>()
+    arc_out(Arc::new(ring))
 }
 
 /// Borrows the ring behind a handle.
@@ -88,8 +93,8 @@ fn hand_out(ring: Ring) -> *const ketama_ring {
 /// # Safety
 /// `ring` is NULL or a live handle from this module.
 pub(crate) unsafe fn ring_ref<'a>(ring: *const ketama_ring) -> Result<&'a Ring, Error> {
-    // SAFETY: live handles are `Arc<Ring>` pointers.
-    unsafe { arg_ref(ring.cast::<Ring>(), "ring") }
+    // SAFETY: per the caller, NULL or a live handle.
+    unsafe { arc_ref(ring, "ring") }
 }
 
 /// Builds a ring from `count` servers.
@@ -186,11 +191,8 @@ pub unsafe extern "C" fn ketama_ring_new_from_file(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_ring_clone(ring: *const ketama_ring) -> *const ketama_ring {
     guard_value(std::ptr::null(), || {
-        if !ring.is_null() {
-            // SAFETY: a live handle is an Arc<Ring> pointer.
-            unsafe { Arc::increment_strong_count(ring.cast::<Ring>()) };
-        }
-        ring
+        // SAFETY: per the contract above.
+        unsafe { arc_clone(ring) }
     })
 }
 
@@ -201,10 +203,8 @@ pub unsafe extern "C" fn ketama_ring_clone(ring: *const ketama_ring) -> *const k
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_ring_free(ring: *const ketama_ring) {
     guard_value((), || {
-        if !ring.is_null() {
-            // SAFETY: a live handle is an Arc<Ring> pointer, released once.
-            drop(unsafe { Arc::from_raw(ring.cast::<Ring>()) });
-        }
+        // SAFETY: per the contract above.
+        unsafe { arc_free(ring) }
     })
 }
 
@@ -300,19 +300,7 @@ pub unsafe extern "C" fn ketama_find_server_avoiding(
                 Error::InvalidArgument(format!("down server index {index} is out of range"))
             })? = true;
         }
-        let at = ring.locate_live(key, |s| is_down[s]).ok_or_else(|| {
-            if !ring.can_place() {
-                no_points()
-            } else if ring.is_continuum() {
-                Error::NoServerAvailable("every server owning points is marked down".into())
-            } else {
-                Error::NoServerAvailable(format!(
-                    "flavour {} found no live server for the key (every server is down, \
-                     or its rehashing gave up as the client does)",
-                    ring.config().flavour.name()
-                ))
-            }
-        })?;
+        let at = ring.locate_live(key, |s| is_down[s])?;
         *out = server_ref(ring, at);
         Ok(())
     })

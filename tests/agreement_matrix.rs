@@ -1,11 +1,15 @@
 //! The cross-language agreement matrix, generated from the library's own
-//! lists: for every flavour (`Flavour::ALL`) and every spelling of a key
-//! hash it accepts (`Flavour::hash_names`: its peer's spellings, canonical
-//! names and aliases), the CLI, the C ABI (names resolved by
-//! `ketama_flavour_from_name` / `ketama_hash_from_name`), PHP, Python and
-//! Java place the same 2,000 keys on the same servers. A flavour or a
-//! spelling added to the core is in the matrix without a change here. Java
-//! answers every case in one JVM (`FindKeys --cases`).
+//! lists: for every flavour (`Flavour::ALL`), every spelling of a key hash
+//! it accepts (`Flavour::hash_names`: its peer's spellings, canonical names
+//! and aliases) and both of its file syntaxes (the server file as `ketama
+//! find FILE` reads it, `Flavour::file_syntax`, and the list its users
+//! write as `--servers-file` reads it, `Flavour::list_syntax`: peer-style
+//! lines with a name column, nginx `upstream` blocks or SockIOPool lines),
+//! the CLI, the C ABI (names resolved by `ketama_flavour_from_name`,
+//! `ketama_hash_from_name` and `ketama_parse_mode_from_name`), PHP, Python
+//! and Java place the same 2,000 keys on the same servers. A flavour, a
+//! spelling or a syntax added to the core is in the matrix without a change
+//! here. Java answers every case in one JVM (`FindKeys --cases`).
 
 mod common;
 
@@ -13,11 +17,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::java::java_command;
+use common::java::{java_classpath, java_command};
 use common::{
     compile_c, repo_root, require_tool, run_with_timeout, scratch_dir, shared_library_dir,
 };
 use ketama_core::Flavour;
+use ketama_core::parser::ParseMode;
 
 const KEYS: usize = 2_000;
 
@@ -55,14 +60,39 @@ fn differing(reference: &str, other: &str) -> usize {
         .count()
 }
 
-/// Java's answers for every `(flavour, hash)` case, from one JVM: the
+/// Ten servers of weight 1 written in `syntax`.
+fn server_list(syntax: ParseMode) -> String {
+    let servers = (0..10).map(|i| (format!("10.6.0.{i}"), 11211 + i % 2, i));
+    match syntax {
+        ParseMode::Nginx => {
+            let lines: String = servers
+                .map(|(host, port, _)| format!("    server {host}:{port} weight=1;\n"))
+                .collect();
+            format!("upstream pool {{\n    hash $key consistent;\n{lines}}}\n")
+        }
+        ParseMode::Peers => servers
+            .map(|(host, port, i)| format!("{host}:{port}:1 node-{i}\n"))
+            .collect(),
+        _ => servers
+            .map(|(host, port, _)| format!("{host}:{port}\t1\n"))
+            .collect(),
+    }
+}
+
+/// One case of the matrix: a server file read as `parse`, a flavour and a
+/// hash spelling, and how the CLI is told about the file.
+struct Case {
+    label: String,
+    file: String,
+    flavour: &'static str,
+    hash: &'static str,
+    parse: &'static str,
+    cli_option: Option<&'static str>,
+}
+
+/// Java's answers for every case, from one JVM (`FindKeys --cases`): the
 /// output file of each case, or the library's message.
-fn java_answers(
-    dir: &Path,
-    file: &str,
-    input: &Path,
-    cases: &[(&str, &str)],
-) -> Vec<Result<String, String>> {
+fn java_answers(dir: &Path, input: &Path, cases: &[Case]) -> Vec<Result<String, String>> {
     let out_dir = dir.join("java");
     std::fs::create_dir_all(&out_dir).unwrap();
     let outputs: Vec<PathBuf> = (0..cases.len())
@@ -71,16 +101,22 @@ fn java_answers(
     let manifest: String = cases
         .iter()
         .zip(&outputs)
-        .map(|((flavour, hash), out)| format!("{flavour}\t{hash}\t{}\n", out.display()))
+        .map(|(c, out)| {
+            let fields = [
+                c.file.as_str(),
+                c.flavour,
+                c.hash,
+                c.parse,
+                &out.to_string_lossy(),
+            ]
+            .join("\t");
+            fields + "\n"
+        })
         .collect();
     let manifest_file = dir.join("java-cases.tsv");
     std::fs::write(&manifest_file, manifest).unwrap();
     let run = answers(
-        java_command(&[], "net.ketama.FindKeys").args([
-            file,
-            "--cases",
-            manifest_file.to_str().unwrap(),
-        ]),
+        java_command(&[], "net.ketama.FindKeys").args(["--cases", manifest_file.to_str().unwrap()]),
         input,
     );
     outputs
@@ -100,12 +136,6 @@ fn every_flavour_and_hash_spelling_places_keys_alike_in_every_language() {
     let dir = scratch_dir("agreement-matrix");
     let input = dir.join("keys.txt");
     std::fs::write(&input, keys()).unwrap();
-    let servers = dir.join("ten.servers");
-    let list: String = (0..10)
-        .map(|i| format!("10.6.0.{i}:{}\t1\n", 11211 + i % 2))
-        .collect();
-    std::fs::write(&servers, list).unwrap();
-    let file = servers.to_str().unwrap();
     let c_program = compile_c(
         &[&repo_root().join("tests/c/bindings_find_keys.c")],
         "bindings_find_keys",
@@ -114,40 +144,64 @@ fn every_flavour_and_hash_spelling_places_keys_alike_in_every_language() {
     let library = shared_library_dir().join("libketama.so");
 
     let started = Instant::now();
-    let all: Vec<(&str, &str)> = Flavour::ALL
-        .iter()
-        .flat_map(|flavour| {
-            flavour
-                .hash_names()
-                .into_iter()
-                .map(|hash| (flavour.name(), hash))
-        })
-        .collect();
-    common::java::java_classpath(); // compiled before the clock starts
-    let java_started = Instant::now();
-    let java = java_answers(&dir, file, &input, &all);
-    let java_time = java_started.elapsed();
-    let mut cases = 0;
-    let mut failures = Vec::new();
-    for (&(flavour, hash), java) in all.iter().zip(java) {
-        let case = format!("{flavour} --hash {hash}");
-        let cli = answers(
-            Command::new(common::cli()).args(["find", "--flavor", flavour, "--hash", hash, file]),
-            &input,
-        )
-        .unwrap_or_else(|e| panic!("{case}: the CLI failed: {e}"));
-        assert_eq!(cli.lines().count(), KEYS, "{case}: the CLI's answers");
-        let languages = [
+    let mut cases = Vec::new();
+    for flavour in Flavour::ALL {
+        let syntaxes = [
             (
-                "C",
-                answers(Command::new(&c_program).args([file, flavour, hash]), &input),
+                "file",
+                flavour.file_syntax(),
+                flavour.file_syntax().name(),
+                None,
             ),
+            (
+                "list",
+                flavour.list_syntax(),
+                "flavour",
+                Some("--servers-file"),
+            ),
+        ];
+        for (what, syntax, parse, cli_option) in syntaxes {
+            let path = dir.join(format!("{}-{what}.servers", flavour.name()));
+            std::fs::write(&path, server_list(syntax)).unwrap();
+            for hash in flavour.hash_names() {
+                cases.push(Case {
+                    label: format!(
+                        "{} --hash {hash} ({what}: {})",
+                        flavour.name(),
+                        syntax.name()
+                    ),
+                    file: path.to_str().unwrap().to_string(),
+                    flavour: flavour.name(),
+                    hash,
+                    parse,
+                    cli_option,
+                });
+            }
+        }
+    }
+    java_classpath(); // compiled before the JVM's clock starts
+    let java_started = Instant::now();
+    let java = java_answers(&dir, &input, &cases);
+    let java_time = java_started.elapsed();
+
+    let mut failures = Vec::new();
+    for (case, java) in cases.iter().zip(java) {
+        let label = &case.label;
+        let mut cli = Command::new(common::cli());
+        cli.args(["find", "--flavor", case.flavour, "--hash", case.hash]);
+        cli.args(case.cli_option).arg(&case.file);
+        let cli =
+            answers(&mut cli, &input).unwrap_or_else(|e| panic!("{label}: the CLI failed: {e}"));
+        assert_eq!(cli.lines().count(), KEYS, "{label}: the CLI's answers");
+        let args = [case.file.as_str(), case.flavour, case.hash, case.parse];
+        let languages = [
+            ("C", answers(Command::new(&c_program).args(args), &input)),
             (
                 "PHP",
                 answers(
                     Command::new("php")
                         .arg(repo_root().join("bindings/php/tests/find_keys.php"))
-                        .args([file, flavour, hash])
+                        .args(args)
                         .env("KETAMA_LIBRARY", &library),
                     &input,
                 ),
@@ -156,7 +210,7 @@ fn every_flavour_and_hash_spelling_places_keys_alike_in_every_language() {
                 "Python",
                 answers(
                     common::python_command(&repo_root().join("bindings/python/tests/find_keys.py"))
-                        .args([file, flavour, hash]),
+                        .args(args),
                     &input,
                 ),
             ),
@@ -166,21 +220,21 @@ fn every_flavour_and_hash_spelling_places_keys_alike_in_every_language() {
             match result {
                 Ok(out) if differing(&cli, &out) == 0 => {}
                 Ok(out) => failures.push(format!(
-                    "{case}: {language} places {} of {KEYS} keys elsewhere than the CLI",
+                    "{label}: {language} places {} of {KEYS} keys elsewhere than the CLI",
                     differing(&cli, &out)
                 )),
-                Err(error) => failures.push(format!("{case}: {language} failed: {error}")),
+                Err(error) => failures.push(format!("{label}: {language} failed: {error}")),
             }
         }
-        cases += 1;
     }
+    let cases = cases.len();
     eprintln!(
-        "agreement matrix: {} flavours, {cases} flavour x hash spellings, 1 file syntax, 5 languages (CLI, C, PHP, Python, Java), {KEYS} keys each: {} disagreements; {:.1} s ({:.1} s in the one JVM)",
+        "agreement matrix: {} flavours, {cases} flavour x hash spelling x file syntax cases, 5 languages (CLI, C, PHP, Python, Java), {KEYS} keys each: {} disagreements; {:.1} s ({:.1} s in the one JVM)",
         Flavour::ALL.len(),
         failures.len(),
         started.elapsed().as_secs_f64(),
         java_time.as_secs_f64()
     );
-    assert!(cases > Flavour::ALL.len() * 2, "only {cases} cases");
+    assert!(cases > Flavour::ALL.len() * 4, "only {cases} cases");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

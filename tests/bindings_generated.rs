@@ -1,13 +1,15 @@
 //! Binding sources generated from `include/ketama.h`, and the Java binding's
 //! native declarations checked against it.
 //!
-//! * Java: the enums `Flavour`, `Hash`, `ParseMode`, `SetEncoding`, `SetOp`
-//!   (whole files) and `SetWriter.Action`, `SetWriter.Reply` (a marked region
+//! * Java: the enums `Flavour`, `Hash`, `ParseMode`, `SetEncoding`, `SetOp`,
+//!   `SetSide` (whole files) and `SetWriter.Action`, `SetWriter.Reply` (a marked region
 //!   of SetWriter.java) are rendered from the header's `typedef enum` blocks,
 //!   constants, values and doc comments; `NativeStructs.java` from its
 //!   `typedef struct` blocks (the LP64 offset and accessor of every field the
 //!   binding reads or writes).
-//! * Python: `ketama/_enums.py`, the set-codec enums as constant -> value.
+//! * Python: `ketama/_enums.py`, the writer actions' C constants -> values
+//!   (the binding spells an outcome `done_...` as its constant does; every
+//!   other name it takes from the library at run time).
 //!
 //! The checked-in files must equal what is rendered here, byte for byte;
 //! `KETAMA_UPDATE_BINDINGS=1 cargo test --test bindings_generated` rewrites
@@ -81,6 +83,13 @@ const JAVA_ENUMS: &[JavaEnum] = &[
         extra: "",
     },
     JavaEnum {
+        c_type: "ketama_set_side",
+        class: "SetSide",
+        outer: None,
+        prefixes: &["KETAMA_SET_SIDE_"],
+        extra: "",
+    },
+    JavaEnum {
         c_type: "ketama_set_action",
         class: "Action",
         outer: Some("SetWriter"),
@@ -108,13 +117,9 @@ const JAVA_STRUCTS: &[&str] = &[
     "ketama_set_compaction",
 ];
 
-/// The enums of `ketama/_enums.py` (the library does not name them yet).
-const PYTHON_ENUMS: &[&str] = &[
-    "ketama_set_encoding",
-    "ketama_set_op",
-    "ketama_set_reply",
-    "ketama_set_action",
-];
+/// The enums of `ketama/_enums.py`: only what the library's names do not
+/// carry (which writer actions are outcomes is in the C constants' names).
+const PYTHON_ENUMS: &[&str] = &["ketama_set_action"];
 
 /// Header documentation as javadoc text: `code` as {@code code}, HTML
 /// specials escaped, non-ASCII as Java unicode escapes (any source encoding).
@@ -340,7 +345,7 @@ fn render_structs(header: &Header) -> String {
 /// `ketama/_enums.py`: each enum as a dict constant -> value, in header order.
 fn render_python(header: &Header) -> String {
     let mut out = format!(
-        "# {GENERATED}\n# ({REGENERATE} rewrites it).\n\"\"\"C enums of include/ketama.h that the library does not name at run time yet:\neach maps its C constants to their values, in the header's order.\"\"\"\n"
+        "# {GENERATED}\n# ({REGENERATE} rewrites it).\n\"\"\"C enums of include/ketama.h whose constants' names the binding needs (the library\nanswers the other names at run time): each maps its C constants to their values, in\nthe header's order.\"\"\"\n"
     );
     for name in PYTHON_ENUMS {
         let e = header.enumeration(name);

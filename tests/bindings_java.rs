@@ -88,6 +88,7 @@ fn java_enums_match_the_c_header() {
         "ketama_parse_mode",
         "ketama_set_encoding",
         "ketama_set_op",
+        "ketama_set_side",
         "ketama_set_action",
         "ketama_set_reply",
     ]

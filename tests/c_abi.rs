@@ -200,3 +200,24 @@ fn the_memory_checkers_catch_a_misbehaving_client() {
         );
     }
 }
+
+/// The ABI's constants never change: every `KETAMA_* = N` of the golden
+/// list (the header's enums as first published) is in the header with the
+/// same value. New constants may be added; none may move or go.
+#[test]
+fn every_published_enum_constant_keeps_its_value() {
+    let header = std::fs::read_to_string(common::repo_root().join("include/ketama.h")).unwrap();
+    let golden =
+        std::fs::read_to_string(common::repo_root().join("tests/golden/abi-constants.txt"))
+            .unwrap();
+    let missing: Vec<&str> = golden
+        .lines()
+        .filter(|line| {
+            !header
+                .lines()
+                .any(|h| h.trim().trim_end_matches(',') == *line)
+        })
+        .collect();
+    assert!(golden.lines().count() >= 90);
+    assert!(missing.is_empty(), "constants moved or gone: {missing:?}");
+}

@@ -259,8 +259,19 @@ typedef enum {
    * them: the weight read by Java's `Integer.parseInt`, 1 when it fails.
    */
   KETAMA_PARSE_SOCKIOPOOL = 3,
+  /**
+   * nginx `upstream` blocks as their users write them: every
+   * `server ADDRESS [weight=N];` directive is a server ([`nginx`]).
+   */
+  KETAMA_PARSE_NGINX = 4,
+  /**
+   * The syntax the ring's flavour's users write server lists in, as
+   * `ketama --servers-file` reads them: SockIOPool lines for
+   * libketama-java, nginx `upstream` blocks for nginx, a peer-style
+   * list (with twemproxy's name column) for the others.
+   */
+  KETAMA_PARSE_FLAVOUR = 5,
 } ketama_parse_mode;
-
 
 /**
  * What `ketama_file_ring_current` does when the file changed but cannot be
@@ -268,11 +279,11 @@ typedef enum {
  */
 typedef enum {
   /**
-   * Answer with the last good ring and `KETAMA_KEPT_LAST_GOOD` (default).
+   * Answer with the last good ring and report the problem (default).
    */
   KETAMA_RELOAD_KEEP_LAST_GOOD = 0,
   /**
-   * Fail with the file's problem (the last good ring is kept for later calls).
+   * Fail with the problem (the last good ring is still kept for later).
    */
   KETAMA_RELOAD_STRICT = 1,
 } ketama_reload_policy;
@@ -286,23 +297,23 @@ typedef enum {
    */
   KETAMA_SET_ENCODING_AUTO = 0,
   /**
-   * Text records `+m ` / `-m `.
+   * Text records `+m ` / `-m ` (the original post).
    */
   KETAMA_SET_ENCODING_T1 = 1,
   /**
-   * Binary records (0xA1/0xA2, LEB128 length, bytes).
+   * Binary records `0xA1|0xA2, LEB128 length, bytes`.
    */
   KETAMA_SET_ENCODING_B1 = 2,
   /**
-   * Membase comma list (read only).
+   * Membase comma list `a,b,c,` (adds only; read only).
    */
   KETAMA_SET_ENCODING_MEMBASE_COMMA = 3,
   /**
-   * Membase `|` tombstone list (read only, counted).
+   * Membase tombstone list `deleted,|added,added,` (counted; read only).
    */
   KETAMA_SET_ENCODING_MEMBASE_TOMBSTONE = 4,
   /**
-   * Membase `+1234+222-222` list (read only, counted).
+   * Membase plus-minus list `+1234+222-222` (counted; read only).
    */
   KETAMA_SET_ENCODING_MEMBASE_PLUSMINUS = 5,
 } ketama_set_encoding;
@@ -312,37 +323,112 @@ typedef enum {
  */
 typedef enum {
   /**
-   * Add members.
+   * Insert the member.
    */
   KETAMA_SET_ADD = 0,
   /**
-   * Remove members.
+   * Delete the member (a no-op when absent).
    */
   KETAMA_SET_REMOVE = 1,
 } ketama_set_op;
+
+/**
+ * Set error kinds as found in `ketama_set_error.kind` (name them with
+ * `ketama_set_error_kind_name`).
+ */
+typedef enum {
+  /**
+   * No error.
+   */
+  KETAMA_SET_ERROR_NONE = 0,
+  /**
+   * A text token is a bare `+` or `-` (T1 members are 1 byte or more).
+   */
+  KETAMA_SET_ERROR_EMPTY_MEMBER = 1,
+  /**
+   * A text token starts with a byte that is neither `+` nor `-`.
+   */
+  KETAMA_SET_ERROR_BAD_OP = 2,
+  /**
+   * A control byte (0x00-0x1F) or DEL (0x7F) inside a text member.
+   */
+  KETAMA_SET_ERROR_INVALID_BYTE = 3,
+  /**
+   * A member to encode contains a T1 separator (space, tab, CR, LF, VT, FF).
+   */
+  KETAMA_SET_ERROR_MEMBER_HAS_WHITESPACE = 4,
+  /**
+   * A member is longer than the configured maximum (default 250 bytes).
+   */
+  KETAMA_SET_ERROR_MEMBER_TOO_LONG = 5,
+  /**
+   * A binary value ends inside a record's length or payload.
+   */
+  KETAMA_SET_ERROR_TRUNCATED = 6,
+  /**
+   * A binary length is not canonical LEB128 (a redundant final 0x00 group).
+   */
+  KETAMA_SET_ERROR_OVERLONG_LENGTH = 7,
+  /**
+   * A binary length needs more than 4 LEB128 bytes or exceeds the maximum member length.
+   */
+  KETAMA_SET_ERROR_LENGTH_TOO_LARGE = 8,
+  /**
+   * A binary record has an op byte this version does not know (0xA0-0xBF reserved).
+   */
+  KETAMA_SET_ERROR_UNSUPPORTED_OP = 9,
+  /**
+   * A record of the other encoding (text inside binary, or binary inside text).
+   */
+  KETAMA_SET_ERROR_MIXED_ENCODING = 10,
+  /**
+   * The value is neither T1 nor B1 (JSON, gzip, a Membase list, ...).
+   */
+  KETAMA_SET_ERROR_UNKNOWN_ENCODING = 11,
+  /**
+   * A Membase list entry or layout is malformed (empty entry, stray separator).
+   */
+  KETAMA_SET_ERROR_BAD_LIST_ENTRY = 12,
+  /**
+   * The value is larger than this codec handles (4 GiB).
+   */
+  KETAMA_SET_ERROR_VALUE_TOO_LARGE = 13,
+  /**
+   * An argument is outside what the operation accepts (the message says which).
+   */
+  KETAMA_SET_ERROR_INVALID_ARGUMENT = 14,
+  /**
+   * The key exists but appends keep failing: the value cannot grow (compact or shard).
+   */
+  KETAMA_SET_ERROR_SET_FULL = 15,
+  /**
+   * Append and add kept failing while the key kept appearing and vanishing.
+   */
+  KETAMA_SET_ERROR_CONTENDED = 16,
+} ketama_set_error_kind;
 
 /**
  * Server replies fed to `ketama_set_writer_step` (pass as `uint32_t`).
  */
 typedef enum {
   /**
-   * STORED / HD.
+   * `STORED` / `HD`.
    */
   KETAMA_SET_REPLY_STORED = 0,
   /**
-   * NOT_STORED / NS.
+   * `NOT_STORED` / `NS`.
    */
   KETAMA_SET_REPLY_NOT_STORED = 1,
   /**
-   * EXISTS / EX; for a probe: the key is present.
+   * `EXISTS` / `EX`; for a probe: the key is present.
    */
   KETAMA_SET_REPLY_EXISTS = 2,
   /**
-   * NOT_FOUND / NF / EN; for a probe: the key is missing.
+   * `NOT_FOUND` / `NF` / `EN`; for a probe: the key is missing.
    */
   KETAMA_SET_REPLY_NOT_FOUND = 3,
   /**
-   * SERVER_ERROR object too large for cache.
+   * `SERVER_ERROR object too large for cache`.
    */
   KETAMA_SET_REPLY_TOO_LARGE = 4,
 } ketama_set_reply;
@@ -378,79 +464,19 @@ typedef enum {
 } ketama_set_action;
 
 /**
- * Set error kinds as found in `ketama_set_error.kind` (ids of
- * `SetErrorKind`; name them with `ketama_set_error_kind_name`).
+ * Sides of a paired list (pass as `uint32_t`).
  */
 typedef enum {
   /**
-   * No error.
+   * The add list, `follow-<base>`.
    */
-  KETAMA_SET_ERROR_NONE = 0,
+  KETAMA_SET_SIDE_ADD = 0,
   /**
-   * `EmptyMember`.
+   * The remove list, `unfollow-<base>`.
    */
-  KETAMA_SET_ERROR_EMPTY_MEMBER = 1,
-  /**
-   * `BadOp`.
-   */
-  KETAMA_SET_ERROR_BAD_OP = 2,
-  /**
-   * `InvalidByte`.
-   */
-  KETAMA_SET_ERROR_INVALID_BYTE = 3,
-  /**
-   * `MemberHasWhitespace`.
-   */
-  KETAMA_SET_ERROR_MEMBER_HAS_WHITESPACE = 4,
-  /**
-   * `MemberTooLong`.
-   */
-  KETAMA_SET_ERROR_MEMBER_TOO_LONG = 5,
-  /**
-   * `Truncated`.
-   */
-  KETAMA_SET_ERROR_TRUNCATED = 6,
-  /**
-   * `OverlongLength`.
-   */
-  KETAMA_SET_ERROR_OVERLONG_LENGTH = 7,
-  /**
-   * `LengthTooLarge`.
-   */
-  KETAMA_SET_ERROR_LENGTH_TOO_LARGE = 8,
-  /**
-   * `UnsupportedOp`.
-   */
-  KETAMA_SET_ERROR_UNSUPPORTED_OP = 9,
-  /**
-   * `MixedEncoding`.
-   */
-  KETAMA_SET_ERROR_MIXED_ENCODING = 10,
-  /**
-   * `UnknownEncoding`.
-   */
-  KETAMA_SET_ERROR_UNKNOWN_ENCODING = 11,
-  /**
-   * `BadListEntry`.
-   */
-  KETAMA_SET_ERROR_BAD_LIST_ENTRY = 12,
-  /**
-   * `ValueTooLarge`.
-   */
-  KETAMA_SET_ERROR_VALUE_TOO_LARGE = 13,
-  /**
-   * `InvalidArgument`.
-   */
-  KETAMA_SET_ERROR_INVALID_ARGUMENT = 14,
-  /**
-   * `SetFull`.
-   */
-  KETAMA_SET_ERROR_SET_FULL = 15,
-  /**
-   * `Contended`.
-   */
-  KETAMA_SET_ERROR_CONTENDED = 16,
-} ketama_set_error_kind;
+  KETAMA_SET_SIDE_REMOVE = 1,
+} ketama_set_side;
+
 
 /**
  * A ring that follows a server file. Opaque; create it with
@@ -1174,12 +1200,6 @@ void ketama_set_free(ketama_set *set);
 void ketama_set_buffer_free(ketama_set_buffer buffer);
 
 /**
- * The name of a `ketama_set_error` kind id (`"Truncated"`), `"None"` for 0,
- * `"Unknown"` for other values. Static string.
- */
-const char *ketama_set_error_kind_name(uint32_t kind);
-
-/**
  * Whether a set's value started with the `^` seal (a retired list of a
  * flipped pair; its records still count). False for NULL.
  *
@@ -1290,6 +1310,168 @@ ketama_status ketama_set_encode_paired(const ketama_set_member_ref *members, siz
  * `adds` and `removes` are valid for their lengths; `set_out` is writable.
  */
 ketama_status ketama_set_decode_paired(const uint8_t *adds, size_t adds_len, const uint8_t *removes, size_t removes_len, size_t max_member_len, ketama_set **set_out);
+
+/**
+ * The name of a set encoding id (`"t1"`, `"b1"`, `"membase-comma"`, ...; `"auto"` for 0), or NULL for an unknown id. Static string.
+ */
+const char *ketama_set_encoding_name(uint32_t id);
+
+/**
+ * Looks a set encoding up by name (any case, `-` and `_` alike) and stores its id
+ * in `*out`; an unknown name is `KETAMA_ERR_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `out` is writable.
+ */
+ketama_status ketama_set_encoding_from_name(const char *name, uint32_t *out);
+
+/**
+ * Every id of `ketama_set_encoding`: writes at most `capacity` ids to `ids` and
+ * returns how many there are (call with NULL and 0 to size the array).
+ *
+ * # Safety
+ * `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+ */
+size_t ketama_set_encoding_list(uint32_t *ids, size_t capacity);
+
+/**
+ * The name of a record operation id (`"add"`, `"remove"`), or NULL for an unknown id. Static string.
+ */
+const char *ketama_set_op_name(uint32_t id);
+
+/**
+ * Looks a record operation up by name (any case, `-` and `_` alike) and stores its id
+ * in `*out`; an unknown name is `KETAMA_ERR_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `out` is writable.
+ */
+ketama_status ketama_set_op_from_name(const char *name, uint32_t *out);
+
+/**
+ * Every id of `ketama_set_op`: writes at most `capacity` ids to `ids` and
+ * returns how many there are (call with NULL and 0 to size the array).
+ *
+ * # Safety
+ * `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+ */
+size_t ketama_set_op_list(uint32_t *ids, size_t capacity);
+
+/**
+ * The name of a set error kind id (`"Truncated"`, ...; `"None"` for 0), `"Unknown"` for other values.
+ * Static string.
+ */
+const char *ketama_set_error_kind_name(uint32_t id);
+
+/**
+ * Looks a set error kind up by name (any case, `-` and `_` alike) and stores its id
+ * in `*out`; an unknown name is `KETAMA_ERR_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `out` is writable.
+ */
+ketama_status ketama_set_error_kind_from_name(const char *name, uint32_t *out);
+
+/**
+ * Every id of `ketama_set_error_kind`: writes at most `capacity` ids to `ids` and
+ * returns how many there are (call with NULL and 0 to size the array).
+ *
+ * # Safety
+ * `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+ */
+size_t ketama_set_error_kind_list(uint32_t *ids, size_t capacity);
+
+/**
+ * The name of a server reply for the write recipe id (`"stored"`, `"not-found"`, ...), or NULL for an unknown id. Static string.
+ */
+const char *ketama_set_reply_name(uint32_t id);
+
+/**
+ * Looks a server reply for the write recipe up by name (any case, `-` and `_` alike) and stores its id
+ * in `*out`; an unknown name is `KETAMA_ERR_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `out` is writable.
+ */
+ketama_status ketama_set_reply_from_name(const char *name, uint32_t *out);
+
+/**
+ * Every id of `ketama_set_reply`: writes at most `capacity` ids to `ids` and
+ * returns how many there are (call with NULL and 0 to size the array).
+ *
+ * # Safety
+ * `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+ */
+size_t ketama_set_reply_list(uint32_t *ids, size_t capacity);
+
+/**
+ * The name of a write recipe action id (`"append"`, `"probe"`, `"created"`, ...), or NULL for an unknown id. Static string.
+ */
+const char *ketama_set_action_name(uint32_t id);
+
+/**
+ * Looks a write recipe action up by name (any case, `-` and `_` alike) and stores its id
+ * in `*out`; an unknown name is `KETAMA_ERR_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `out` is writable.
+ */
+ketama_status ketama_set_action_from_name(const char *name, uint32_t *out);
+
+/**
+ * Every id of `ketama_set_action`: writes at most `capacity` ids to `ids` and
+ * returns how many there are (call with NULL and 0 to size the array).
+ *
+ * # Safety
+ * `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+ */
+size_t ketama_set_action_list(uint32_t *ids, size_t capacity);
+
+/**
+ * The name of a side of a paired list id (`"add"`, `"remove"`), or NULL for an unknown id. Static string.
+ */
+const char *ketama_set_side_name(uint32_t id);
+
+/**
+ * Looks a side of a paired list up by name (any case, `-` and `_` alike) and stores its id
+ * in `*out`; an unknown name is `KETAMA_ERR_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `out` is writable.
+ */
+ketama_status ketama_set_side_from_name(const char *name, uint32_t *out);
+
+/**
+ * Every id of `ketama_set_side`: writes at most `capacity` ids to `ids` and
+ * returns how many there are (call with NULL and 0 to size the array).
+ *
+ * # Safety
+ * `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+ */
+size_t ketama_set_side_list(uint32_t *ids, size_t capacity);
+
+/**
+ * The name of a reload policy id (`"keep-last-good"`, `"strict"`), or NULL for an unknown id. Static string.
+ */
+const char *ketama_reload_policy_name(uint32_t id);
+
+/**
+ * Looks a reload policy up by name (any case, `-` and `_` alike) and stores its id
+ * in `*out`; an unknown name is `KETAMA_ERR_INVALID_ARGUMENT`.
+ *
+ * # Safety
+ * `name` is a NUL-terminated string; `out` is writable.
+ */
+ketama_status ketama_reload_policy_from_name(const char *name, uint32_t *out);
+
+/**
+ * Every id of `ketama_reload_policy`: writes at most `capacity` ids to `ids` and
+ * returns how many there are (call with NULL and 0 to size the array).
+ *
+ * # Safety
+ * `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
+ */
+size_t ketama_reload_policy_list(uint32_t *ids, size_t capacity);
 
 /**
  * The shard of `member` among `shard_count` shards: FNV-1a 64 of the

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::boundary::{arg_bytes, arg_out, arg_slice_mut, guard_status};
+use crate::handle::box_opt;
 use crate::status::ketama_status;
 use ketama_core::setcodec::ops;
 
@@ -144,8 +145,7 @@ pub unsafe extern "C" fn ketama_set_srandmember(
         let indices = unsafe { arg_slice_mut(indices_out, capacity, "indices_out") }?;
         let empty = MemberSet::new();
         // SAFETY: NULL or a live handle.
-        let members =
-            unsafe { set.cast::<SetHandle>().as_ref() }.map_or(&empty, |h| &h.set.members);
+        let members = unsafe { box_opt(set) }.map_or(&empty, |h| &h.set.members);
         // A negative count asks for |count| members with repeats: refuse a
         // too-small output before building the answer.
         let repeats = count.unsigned_abs();
@@ -192,7 +192,7 @@ pub unsafe extern "C" fn ketama_set_spop(
             max_member_len: DEFAULT_MAX_MEMBER_LEN,
         };
         // SAFETY: NULL or a live handle.
-        let handle = unsafe { set.cast::<SetHandle>().as_ref() }.unwrap_or(&empty);
+        let handle = unsafe { box_opt(set) }.unwrap_or(&empty);
         let chosen = ops::spop(&handle.set.members, has_count.then_some(count), seed)?;
         let payload = ops::remove_payload(
             &handle.set.members,
@@ -238,7 +238,7 @@ pub unsafe extern "C" fn ketama_set_smove(
             max_member_len: DEFAULT_MAX_MEMBER_LEN,
         };
         // SAFETY: NULL or a live handle.
-        let handle = unsafe { source.cast::<SetHandle>().as_ref() }.unwrap_or(&empty);
+        let handle = unsafe { box_opt(source) }.unwrap_or(&empty);
         let plan = ops::smove(
             &handle.set.members,
             member,

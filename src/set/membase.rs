@@ -33,16 +33,6 @@ pub unsafe extern "C" fn ketama_set_convert(
     })
 }
 
-/// Sides of a paired list (pass as `uint32_t`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ketama_set_side {
-    /// The add list, `follow-<base>`.
-    KETAMA_SET_SIDE_ADD = 0,
-    /// The remove list, `unfollow-<base>`.
-    KETAMA_SET_SIDE_REMOVE = 1,
-}
-
 /// The key of one list of the pair for `base`: `follow-<base>` (side 0)
 /// or `unfollow-<base>` (side 1). Append the payload of
 /// `ketama_set_encode_paired` to it.
@@ -61,11 +51,7 @@ pub unsafe extern "C" fn ketama_set_paired_key(
         let base = unsafe { arg_bytes(base, base_len, "base") }?;
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
-        let side = match side {
-            0 => paired::Side::Add,
-            1 => paired::Side::Remove,
-            other => return Err(Error::InvalidArgument(format!("unknown side id {other}"))),
-        };
+        let side: paired::Side = crate::names::from_id(side)?;
         *out = buffer(paired::key(base, side));
         Ok(())
     })

@@ -17,23 +17,23 @@
 
 pub mod algebra;
 pub mod membase;
+pub mod names;
 pub mod shards;
 pub mod values;
 pub mod writer;
 
 pub use algebra::*;
 pub use membase::*;
+pub use names::*;
 pub use shards::*;
 pub use values::*;
 pub use writer::*;
 
-use std::ffi::c_char;
-
-use super::boundary::{arg_ref, arg_slice, guard_value};
+use super::boundary::{arg_slice, guard_value};
+use crate::handle::{BoxHandle, Handle, box_free, box_opt, box_out, box_ref};
 use ketama_core::Error;
 use ketama_core::setcodec::{
-    DEFAULT_MAX_MEMBER_LEN, DecodeOptions, DecodedSet, Format, MemberSet, Op, SetError,
-    SetErrorKind, SetStats,
+    DEFAULT_MAX_MEMBER_LEN, DecodeOptions, DecodedSet, Format, MemberSet, SetError, SetStats,
 };
 
 /// A decoded set (or the result of set algebra). Opaque and immutable;
@@ -42,78 +42,14 @@ pub struct ketama_set {
     _private: [u8; 0],
 }
 
+impl Handle for ketama_set {
+    type Rust = SetHandle;
+}
+impl BoxHandle for ketama_set {}
+
 pub(super) struct SetHandle {
     pub(super) set: DecodedSet,
     pub(super) max_member_len: usize,
-}
-
-/// Value encodings (pass as `uint32_t`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ketama_set_encoding {
-    /// Detect T1 or B1 from the bytes (decode only).
-    KETAMA_SET_ENCODING_AUTO = 0,
-    /// Text records `+m ` / `-m `.
-    KETAMA_SET_ENCODING_T1 = 1,
-    /// Binary records (0xA1/0xA2, LEB128 length, bytes).
-    KETAMA_SET_ENCODING_B1 = 2,
-    /// Membase comma list (read only).
-    KETAMA_SET_ENCODING_MEMBASE_COMMA = 3,
-    /// Membase `|` tombstone list (read only, counted).
-    KETAMA_SET_ENCODING_MEMBASE_TOMBSTONE = 4,
-    /// Membase `+1234+222-222` list (read only, counted).
-    KETAMA_SET_ENCODING_MEMBASE_PLUSMINUS = 5,
-}
-
-/// Record operations (pass as `uint32_t`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ketama_set_op {
-    /// Add members.
-    KETAMA_SET_ADD = 0,
-    /// Remove members.
-    KETAMA_SET_REMOVE = 1,
-}
-
-/// Set error kinds as found in `ketama_set_error.kind` (ids of
-/// `SetErrorKind`; name them with `ketama_set_error_kind_name`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ketama_set_error_kind {
-    /// No error.
-    KETAMA_SET_ERROR_NONE = 0,
-    /// `EmptyMember`.
-    KETAMA_SET_ERROR_EMPTY_MEMBER = 1,
-    /// `BadOp`.
-    KETAMA_SET_ERROR_BAD_OP = 2,
-    /// `InvalidByte`.
-    KETAMA_SET_ERROR_INVALID_BYTE = 3,
-    /// `MemberHasWhitespace`.
-    KETAMA_SET_ERROR_MEMBER_HAS_WHITESPACE = 4,
-    /// `MemberTooLong`.
-    KETAMA_SET_ERROR_MEMBER_TOO_LONG = 5,
-    /// `Truncated`.
-    KETAMA_SET_ERROR_TRUNCATED = 6,
-    /// `OverlongLength`.
-    KETAMA_SET_ERROR_OVERLONG_LENGTH = 7,
-    /// `LengthTooLarge`.
-    KETAMA_SET_ERROR_LENGTH_TOO_LARGE = 8,
-    /// `UnsupportedOp`.
-    KETAMA_SET_ERROR_UNSUPPORTED_OP = 9,
-    /// `MixedEncoding`.
-    KETAMA_SET_ERROR_MIXED_ENCODING = 10,
-    /// `UnknownEncoding`.
-    KETAMA_SET_ERROR_UNKNOWN_ENCODING = 11,
-    /// `BadListEntry`.
-    KETAMA_SET_ERROR_BAD_LIST_ENTRY = 12,
-    /// `ValueTooLarge`.
-    KETAMA_SET_ERROR_VALUE_TOO_LARGE = 13,
-    /// `InvalidArgument`.
-    KETAMA_SET_ERROR_INVALID_ARGUMENT = 14,
-    /// `SetFull`.
-    KETAMA_SET_ERROR_SET_FULL = 15,
-    /// `Contended`.
-    KETAMA_SET_ERROR_CONTENDED = 16,
 }
 
 /// An owned byte buffer handed out by the library; release it with
@@ -149,13 +85,12 @@ pub struct ketama_set_error {
     pub record: usize,
 }
 
+/// A set encoding id: 0 (`KETAMA_SET_ENCODING_AUTO`) is `None` where
+/// detection is allowed.
 pub(super) fn format_from_u32(id: u32, allow_auto: bool) -> Result<Option<Format>, Error> {
     match id {
         0 if allow_auto => Ok(None),
-        1..=5 => Ok(Some(Format::ALL[id as usize - 1])),
-        _ => Err(Error::InvalidArgument(format!(
-            "unknown set encoding id {id}"
-        ))),
+        _ => crate::names::from_id(id).map(Some),
     }
 }
 
@@ -169,17 +104,7 @@ pub(super) fn writable_format(id: u32) -> Result<Format, Error> {
 }
 
 pub(super) fn format_id(format: Option<Format>) -> u32 {
-    format
-        .and_then(|f| Format::ALL.iter().position(|x| *x == f))
-        .map_or(0, |i| i as u32 + 1)
-}
-
-pub(super) fn op_from_u32(id: u32) -> Result<Op, Error> {
-    match id {
-        0 => Ok(Op::Add),
-        1 => Ok(Op::Remove),
-        _ => Err(Error::InvalidArgument(format!("unknown set op id {id}"))),
-    }
+    format.map_or(0, Format::id)
 }
 
 pub(super) fn options(encoding: u32, max_member_len: usize) -> Result<DecodeOptions, Error> {
@@ -194,11 +119,10 @@ pub(super) fn options(encoding: u32, max_member_len: usize) -> Result<DecodeOpti
 }
 
 pub(super) fn hand_out_set(set: DecodedSet, max_member_len: usize) -> *mut ketama_set {
-    Box::into_raw(Box::new(SetHandle {
+    box_out(SetHandle {
         set,
         max_member_len,
-    }))
-    .cast()
+    })
 }
 
 pub(super) fn hand_out_members(members: MemberSet, max_member_len: usize) -> *mut ketama_set {
@@ -236,8 +160,8 @@ pub(super) fn error_info(error: &SetError) -> ketama_set_error {
 /// # Safety
 /// `set` is NULL or a live handle.
 pub(super) unsafe fn set_ref<'a>(set: *const ketama_set) -> Result<&'a SetHandle, Error> {
-    // SAFETY: live handles are Box<SetHandle> pointers.
-    unsafe { arg_ref(set.cast::<SetHandle>(), "set") }
+    // SAFETY: per the caller.
+    unsafe { box_ref(set, "set") }
 }
 
 /// Reads an array of set handles; NULL entries are missing keys (empty sets).
@@ -257,7 +181,7 @@ pub(super) unsafe fn set_list<'a>(
         .iter()
         .map(|&h| {
             // SAFETY: each entry is NULL or a live handle.
-            match unsafe { h.cast::<SetHandle>().as_ref() } {
+            match unsafe { box_opt(h) } {
                 None => empty,
                 Some(handle) => {
                     max = max.max(handle.max_member_len);
@@ -276,10 +200,8 @@ pub(super) unsafe fn set_list<'a>(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_free(set: *mut ketama_set) {
     guard_value((), || {
-        if !set.is_null() {
-            // SAFETY: a live handle is a Box<SetHandle>, released once.
-            drop(unsafe { Box::from_raw(set.cast::<SetHandle>()) });
-        }
+        // SAFETY: per the contract above.
+        unsafe { box_free(set) }
     })
 }
 
@@ -296,18 +218,6 @@ pub unsafe extern "C" fn ketama_set_buffer_free(buffer: ketama_set_buffer) {
                 Box::from_raw(std::ptr::slice_from_raw_parts_mut(buffer.data, buffer.len))
             });
         }
-    })
-}
-
-/// The name of a `ketama_set_error` kind id (`"Truncated"`), `"None"` for 0,
-/// `"Unknown"` for other values. Static string.
-#[unsafe(no_mangle)]
-pub extern "C" fn ketama_set_error_kind_name(kind: u32) -> *const c_char {
-    guard_value(c"Unknown".as_ptr(), || match kind {
-        0 => c"None".as_ptr(),
-        _ => SetErrorKind::ALL
-            .get(kind as usize - 1)
-            .map_or(c"Unknown".as_ptr(), |k| k.c_name().as_ptr()),
     })
 }
 
@@ -337,6 +247,6 @@ pub(super) unsafe fn member_list<'a>(
 pub unsafe extern "C" fn ketama_set_is_sealed(set: *const ketama_set) -> bool {
     guard_value(false, || {
         // SAFETY: NULL or a live handle.
-        unsafe { set.cast::<SetHandle>().as_ref() }.is_some_and(|h| h.set.stats.sealed)
+        unsafe { box_opt(set) }.is_some_and(|h| h.set.stats.sealed)
     })
 }

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::boundary::{arg_bytes, arg_out, arg_slice_mut, guard_status, guard_value};
+use crate::handle::box_opt;
 use crate::status::ketama_status;
 use ketama_core::setcodec::{self, ops};
 
@@ -184,8 +185,7 @@ pub unsafe extern "C" fn ketama_set_contains(
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
         // SAFETY: NULL or a live handle.
-        *out = unsafe { set.cast::<SetHandle>().as_ref() }
-            .is_some_and(|h| h.set.members.contains(member));
+        *out = unsafe { box_opt(set) }.is_some_and(|h| h.set.members.contains(member));
         Ok(())
     })
 }
@@ -210,7 +210,7 @@ pub unsafe extern "C" fn ketama_set_contains_many(
         let out = unsafe { arg_slice_mut(out, count, "out") }?;
         let empty = MemberSet::new();
         // SAFETY: NULL or a live handle.
-        let set = unsafe { set.cast::<SetHandle>().as_ref() }.map_or(&empty, |h| &h.set.members);
+        let set = unsafe { box_opt(set) }.map_or(&empty, |h| &h.set.members);
         out.copy_from_slice(&ops::smismember(set, &members));
         Ok(())
     })
@@ -259,7 +259,7 @@ pub unsafe extern "C" fn ketama_set_encode(
         let members = unsafe { member_list(members, count) }?;
         let options = options(0, max_member_len)?;
         let payload = setcodec::encode(
-            op_from_u32(op)?,
+            crate::names::from_id(op)?,
             &members,
             writable_format(encoding)?,
             options.max_member_len,

@@ -2,43 +2,10 @@
 
 use super::*;
 use crate::boundary::{arg_bytes, arg_out, guard_status, guard_value};
+use crate::handle::{BoxHandle, Handle, box_free, box_mut, box_out};
 use crate::status::ketama_status;
-use ketama_core::setcodec::recipe::{self, Reply, WriteAction, WriteOutcome, Writer};
+use ketama_core::setcodec::recipe::{self, Reply, SetAction, Writer};
 use ketama_core::setcodec::{self, CompactionPolicy};
-
-/// Server replies fed to `ketama_set_writer_step` (pass as `uint32_t`).
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ketama_set_reply {
-    /// STORED / HD.
-    KETAMA_SET_REPLY_STORED = 0,
-    /// NOT_STORED / NS.
-    KETAMA_SET_REPLY_NOT_STORED = 1,
-    /// EXISTS / EX; for a probe: the key is present.
-    KETAMA_SET_REPLY_EXISTS = 2,
-    /// NOT_FOUND / NF / EN; for a probe: the key is missing.
-    KETAMA_SET_REPLY_NOT_FOUND = 3,
-    /// SERVER_ERROR object too large for cache.
-    KETAMA_SET_REPLY_TOO_LARGE = 4,
-}
-
-/// What the client must do next in a write.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ketama_set_action {
-    /// APPEND the payload.
-    KETAMA_SET_DO_APPEND = 1,
-    /// ADD the payload (with the set's flags and TTL).
-    KETAMA_SET_DO_ADD = 2,
-    /// Probe whether the key exists; reply EXISTS or NOT_FOUND.
-    KETAMA_SET_DO_PROBE = 3,
-    /// Done: the payload was appended.
-    KETAMA_SET_DONE_APPENDED = 4,
-    /// Done: the set was created with the payload.
-    KETAMA_SET_DONE_CREATED = 5,
-    /// Done: a remove on a missing set, nothing to do.
-    KETAMA_SET_DONE_NOTHING_TO_REMOVE = 6,
-}
 
 /// Compaction policy: compact when `redundant > threshold` (in ratio mode
 /// `max(threshold, members)`), or when the value is over `soft_limit` bytes
@@ -75,6 +42,11 @@ pub struct ketama_set_compaction {
 pub struct ketama_set_writer {
     _private: [u8; 0],
 }
+
+impl Handle for ketama_set_writer {
+    type Rust = Writer;
+}
+impl BoxHandle for ketama_set_writer {}
 
 fn policy_from(policy: Option<&ketama_set_policy>) -> CompactionPolicy {
     policy.map_or_else(CompactionPolicy::default, |p| CompactionPolicy {
@@ -232,19 +204,6 @@ unsafe fn plan_read_into(
     Ok(())
 }
 
-fn action_id(action: WriteAction) -> ketama_set_action {
-    match action {
-        WriteAction::Append => ketama_set_action::KETAMA_SET_DO_APPEND,
-        WriteAction::Add => ketama_set_action::KETAMA_SET_DO_ADD,
-        WriteAction::Probe => ketama_set_action::KETAMA_SET_DO_PROBE,
-        WriteAction::Done(WriteOutcome::Appended) => ketama_set_action::KETAMA_SET_DONE_APPENDED,
-        WriteAction::Done(WriteOutcome::Created) => ketama_set_action::KETAMA_SET_DONE_CREATED,
-        WriteAction::Done(WriteOutcome::NothingToRemove) => {
-            ketama_set_action::KETAMA_SET_DONE_NOTHING_TO_REMOVE
-        }
-    }
-}
-
 /// Starts the write recipe for one payload of `op` records: `*action_out`
 /// receives the first action (always APPEND). Feed each server reply to
 /// `ketama_set_writer_step`; release with `ketama_set_writer_free`.
@@ -269,9 +228,9 @@ pub unsafe extern "C" fn ketama_set_writer_new(
         } else {
             max_retries
         };
-        let writer = Writer::new(op_from_u32(op)?, retries);
-        *action_out = action_id(writer.first()) as u32;
-        *writer_out = Box::into_raw(Box::new(writer)).cast();
+        let writer = Writer::new(crate::names::from_id(op)?, retries);
+        *action_out = SetAction::from(writer.first()).id();
+        *writer_out = box_out(writer);
         Ok(())
     })
 }
@@ -291,18 +250,11 @@ pub unsafe extern "C" fn ketama_set_writer_step(
 ) -> ketama_status {
     guard_status(|| {
         // SAFETY: per the contract above.
-        let writer = unsafe { arg_out(writer.cast::<Writer>(), "writer") }?;
+        let writer = unsafe { box_mut(writer, "writer") }?;
         // SAFETY: per the contract above.
         let action_out = unsafe { arg_out(action_out, "action_out") }?;
-        let reply = match reply {
-            0 => Reply::Stored,
-            1 => Reply::NotStored,
-            2 => Reply::Exists,
-            3 => Reply::NotFound,
-            4 => Reply::TooLarge,
-            other => return Err(Error::InvalidArgument(format!("unknown reply id {other}"))),
-        };
-        *action_out = action_id(writer.on_reply(reply)?) as u32;
+        let reply: Reply = crate::names::from_id(reply)?;
+        *action_out = SetAction::from(writer.on_reply(reply)?).id();
         Ok(())
     })
 }
@@ -314,10 +266,8 @@ pub unsafe extern "C" fn ketama_set_writer_step(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_writer_free(writer: *mut ketama_set_writer) {
     guard_value((), || {
-        if !writer.is_null() {
-            // SAFETY: a live writer is a Box<Writer>, released once.
-            drop(unsafe { Box::from_raw(writer.cast::<Writer>()) });
-        }
+        // SAFETY: per the contract above.
+        unsafe { box_free(writer) }
     })
 }
 

@@ -1,8 +1,9 @@
 /* KEY<TAB>SERVER for each key read from stdin (one per line), like
- * `ketama find FILE`: bindings_find_keys SERVERS_FILE [FLAVOUR] [HASH], the
- * flavour by id or name, the hash by its name in the flavour's peer's
- * spelling (both resolved by the library). For the
- * libketama flavour every answer is also checked against the original API
+ * `ketama find FILE`: bindings_find_keys SERVERS_FILE [FLAVOUR] [HASH] [PARSE],
+ * the flavour by id or name, the hash by its name in the flavour's peer's
+ * spelling, the file's reading by name (all resolved by the library). For the
+ * libketama flavour read from a libketama file every answer is also checked
+ * against the original API
  * (ketama_roll + ketama_get_server); a difference exits 1. Used by
  * tests/bindings_agreement.rs. */
 #include <stdio.h>
@@ -13,7 +14,7 @@
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s SERVERS_FILE [FLAVOUR] [HASH]\n", argv[0]);
+        fprintf(stderr, "usage: %s SERVERS_FILE [FLAVOUR] [HASH] [PARSE]\n", argv[0]);
         return 2;
     }
     uint32_t flavour = KETAMA_FLAVOUR_LIBKETAMA;
@@ -28,13 +29,18 @@ int main(int argc, char **argv) {
         fprintf(stderr, "%s\n", ketama_error());
         return 1;
     }
+    uint32_t parse = KETAMA_PARSE_STRICT;
+    if (argc > 4 && ketama_parse_mode_from_name(argv[4], &parse) != KETAMA_OK) {
+        fprintf(stderr, "%s\n", ketama_error());
+        return 1;
+    }
     const ketama_ring *ring = NULL;
-    if (ketama_ring_new_from_file(argv[1], flavour, hash, KETAMA_PARSE_STRICT, &ring) != KETAMA_OK) {
+    if (ketama_ring_new_from_file(argv[1], flavour, hash, parse, &ring) != KETAMA_OK) {
         fprintf(stderr, "%s\n", ketama_error());
         return 1;
     }
     ketama_continuum cont = NULL;
-    if (flavour == KETAMA_FLAVOUR_LIBKETAMA && !ketama_roll(&cont, argv[1])) {
+    if (flavour == KETAMA_FLAVOUR_LIBKETAMA && parse == KETAMA_PARSE_STRICT && !ketama_roll(&cont, argv[1])) {
         fprintf(stderr, "ketama_roll: %s\n", ketama_error());
         return 1;
     }

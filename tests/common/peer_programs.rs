@@ -490,6 +490,7 @@ pub fn compare_per_key(
             .iter()
             .map(|k| {
                 ring.locate_live(k, |s| down.contains(&s))
+                    .ok()
                     .map(|at| at.server_index)
             })
             .collect();

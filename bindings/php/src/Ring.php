@@ -40,12 +40,15 @@ final class Ring
     /**
      * Reads a server file (`ADDRESS<TAB>WEIGHT` lines).
      *
-     * @param bool $libketamaParser read it exactly like the original libketama
-     *             instead of the strict reader, which rejects every line the
-     *             original would misread
+     * @param bool|string $parse how the file is read: false for the strict
+     *             reader, which rejects every line the original libketama would
+     *             misread; true to read it exactly like the original; or a reading's
+     *             name ('strict', 'libketama', 'peers', 'sockiopool', 'nginx', or
+     *             'flavour': the syntax the flavour's users write, as
+     *             `ketama --servers-file` reads it), resolved by the library
      * @throws KetamaException with the library's message (naming the line) on failure
      */
-    public static function fromFile(string $path, string $flavour = 'libketama', string $hash = 'default', bool $libketamaParser = false): self
+    public static function fromFile(string $path, string $flavour = 'libketama', string $hash = 'default', bool|string $parse = false): self
     {
         $ffi = Library::ffi();
         $ring = $ffi->new('const ketama_ring*');
@@ -54,7 +57,7 @@ final class Ring
             $path,
             $flavourId,
             self::hashId($hash, $flavourId),
-            $libketamaParser ? $ffi->KETAMA_PARSE_LIBKETAMA : $ffi->KETAMA_PARSE_STRICT,
+            self::parseModeId(is_string($parse) ? $parse : ($parse ? 'libketama' : 'strict')),
             FFI::addr($ring),
         ));
         return new self($ring);
@@ -420,6 +423,15 @@ final class Ring
         $ffi = Library::ffi();
         $id = $ffi->new('uint32_t');
         Library::check($ffi->ketama_flavour_from_name($name, FFI::addr($id)));
+        return $id->cdata;
+    }
+
+    /** The `ketama_parse_mode` id of a reading's name, as the library resolves it. */
+    private static function parseModeId(string $name): int
+    {
+        $ffi = Library::ffi();
+        $id = $ffi->new('uint32_t');
+        Library::check($ffi->ketama_parse_mode_from_name($name, FFI::addr($id)));
         return $id->cdata;
     }
 

@@ -1,13 +1,13 @@
 <?php
 
 // KEY<TAB>SERVER for each key read from stdin, like `ketama find FILE`:
-// php find_keys.php SERVERS_FILE [FLAVOUR] [HASH]. Used by tests/bindings_agreement.rs.
+// php find_keys.php SERVERS_FILE [FLAVOUR] [HASH] [PARSE]. Used by tests/bindings_agreement.rs.
 
 declare(strict_types=1);
 
 require __DIR__ . '/../ketama.php';
 
-$ring = Ketama\Ring::fromFile($argv[1], $argv[2] ?? 'libketama', $argv[3] ?? 'default');
+$ring = Ketama\Ring::fromFile($argv[1], $argv[2] ?? 'libketama', $argv[3] ?? 'default', $argv[4] ?? false);
 $out = '';
 while (($line = fgets(STDIN)) !== false) {
     $key = rtrim($line, "\r\n");

@@ -146,11 +146,16 @@ _SIGNATURES = {
     "ketama_flavour_from_name": (_STATUS, [c_char_p, _P(c_u32)]),
     "ketama_flavour_name": (c_char_p, [c_u32]),
     "ketama_hash_from_name": (_STATUS, [c_u32, c_char_p, _P(c_u32)]),
+    "ketama_parse_mode_from_name": (_STATUS, [c_char_p, _P(c_u32)]),
     "ketama_hash_name": (c_char_p, [c_u32]),
     "ketama_hash_from_canonical_name": (_STATUS, [c_char_p, _P(c_u32)]),
-    "ketama_parse_mode_list": (c_size_t, [_P(c_u32), c_size_t]),
-    "ketama_parse_mode_name": (c_char_p, [c_u32]),
     "ketama_status_list": (c_size_t, [_P(c_u32), c_size_t]),
+    "ketama_set_encoding_from_name": (_STATUS, [c_char_p, _P(c_u32)]),
+    "ketama_set_encoding_name": (c_char_p, [c_u32]),
+    "ketama_set_encoding_list": (c_size_t, [_P(c_u32), c_size_t]),
+    "ketama_set_op_from_name": (_STATUS, [c_char_p, _P(c_u32)]),
+    "ketama_set_reply_from_name": (_STATUS, [c_char_p, _P(c_u32)]),
+    "ketama_set_side_from_name": (_STATUS, [c_char_p, _P(c_u32)]),
     "ketama_hash_bytes": (_STATUS, [c_u32, c_char_p, c_size_t, _P(c_u32)]),
     "ketama_ring_new": (_STATUS, [_P(ServerSpec), c_size_t, c_u32, c_u32, _P(c_void_p)]),
     "ketama_ring_new_from_file": (_STATUS, [c_char_p, c_u32, c_u32, c_u32, _P(c_void_p)]),
@@ -316,7 +321,7 @@ _names = {}
 def names(kind):
     """``{name: id}`` of a C enum the library names, read from it once:
     ``ketama_<kind>_list`` gives the ids, ``ketama_<kind>_name`` their names
-    (``names("parse_mode")``, ``names("status")``)."""
+    (``names("status")``, ``names("set_encoding")``)."""
     table = _names.get(kind)
     if table is None:
         library = lib()
@@ -327,6 +332,20 @@ def names(kind):
         list_ids(ids, count)
         table = _names[kind] = {name_of(i).decode(): i for i in ids}
     return table
+
+
+def enum_id(kind, name, what):
+    """The id of ``name`` in the C enum ``ketama_<kind>``, as ``ketama_<kind>_from_name``
+    resolves it (any case, ``-`` and ``_`` alike); ValueError with the library's message,
+    which lists the known names, otherwise."""
+    if not isinstance(name, (str, bytes)):
+        raise ValueError(f"{what} must be a name, not {name!r}")
+    out = c_u32()
+    try:
+        check(getattr(lib(), f"ketama_{kind}_from_name")(to_bytes(name, what), ctypes.byref(out)))
+    except KetamaError as error:
+        raise ValueError(str(error)) from None
+    return out.value
 
 
 def to_bytes(value, what="key"):

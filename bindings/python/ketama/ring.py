@@ -56,6 +56,12 @@ def canonical_hash_id(hash_name):
     return out.value
 
 
+def parse_mode_id(parse):
+    """The ``ketama_parse_mode`` id of a reading's name (``"strict"``, ``"libketama"``,
+    ``"peers"``, ``"sockiopool"``, ``"nginx"``, ``"flavour"``...), as the library resolves it."""
+    return _lib.enum_id("parse_mode", parse, "parse mode")
+
+
 _md5 = []
 
 
@@ -162,16 +168,15 @@ class Ring(_Handle):
 
     @classmethod
     def from_file(cls, path, flavour="libketama", hash=None, parse="strict"):
-        """A ring from a server file; ``parse`` names a reading of the library
-        (``ketama_parse_mode_name``: ``"strict"``, ``"libketama"``, ``"peers"``, ``"sockiopool"``)."""
-        modes = _lib.names("parse_mode")
-        if parse not in modes:
-            raise ValueError(f"parse must be one of {', '.join(modes)}, not {parse!r}")
+        """A ring from a server file read as ``parse`` says: ``"strict"``, ``"libketama"``,
+        ``"peers"``, ``"sockiopool"``, ``"nginx"``, or ``"flavour"`` (the syntax the
+        flavour's users write, as ``ketama --servers-file`` reads it)."""
+        mode = parse_mode_id(parse)
         fid = flavour_id(flavour)
         out = ctypes.c_void_p()
         check(
             lib().ketama_ring_new_from_file(
-                os.fsencode(path), fid, hash_id(fid, hash), modes[parse], ctypes.byref(out)
+                os.fsencode(path), fid, hash_id(fid, hash), mode, ctypes.byref(out)
             )
         )
         ring = cls.__new__(cls)

@@ -8,26 +8,14 @@ from ._lib import KetamaError, check, lib, take_buffer, to_bytes
 from .ring import _Handle
 
 
-# The C enums of the set codec, from ketama/_enums.py (generated from
-# include/ketama.h); a name is the constant without its prefix, in lower case
-# (encodings with "-", as the CLI spells them).
-def _named(constants, prefixes, dash=False):
-    named = {}
-    for constant, value in constants.items():
-        prefix = next(p for p in prefixes if constant.startswith(p))
-        name = constant[len(prefix):].lower()
-        named[name.replace("_", "-") if dash else name] = value
-    return named
-
-
-ENCODINGS = _named(_enums.KETAMA_SET_ENCODING, ["KETAMA_SET_ENCODING_"], dash=True)
-_ENCODING_NAMES = {v: k for k, v in ENCODINGS.items()}
-OPS = _named(_enums.KETAMA_SET_OP, ["KETAMA_SET_"])
-REPLIES = _named(_enums.KETAMA_SET_REPLY, ["KETAMA_SET_REPLY_"])
-ACTIONS = {v: k for k, v in _named(_enums.KETAMA_SET_ACTION, ["KETAMA_SET_DO_", "KETAMA_SET_"]).items()}
-# The sides of a paired list (ketama_set_paired_key): include/ketama.h gives
-# them in prose only (0: follow-, 1: unfollow-), no enum to generate them from.
-SIDES = {"add": 0, "remove": 1}
+# The writer's actions keep their C constants' spelling ("done_created"): whether an
+# action is an outcome is in the constant's name only (KETAMA_SET_DONE_*), so they come
+# from ketama/_enums.py, generated from include/ketama.h. Every other name of the set
+# codec (encodings, ops, replies, sides) is resolved by the library.
+ACTIONS = {
+    value: constant[len(next(p for p in ("KETAMA_SET_DO_", "KETAMA_SET_") if constant.startswith(p))):].lower()
+    for constant, value in _enums.KETAMA_SET_ACTION.items()
+}
 
 Stats = namedtuple("Stats", "members records removals redundant value_len encoding")
 Stats.__doc__ = "Counters of a decoded set; redundant = records - members (what compaction deletes)."
@@ -36,12 +24,7 @@ Compaction.__doc__ = "A compaction write: store value under CAS cas with exptime
 
 
 def _encoding(name):
-    if isinstance(name, int):
-        return name
-    try:
-        return ENCODINGS[name.lower()]
-    except (KeyError, AttributeError):
-        raise ValueError(f"encoding must be one of {', '.join(ENCODINGS)}, not {name!r}") from None
+    return name if isinstance(name, int) else _lib.enum_id("set_encoding", name, "encoding")
 
 
 def _policy(threshold=100, soft_limit=523776, ratio=False):
@@ -102,11 +85,10 @@ class Set(_Handle):
     @staticmethod
     def paired_key(base, side="add"):
         """The key of one list of a pair: ``follow-<base>`` or ``unfollow-<base>``."""
-        if side not in SIDES:
-            raise ValueError(f"side must be 'add' or 'remove', not {side!r}")
+        side = _lib.enum_id("set_side", side, "side")
         data = to_bytes(base, "base")
         buffer = _lib.SetBuffer()
-        check(lib().ketama_set_paired_key(data, len(data), SIDES[side], ctypes.byref(buffer)))
+        check(lib().ketama_set_paired_key(data, len(data), side, ctypes.byref(buffer)))
         return take_buffer(buffer)
 
     @classmethod
@@ -119,7 +101,7 @@ class Set(_Handle):
         buffer = _lib.SetBuffer()
         check(
             lib().ketama_set_encode(
-                OPS[op], _encoding(encoding), refs, len(members), max_member_len, ctypes.byref(buffer)
+                _lib.enum_id("set_op", op, "op"), _encoding(encoding), refs, len(members), max_member_len, ctypes.byref(buffer)
             )
         )
         return take_buffer(buffer)
@@ -200,7 +182,7 @@ class Set(_Handle):
         check(lib().ketama_set_get_stats(self._live(), ctypes.byref(stats)))
         return Stats(
             stats.members, stats.records, stats.removals, stats.redundant, stats.value_len,
-            _ENCODING_NAMES.get(stats.encoding, str(stats.encoding)),
+            (lib().ketama_set_encoding_name(stats.encoding) or str(stats.encoding).encode()).decode(),
         )
 
     @property
@@ -234,7 +216,7 @@ class SetWriter(_Handle):
 
     def __init__(self, op="add", max_retries=0):
         out, action = ctypes.c_void_p(), ctypes.c_uint32()
-        check(lib().ketama_set_writer_new(OPS[op], max_retries, ctypes.byref(out), ctypes.byref(action)))
+        check(lib().ketama_set_writer_new(_lib.enum_id("set_op", op, "op"), max_retries, ctypes.byref(out), ctypes.byref(action)))
         _Handle.__init__(self, out.value)
         self.action = ACTIONS[action.value]
 
@@ -245,9 +227,8 @@ class SetWriter(_Handle):
 
     def step(self, reply):
         """Advances with the server's reply; returns (and stores) the next action."""
-        if reply not in REPLIES:
-            raise ValueError(f"reply must be one of {', '.join(REPLIES)}, not {reply!r}")
+        reply = _lib.enum_id("set_reply", reply, "reply")
         action = ctypes.c_uint32()
-        check(lib().ketama_set_writer_step(self._live(), REPLIES[reply], ctypes.byref(action)))
+        check(lib().ketama_set_writer_step(self._live(), reply, ctypes.byref(action)))
         self.action = ACTIONS[action.value]
         return self.action

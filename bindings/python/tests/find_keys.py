@@ -1,5 +1,5 @@
 """KEY<TAB>SERVER for each key read from stdin, like `ketama find FILE`:
-python find_keys.py SERVERS_FILE [FLAVOUR] [HASH]. Used by tests/bindings_agreement.rs.
+python find_keys.py SERVERS_FILE [FLAVOUR] [HASH] [PARSE]. Used by tests/bindings_agreement.rs.
 Keys are looked up in one batch (Ring.servers_for); every tenth key is also
 looked up alone and must agree."""
 
@@ -8,7 +8,8 @@ import sys
 import ketama
 
 flavour = sys.argv[2] if len(sys.argv) > 2 else "libketama"
-ring = ketama.Ring.from_file(sys.argv[1], flavour, sys.argv[3] if len(sys.argv) > 3 else None)
+hash_name = sys.argv[3] if len(sys.argv) > 3 else None
+ring = ketama.Ring.from_file(sys.argv[1], flavour, hash_name, sys.argv[4] if len(sys.argv) > 4 else "strict")
 keys = sys.stdin.buffer.read().decode("utf-8").split("\n")
 if keys and keys[-1] == "":
     keys.pop()

@@ -4,7 +4,7 @@
 use std::ffi::OsString;
 use std::path::PathBuf;
 
-use ketama_core::parser::{ParseMode, nginx, peers, sockiopool};
+use ketama_core::parser::{ParseMode, parse_server_file, peers};
 use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
 
 use crate::Failure;
@@ -31,13 +31,18 @@ impl RingArgs {
         list: &ServerListArgs,
         file: Option<OsString>,
     ) -> Result<(RingArgs, Option<OsString>), Failure> {
+        let config = ring_config(placement)?;
         let mut parsed = RingArgs {
-            config: ring_config(placement)?,
+            config,
             file: None,
             servers: list.servers.clone(),
             weights: list.weights.clone(),
             servers_file: list.servers_file.clone(),
-            parse_mode: parse_mode(placement),
+            parse_mode: if placement.libketama_parser {
+                ParseMode::Libketama
+            } else {
+                config.flavour.file_syntax()
+            },
         };
         if parsed.servers.is_some() || parsed.servers_file.is_some() {
             return Ok((parsed, file));
@@ -61,26 +66,18 @@ impl RingArgs {
         }
     }
 
-    /// Builds the ring.
+    /// Builds the ring: a SERVERS_FILE is read in the flavour's file syntax
+    /// (or as libketama reads it), a `--servers-file` in the syntax the
+    /// flavour's users write lists in (`ParseMode::Flavour`).
     pub fn ring(&self) -> Result<Ring, Failure> {
-        // libketama's Java port reads its own `SERVER<TAB>WEIGHT` lines.
-        let sockiopool = self.config.flavour == Flavour::LibketamaJava;
         if let Some(file) = &self.file {
-            let mode = match self.parse_mode {
-                ParseMode::Strict if sockiopool => ParseMode::SockIoPool,
-                mode => mode,
-            };
-            return Ok(Ring::from_file(file, self.config, mode)?);
+            return Ok(Ring::from_file(file, self.config, self.parse_mode)?);
         }
         let servers = match &self.servers_file {
             Some(path) => {
+                let mode = ParseMode::Flavour.for_flavour(self.config.flavour);
                 let content = ketama_core::ring::read_server_file(path)?;
-                let shown = path.display().to_string();
-                match self.config.flavour {
-                    Flavour::LibketamaJava => sockiopool::parse(&content, &shown)?,
-                    Flavour::Nginx => nginx::parse(&content, &shown)?,
-                    _ => peers::parse(&content, &shown)?,
-                }
+                parse_server_file(&content, &path.display().to_string(), mode)?
             }
             None => server_list(self.servers.as_deref().unwrap_or_default())?,
         };
@@ -135,15 +132,6 @@ pub fn ring_config(placement: &PlacementArgs) -> Result<RingConfig, Failure> {
         })?);
     }
     Ok(config)
-}
-
-/// How a SERVERS_FILE is read.
-fn parse_mode(placement: &PlacementArgs) -> ParseMode {
-    if placement.libketama_parser {
-        ParseMode::Libketama
-    } else {
-        ParseMode::Strict
-    }
 }
 
 /// `--servers a:1,b:2:5,[::1]:3` (peer list syntax, comma-separated).

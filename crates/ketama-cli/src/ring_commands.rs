@@ -63,15 +63,9 @@ pub fn find(args: FindArgs) -> Result<(), Failure> {
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     let mut answer = |key: &[u8]| -> Result<(), Failure> {
-        let at = ring.locate_live(key, |s| down[s]).ok_or_else(|| {
-            Failure::failed(if !ring.can_place() {
-                "the ring has no points: no server can take a key"
-            } else if ring.is_continuum() {
-                "every server owning points is marked down (--down)"
-            } else {
-                "no live server for the key: every server is down, or the flavour's rehashing gave up as its client does (--down)"
-            })
-        })?;
+        let at = ring
+            .locate_live(key, |s| down[s])
+            .map_err(|why| Failure::failed(format!("{why} (--down)")))?;
         let server = ring.servers()[at.server_index].address();
         if args.json {
             let line = FoundJson {

@@ -88,14 +88,23 @@ pub fn refresh<T>(
     }
 }
 
-/// What [`FileRing::current`] does when the file changed but cannot be used.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ReloadPolicy {
-    /// Answer with the last good ring and report the problem (default).
-    #[default]
-    KeepLastGood,
-    /// Fail with the problem (the last good ring is still kept for later).
-    Strict,
+crate::named_enum! {
+    /// What [`FileRing::current`] does when the file changed but cannot be
+    /// used (`ketama_reload_policy`).
+    pub enum ReloadPolicy: "ketama_reload_policy" {
+        /// Answer with the last good ring and report the problem (default).
+        KeepLastGood = 0, KETAMA_RELOAD_KEEP_LAST_GOOD, "keep-last-good", [];
+        /// Fail with the problem (the last good ring is still kept for later).
+        Strict = 1, KETAMA_RELOAD_STRICT, "strict", [];
+    }
+}
+
+// Written out: named_enum! derives only what every declared enum has.
+#[allow(clippy::derivable_impls)]
+impl Default for ReloadPolicy {
+    fn default() -> Self {
+        ReloadPolicy::KeepLastGood
+    }
 }
 
 /// A ring that follows its server file.
@@ -127,6 +136,7 @@ impl FileRing {
         mode: ParseMode,
         policy: ReloadPolicy,
     ) -> Result<FileRing, Error> {
+        let mode = mode.for_flavour(config.flavour);
         let first = refresh(path, mode, None, |servers, _| Ring::new(servers, config))?;
         Ok(FileRing {
             path: path.to_path_buf(),

@@ -147,8 +147,39 @@ fn same_name(a: &str, b: &str) -> bool {
 ///     }
 /// }
 /// ```
+///
+/// A declaration may carry one static value per variant (a flavour's
+/// placement): `pub enum Flavour: "ketama_flavour", data placement: Placement`
+/// and `... => libketama::PLACEMENT;` on each row give
+/// `Flavour::placement(self) -> &'static Placement`.
 #[macro_export]
 macro_rules! named_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident: $c_type:literal, data $method:ident: $data_ty:ty {
+            $(
+                $(#[doc = $doc:literal])*
+                $variant:ident = $id:literal, $c_name:ident, $canonical:literal, [$($alias:literal),* $(,)?] => $data:expr;
+            )+
+        }
+    ) => {
+        $crate::named_enum! {
+            $(#[$meta])*
+            pub enum $name: $c_type {
+                $(
+                    $(#[doc = $doc])*
+                    $variant = $id, $c_name, $canonical, [$($alias),*];
+                )+
+            }
+        }
+
+        impl $name {
+            /// The value declared with the variant.
+            pub fn $method(self) -> &'static $data_ty {
+                match self { $($name::$variant => &$data,)+ }
+            }
+        }
+    };
     (
         $(#[$meta:meta])*
         pub enum $name:ident: $c_type:literal

@@ -5,7 +5,7 @@ use std::ffi::CString;
 use std::path::Path;
 
 use crate::continuum::Continuum;
-use crate::flavour::{Flavour, KeyLookup, PerKey};
+use crate::flavour::{Flavour, KeyLookup, PerKey, PerKeyPlacement};
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
 use crate::{Error, ServerSpec};
@@ -65,21 +65,7 @@ impl Server {
     }
 }
 
-/// Where a key landed: the point hit and the server owning it.
-///
-/// For the per-key placements (no continuum) `point_index` and `point` say
-/// what decided instead: for a modulo placement the bucket and the key hash
-/// that chose it (after any rehash), for rendezvous hashing the server index
-/// and its winning score.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Location {
-    /// Index of the point in continuum order.
-    pub point_index: usize,
-    /// The point's value.
-    pub point: u32,
-    /// Index of the owning server, in input order.
-    pub server_index: usize,
-}
+pub use crate::flavour::Location;
 
 /// An immutable consistent-hashing ring. `Send + Sync`: share it freely.
 #[derive(Debug, Clone)]
@@ -91,7 +77,7 @@ pub struct Ring {
     lookup: KeyLookup,
     /// The placement of a flavour that is not a continuum (then `lookup` is
     /// [`KeyLookup::PerKey`] and the continuum is empty).
-    per_key: Option<Box<PerKey>>,
+    per_key: Option<PerKey>,
 }
 
 impl Ring {
@@ -102,7 +88,7 @@ impl Ring {
         }
         let key_hash = config.hash.unwrap_or_else(|| config.flavour.default_hash());
         config.flavour.check_hash(key_hash)?;
-        let per_key = config.flavour.per_key(&servers)?.map(Box::new);
+        let per_key = config.flavour.per_key(&servers)?;
         let generated = config.flavour.generate(&servers, key_hash)?;
         let lookup = generated.lookup;
         let continuum = Continuum::new(generated.points, generated.ties);
@@ -139,6 +125,7 @@ impl Ring {
 
     /// Reads a libketama server file and builds a ring from it.
     pub fn from_file(path: &Path, config: RingConfig, mode: ParseMode) -> Result<Ring, Error> {
+        let mode = mode.for_flavour(config.flavour);
         Ring::new(crate::server_file::load(path, mode)?.servers, config)
     }
 
@@ -175,7 +162,7 @@ impl Ring {
     }
 
     /// The per-key placement, for a flavour that is not a continuum.
-    pub fn per_key(&self) -> Option<&PerKey> {
+    pub fn per_key(&self) -> Option<&dyn PerKeyPlacement> {
         self.per_key.as_deref()
     }
 
@@ -190,8 +177,7 @@ impl Ring {
     pub fn require_continuum(&self) -> Result<&Continuum, Error> {
         let placement = match self.per_key.as_deref() {
             None => return Ok(&self.continuum),
-            Some(PerKey::Rendezvous(_)) => "rendezvous hashing",
-            Some(PerKey::Modulo(_)) => "hash modulo the weighted bucket list",
+            Some(per_key) => per_key.describe(),
         };
         Err(Error::InvalidArgument(format!(
             "flavour {} places each key on its own ({placement}): it has no continuum points",
@@ -233,24 +219,14 @@ impl Ring {
 
     #[cold]
     fn locate_hash_per_key(&self, hash: u32) -> Option<Location> {
-        match self.per_key.as_deref()? {
-            PerKey::Modulo(modulo) => {
-                let (bucket, server_index) = modulo.bucket(u64::from(hash));
-                Some(Location {
-                    point_index: bucket,
-                    point: hash,
-                    server_index,
-                })
-            }
-            PerKey::Rendezvous(_) => None,
-        }
+        self.per_key.as_deref()?.locate_hash(hash)
     }
 
     /// Where `key` lands; `None` when no server owns any point.
     #[inline]
     pub fn locate(&self, key: &[u8]) -> Option<Location> {
         if self.lookup == KeyLookup::PerKey {
-            return self.locate_per_key(key, |_| false);
+            return self.locate_per_key(key, &|_| false);
         }
         self.locate_hash(self.hash_key(key))
     }
@@ -266,27 +242,8 @@ impl Ring {
     /// their peer does (rendezvous: the best live score; modulo: the peer's
     /// rehashing, which gives up after 10 or 20 buckets).
     #[cold]
-    fn locate_per_key(&self, key: &[u8], is_down: impl Fn(usize) -> bool) -> Option<Location> {
-        match self.per_key.as_deref()? {
-            PerKey::Rendezvous(rendezvous) => {
-                let (server_index, score) = rendezvous.locate(key, self.key_hash, is_down)?;
-                Some(Location {
-                    point_index: server_index,
-                    point: score,
-                    server_index,
-                })
-            }
-            PerKey::Modulo(modulo) => {
-                let first = self.key_hash.hash(key);
-                let (bucket, server_index, hash) =
-                    modulo.locate(key, first, self.key_hash, is_down)?;
-                Some(Location {
-                    point_index: bucket,
-                    point: hash as u32,
-                    server_index,
-                })
-            }
-        }
+    fn locate_per_key(&self, key: &[u8], is_down: &dyn Fn(usize) -> bool) -> Option<Location> {
+        self.per_key.as_deref()?.locate(key, self.key_hash, is_down)
     }
 
     /// The server that holds `key`.
@@ -297,20 +254,43 @@ impl Ring {
 
     /// Failover lookup: the first point at or after `key`'s position whose
     /// server is not down, walking the continuum (without rebuilding it).
-    /// `None` when every server that owns points is down. The per-key
-    /// placements skip down servers as their peer does: pymemcache scores
-    /// only live servers; python-memcached and Cache::Memcached rehash the
-    /// key and give up (`None`) after 10 and 20 buckets.
-    pub fn locate_live(&self, key: &[u8], is_down: impl Fn(usize) -> bool) -> Option<Location> {
-        if self.per_key.is_some() {
-            return self.locate_per_key(key, is_down);
+    /// The per-key placements skip down servers as their peer does:
+    /// pymemcache scores only live servers; python-memcached and
+    /// Cache::Memcached rehash the key and give up after 10 and 20 buckets.
+    /// When no server can take the key, the error says why
+    /// ([`Error::NoServerAvailable`]): the ring has no points, every server
+    /// owning points is down, or the per-key placement found no live server.
+    pub fn locate_live(
+        &self,
+        key: &[u8],
+        is_down: impl Fn(usize) -> bool,
+    ) -> Result<Location, Error> {
+        if !self.can_place() {
+            return Err(Error::NoServerAvailable(
+                "the ring has no points: no server can take a key".into(),
+            ));
         }
-        let start = self.lookup.locate(&self.continuum, self.hash_key(key))?;
+        if self.per_key.is_some() {
+            return self.locate_per_key(key, &is_down).ok_or_else(|| {
+                Error::NoServerAvailable(format!(
+                    "flavour {} found no live server for the key (every server is down, \
+                     or its rehashing gave up as the client does)",
+                    self.config.flavour.name()
+                ))
+            });
+        }
         let owners = self.continuum.owners();
-        (0..owners.len())
-            .map(|step| (start + step) % owners.len())
-            .find(|&i| !is_down(owners[i] as usize))
+        self.lookup
+            .locate(&self.continuum, self.hash_key(key))
+            .and_then(|start| {
+                (0..owners.len())
+                    .map(|step| (start + step) % owners.len())
+                    .find(|&i| !is_down(owners[i] as usize))
+            })
             .map(|i| self.location(i))
+            .ok_or_else(|| {
+                Error::NoServerAvailable("every server owning points is marked down".into())
+            })
     }
 
     /// The point at `point_index` in continuum order.
@@ -377,11 +357,15 @@ mod tests {
             let live = ring.locate_live(key.as_bytes(), |s| s == 0).unwrap();
             assert_eq!(live.server_index, 1);
             assert_eq!(
-                ring.locate_live(key.as_bytes(), |_| false),
+                ring.locate_live(key.as_bytes(), |_| false).ok(),
                 ring.locate(key.as_bytes())
             );
         }
-        assert_eq!(ring.locate_live(b"x", |_| true), None);
+        let why = ring.locate_live(b"x", |_| true).unwrap_err().to_string();
+        assert!(
+            why.contains("every server owning points is marked down"),
+            "{why}"
+        );
     }
 
     #[test]

@@ -6,6 +6,13 @@ use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::{Error, ServerSpec};
 
+use super::placement::Placement;
+use crate::hash::HashAlgorithm;
+
+/// The original libketama: MD5 keys and points.
+pub static PLACEMENT: Placement =
+    Placement::continuum(&[HashAlgorithm::Md5], |servers, _| generate(servers));
+
 /// Number of MD5 digests (each giving four points) libketama computes for a
 /// server of weight `weight` out of `total` among `servers` servers.
 ///

@@ -21,6 +21,15 @@ use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::{Error, ServerSpec};
 
+use super::placement::Placement;
+use crate::hash::HashAlgorithm;
+use crate::parser::ParseMode;
+
+/// libketama's Java port: MD5, and its own `SERVER<TAB>WEIGHT` files.
+pub static PLACEMENT: Placement =
+    Placement::continuum(&[HashAlgorithm::Md5], |servers, _| generate(servers))
+        .with_syntax(ParseMode::SockIoPool, ParseMode::SockIoPool);
+
 /// Most points a ring of this flavour may have (2^24): an overflowed int
 /// product over a negative total can ask for billions.
 const MAX_POINTS: u64 = 1 << 24;

@@ -19,6 +19,52 @@ use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
 use crate::{Error, ServerSpec};
 
+use super::placement::Placement;
+use HashAlgorithm as H;
+
+/// libmemcached's key hashes, its default (one-at-a-time) first.
+const HASHES: &[H] = &[
+    H::OneAtATime,
+    H::Md5,
+    H::Crc,
+    H::Fnv1_64,
+    H::Fnv1a64,
+    H::Fnv1_32,
+    H::Fnv1a32,
+    H::Hsieh,
+    H::Murmur,
+    H::Jenkins,
+    H::Murmur3,
+];
+
+/// KETAMA_WEIGHTED (php-memcached `OPT_LIBKETAMA_COMPATIBLE`): MD5 keys by default.
+pub static WEIGHTED: Placement = Placement::continuum(
+    &[
+        H::Md5,
+        H::OneAtATime,
+        H::Crc,
+        H::Fnv1_64,
+        H::Fnv1a64,
+        H::Fnv1_32,
+        H::Fnv1a32,
+        H::Hsieh,
+        H::Murmur,
+        H::Jenkins,
+        H::Murmur3,
+    ],
+    |servers, hash| generate(servers, hash, Distribution::Weighted),
+);
+
+/// CONSISTENT / KETAMA: 100 hashed points per server.
+pub static CONSISTENT: Placement = Placement::continuum(HASHES, |servers, hash| {
+    generate(servers, hash, Distribution::Consistent)
+});
+
+/// CONSISTENT_KETAMA_SPY.
+pub static SPY: Placement = Placement::continuum(HASHES, |servers, hash| {
+    generate(servers, hash, Distribution::Spy)
+});
+
 /// Which libmemcached distribution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Distribution {

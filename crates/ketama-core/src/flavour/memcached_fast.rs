@@ -19,6 +19,13 @@ use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::{Error, ServerSpec};
 
+use super::placement::Placement;
+use crate::hash::HashAlgorithm;
+
+/// `ketama_points => 150`: CRC-32 keys.
+pub static PLACEMENT: Placement =
+    Placement::continuum(&[HashAlgorithm::Crc32], |servers, _| generate(servers));
+
 /// `ketama_points` per unit of weight.
 pub const KETAMA_POINTS: u64 = 150;
 

@@ -20,6 +20,7 @@ pub mod modulo;
 pub mod nginx;
 pub mod node_memcached;
 pub mod pecl_memcache;
+pub mod placement;
 pub mod points;
 pub mod rendezvous;
 pub mod spymemcached;
@@ -27,51 +28,51 @@ pub mod twemproxy;
 
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::parser::ParseMode;
 use crate::{Error, ServerSpec};
-use libmemcached::Distribution;
-use spymemcached::NodeKeyFormat;
+use placement::{Build, Placement};
 
 crate::named_enum! {
     /// A placement flavour: how one client family places keys.
     #[non_exhaustive]
-    pub enum Flavour: "ketama_flavour" {
+    pub enum Flavour: "ketama_flavour", data placement: Placement {
         /// The original libketama (Last.fm), bit for bit (the default).
-        Libketama = 0, KETAMA_FLAVOUR_LIBKETAMA, "libketama", ["ketama", "last.fm"];
+        Libketama = 0, KETAMA_FLAVOUR_LIBKETAMA, "libketama", ["ketama", "last.fm"] => libketama::PLACEMENT;
         /// spymemcached's `KetamaNodeLocator`, node-key format SPYMEMCACHED.
-        Spymemcached = 1, KETAMA_FLAVOUR_SPYMEMCACHED, "spymemcached", ["java", "spy", "spymemcached-ketama"];
+        Spymemcached = 1, KETAMA_FLAVOUR_SPYMEMCACHED, "spymemcached", ["java", "spy", "spymemcached-ketama"] => spymemcached::SPYMEMCACHED;
         /// spymemcached's `KetamaNodeLocator`, node-key format LIBMEMCACHED.
-        SpymemcachedLibmemcached = 2, KETAMA_FLAVOUR_SPYMEMCACHED_LIBMEMCACHED, "spymemcached-libmemcached", ["java-libmemcached", "spy-libmemcached"];
+        SpymemcachedLibmemcached = 2, KETAMA_FLAVOUR_SPYMEMCACHED_LIBMEMCACHED, "spymemcached-libmemcached", ["java-libmemcached", "spy-libmemcached"] => spymemcached::LIBMEMCACHED_KEYS;
         /// libmemcached KETAMA_WEIGHTED (php-memcached `OPT_LIBKETAMA_COMPATIBLE`).
-        Libmemcached = 3, KETAMA_FLAVOUR_LIBMEMCACHED, "libmemcached", ["php-memcached", "libmemcached-weighted", "ketama-weighted"];
+        Libmemcached = 3, KETAMA_FLAVOUR_LIBMEMCACHED, "libmemcached", ["php-memcached", "libmemcached-weighted", "ketama-weighted"] => libmemcached::WEIGHTED;
         /// libmemcached CONSISTENT / KETAMA: 100 hashed points per server.
-        LibmemcachedConsistent = 4, KETAMA_FLAVOUR_LIBMEMCACHED_CONSISTENT, "libmemcached-consistent", ["php-memcached-consistent", "libmemcached-ketama"];
+        LibmemcachedConsistent = 4, KETAMA_FLAVOUR_LIBMEMCACHED_CONSISTENT, "libmemcached-consistent", ["php-memcached-consistent", "libmemcached-ketama"] => libmemcached::CONSISTENT;
         /// libmemcached CONSISTENT_KETAMA_SPY.
-        LibmemcachedSpy = 5, KETAMA_FLAVOUR_LIBMEMCACHED_SPY, "libmemcached-spy", ["libmemcached-ketama-spy"];
+        LibmemcachedSpy = 5, KETAMA_FLAVOUR_LIBMEMCACHED_SPY, "libmemcached-spy", ["libmemcached-ketama-spy"] => libmemcached::SPY;
         /// twemproxy (nutcracker) `distribution: ketama`; the server name column is honoured.
-        Twemproxy = 6, KETAMA_FLAVOUR_TWEMPROXY, "twemproxy", ["nutcracker"];
+        Twemproxy = 6, KETAMA_FLAVOUR_TWEMPROXY, "twemproxy", ["nutcracker"] => twemproxy::PLACEMENT;
         /// pecl memcache `hash_strategy=consistent` (1024-bucket lookup).
-        PeclMemcache = 7, KETAMA_FLAVOUR_PECL_MEMCACHE, "pecl-memcache", ["pecl", "php-memcache", "memcache"];
+        PeclMemcache = 7, KETAMA_FLAVOUR_PECL_MEMCACHE, "pecl-memcache", ["pecl", "php-memcache", "memcache"] => pecl_memcache::PLACEMENT;
         /// libketama's own Java port (`java_ketama/SockIOPool.java`): int weight
         /// arithmetic, later server wins equal points.
-        LibketamaJava = 8, KETAMA_FLAVOUR_LIBKETAMA_JAVA, "libketama-java", ["sockiopool", "java-ketama", "ketama-java"];
+        LibketamaJava = 8, KETAMA_FLAVOUR_LIBKETAMA_JAVA, "libketama-java", ["sockiopool", "java-ketama", "ketama-java"] => libketama_java::PLACEMENT;
         /// Ruby dalli's `Dalli::Ring`: SHA-1 points, CRC-32 keys, last point ≤ the hash.
-        Dalli = 9, KETAMA_FLAVOUR_DALLI, "dalli", ["ruby", "rails", "dalli-ring"];
+        Dalli = 9, KETAMA_FLAVOUR_DALLI, "dalli", ["ruby", "rails", "dalli-ring"] => dalli::PLACEMENT;
         /// nginx `hash $key consistent` (ngx_http_upstream_hash_module): CRC-32
         /// points, 160 per unit of weight.
-        Nginx = 10, KETAMA_FLAVOUR_NGINX, "nginx", ["nginx-consistent", "ngx-http-upstream-hash"];
+        Nginx = 10, KETAMA_FLAVOUR_NGINX, "nginx", ["nginx-consistent", "ngx-http-upstream-hash"] => nginx::PLACEMENT;
         /// The npm `memcached` client (its `hashring`, ketama compatibility).
-        NodeMemcached = 11, KETAMA_FLAVOUR_NODE_MEMCACHED, "node-memcached", ["node", "nodejs", "hashring", "npm-memcached"];
+        NodeMemcached = 11, KETAMA_FLAVOUR_NODE_MEMCACHED, "node-memcached", ["node", "nodejs", "hashring", "npm-memcached"] => node_memcached::PLACEMENT;
         /// Perl Cache::Memcached::Fast with `ketama_points => 150`.
-        MemcachedFast = 12, KETAMA_FLAVOUR_MEMCACHED_FAST, "memcached-fast", ["cache-memcached-fast", "perl-fast"];
+        MemcachedFast = 12, KETAMA_FLAVOUR_MEMCACHED_FAST, "memcached-fast", ["cache-memcached-fast", "perl-fast"] => memcached_fast::PLACEMENT;
         /// pymemcache `HashClient`'s rendezvous hashing (not a continuum: each
         /// key scores every server; no points to read).
-        Pymemcache = 13, KETAMA_FLAVOUR_PYMEMCACHE, "pymemcache", ["pymemcache-hashclient", "rendezvous", "hrw"];
+        Pymemcache = 13, KETAMA_FLAVOUR_PYMEMCACHE, "pymemcache", ["pymemcache-hashclient", "rendezvous", "hrw"] => rendezvous::PLACEMENT;
         /// python-memcached (`memcache.Client`): `hash % buckets` over the
         /// weighted bucket list (not a continuum; no points to read).
-        PythonMemcached = 14, KETAMA_FLAVOUR_PYTHON_MEMCACHED, "python-memcached", ["python-memcache", "memcache-py", "python3-memcache"];
+        PythonMemcached = 14, KETAMA_FLAVOUR_PYTHON_MEMCACHED, "python-memcached", ["python-memcache", "memcache-py", "python3-memcache"] => modulo::PYTHON_MEMCACHED;
         /// Perl Cache::Memcached: `hash % buckets` over the weighted bucket list
         /// (not a continuum; no points to read).
-        CacheMemcached = 15, KETAMA_FLAVOUR_CACHE_MEMCACHED, "cache-memcached", ["perl", "perl-memcached", "cache::memcached"];
+        CacheMemcached = 15, KETAMA_FLAVOUR_CACHE_MEMCACHED, "cache-memcached", ["perl", "perl-memcached", "cache::memcached"] => modulo::CACHE_MEMCACHED;
     }
 }
 
@@ -83,14 +84,7 @@ impl Default for Flavour {
     }
 }
 
-/// A placement that is not a continuum: each key is placed on its own.
-#[derive(Debug, Clone)]
-pub enum PerKey {
-    /// Highest score wins (pymemcache).
-    Rendezvous(rendezvous::Rendezvous),
-    /// `hash % buckets` over the weighted bucket list (python-memcached, Cache::Memcached).
-    Modulo(modulo::Modulo),
-}
+pub use placement::{Location, PerKey, PerKeyPlacement};
 
 /// How a key hash becomes the position searched on the continuum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -152,46 +146,6 @@ pub struct GeneratedPoints {
     pub lookup: KeyLookup,
 }
 
-use HashAlgorithm as H;
-
-const SPY_HASHES: &[H] = &[
-    H::Md5,
-    H::SpyNative,
-    H::Crc,
-    H::SpyFnv1_64,
-    H::SpyFnv1a64,
-    H::SpyFnv1_32,
-    H::SpyFnv1a32,
-];
-const LIBMEMCACHED_HASHES: &[H] = &[
-    H::OneAtATime,
-    H::Md5,
-    H::Crc,
-    H::Fnv1_64,
-    H::Fnv1a64,
-    H::Fnv1_32,
-    H::Fnv1a32,
-    H::Hsieh,
-    H::Murmur,
-    H::Jenkins,
-    H::Murmur3,
-];
-const TWEMPROXY_HASHES: &[H] = &[
-    H::Fnv1a64,
-    H::Md5,
-    H::Crc,
-    H::Crc32,
-    H::OneAtATime,
-    H::Fnv1_64,
-    H::Fnv1_32,
-    H::Fnv1a32,
-    H::Hsieh,
-    H::Murmur,
-    H::Jenkins,
-    H::Crc16,
-];
-const PECL_HASHES: &[H] = &[H::Crc32, H::Fnv1a32];
-
 impl Flavour {
     /// The key hash the flavour's peer uses unless told otherwise.
     pub fn default_hash(self) -> HashAlgorithm {
@@ -200,41 +154,24 @@ impl Flavour {
 
     /// The key hashes the flavour's peer offers, its default first.
     pub fn hashes(self) -> &'static [HashAlgorithm] {
-        match self {
-            Flavour::Libketama | Flavour::LibketamaJava => &[H::Md5],
-            Flavour::Spymemcached | Flavour::SpymemcachedLibmemcached => SPY_HASHES,
-            Flavour::Libmemcached => &LIBMEMCACHED_HASHES_MD5_FIRST,
-            Flavour::LibmemcachedConsistent | Flavour::LibmemcachedSpy => LIBMEMCACHED_HASHES,
-            Flavour::Twemproxy => TWEMPROXY_HASHES,
-            Flavour::PeclMemcache => PECL_HASHES,
-            Flavour::Dalli | Flavour::Nginx | Flavour::MemcachedFast => &[H::Crc32],
-            Flavour::NodeMemcached => &[H::Md5],
-            Flavour::Pymemcache => &[H::Murmur3Seed0],
-            Flavour::PythonMemcached => &[H::Cmemcache, H::Crc32],
-            Flavour::CacheMemcached => &[H::Crc],
-        }
+        self.placement().hashes
+    }
+
+    /// How a server file is read for this flavour by default.
+    pub fn file_syntax(self) -> ParseMode {
+        self.placement().file_syntax
+    }
+
+    /// The syntax this flavour's users write server lists in.
+    pub fn list_syntax(self) -> ParseMode {
+        self.placement().list_syntax
     }
 
     /// The spellings of key hashes that mean something particular to this
     /// flavour's peer (twemproxy `crc32` is the 15-bit crc; python-memcached
     /// `crc32` is binascii's; spymemcached `fnv1_64` runs over UTF-16).
     pub fn hash_spellings(self) -> &'static [(&'static str, HashAlgorithm)] {
-        match self {
-            Flavour::Twemproxy => &[("crc32", H::Crc)],
-            Flavour::PythonMemcached => &[
-                ("crc32", H::Crc32),
-                ("binascii.crc32", H::Crc32),
-                ("old", H::Crc32),
-                ("crc", H::Cmemcache),
-            ],
-            Flavour::Spymemcached | Flavour::SpymemcachedLibmemcached => &[
-                ("fnv1_64", H::SpyFnv1_64),
-                ("fnv1a_64", H::SpyFnv1a64),
-                ("fnv1_32", H::SpyFnv1_32),
-                ("fnv1a_32", H::SpyFnv1a32),
-            ],
-            _ => &[],
-        }
+        self.placement().hash_spellings
     }
 
     /// Every spelling of a key hash this flavour accepts: its peer's own
@@ -290,33 +227,13 @@ impl Flavour {
         servers: &[ServerSpec],
         hash: HashAlgorithm,
     ) -> Result<GeneratedPoints, Error> {
-        match self {
-            Flavour::Libketama => libketama::generate(servers),
-            Flavour::Spymemcached => {
-                spymemcached::generate(servers, hash, NodeKeyFormat::Spymemcached)
-            }
-            Flavour::SpymemcachedLibmemcached => {
-                spymemcached::generate(servers, hash, NodeKeyFormat::Libmemcached)
-            }
-            Flavour::Libmemcached => libmemcached::generate(servers, hash, Distribution::Weighted),
-            Flavour::LibmemcachedConsistent => {
-                libmemcached::generate(servers, hash, Distribution::Consistent)
-            }
-            Flavour::LibmemcachedSpy => libmemcached::generate(servers, hash, Distribution::Spy),
-            Flavour::Twemproxy => twemproxy::generate(servers),
-            Flavour::PeclMemcache => pecl_memcache::generate(servers, hash),
-            Flavour::LibketamaJava => libketama_java::generate(servers),
-            Flavour::Dalli => dalli::generate(servers),
-            Flavour::Nginx => nginx::generate(servers),
-            Flavour::NodeMemcached => node_memcached::generate(servers),
-            Flavour::MemcachedFast => memcached_fast::generate(servers),
-            Flavour::Pymemcache | Flavour::PythonMemcached | Flavour::CacheMemcached => {
-                Ok(GeneratedPoints {
-                    points: Vec::new(),
-                    ties: TiePolicy::FirstWins,
-                    lookup: KeyLookup::PerKey,
-                })
-            }
+        match self.placement().build {
+            Build::Continuum(generate) => generate(servers, hash),
+            Build::PerKey(_) => Ok(GeneratedPoints {
+                points: Vec::new(),
+                ties: TiePolicy::FirstWins,
+                lookup: KeyLookup::PerKey,
+            }),
         }
     }
 
@@ -324,48 +241,23 @@ impl Flavour {
     /// up on); false for the per-key placements (pymemcache, python-memcached,
     /// Cache::Memcached), which have no points to dump.
     pub fn is_continuum(self) -> bool {
-        !matches!(
-            self,
-            Flavour::Pymemcache | Flavour::PythonMemcached | Flavour::CacheMemcached
-        )
+        matches!(self.placement().build, Build::Continuum(_))
     }
 
     /// The per-key placement of `servers` for a flavour that is not a
     /// continuum; `None` for a continuum flavour.
     pub fn per_key(self, servers: &[ServerSpec]) -> Result<Option<PerKey>, Error> {
-        Ok(Some(match self {
-            Flavour::Pymemcache => PerKey::Rendezvous(rendezvous::Rendezvous::new(servers)?),
-            Flavour::PythonMemcached => PerKey::Modulo(modulo::Modulo::new(
-                servers,
-                modulo::Rehash::PythonMemcached,
-            )?),
-            Flavour::CacheMemcached => PerKey::Modulo(modulo::Modulo::new(
-                servers,
-                modulo::Rehash::CacheMemcached,
-            )?),
-            _ => return Ok(None),
-        }))
+        match self.placement().build {
+            Build::PerKey(build) => build(servers).map(Some),
+            Build::Continuum(_) => Ok(None),
+        }
     }
 }
-
-/// libmemcached's hash list with MD5 (KETAMA_WEIGHTED's key hash) first.
-const LIBMEMCACHED_HASHES_MD5_FIRST: [H; 11] = [
-    H::Md5,
-    H::OneAtATime,
-    H::Crc,
-    H::Fnv1_64,
-    H::Fnv1a64,
-    H::Fnv1_32,
-    H::Fnv1a32,
-    H::Hsieh,
-    H::Murmur,
-    H::Jenkins,
-    H::Murmur3,
-];
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use HashAlgorithm as H;
 
     #[test]
     fn names_and_aliases() {

@@ -20,6 +20,26 @@
 use crate::hash::HashAlgorithm;
 use crate::{Error, ServerSpec};
 
+use super::placement::Placement;
+use super::placement::{Location, PerKey, PerKeyPlacement};
+
+/// python-memcached: `cmemcache_hash` (its `crc32` is binascii's), 10 tries.
+pub static PYTHON_MEMCACHED: Placement = Placement::per_key(
+    &[HashAlgorithm::Cmemcache, HashAlgorithm::Crc32],
+    |servers| Ok(std::sync::Arc::new(Modulo::new(servers, Rehash::PythonMemcached)?) as PerKey),
+)
+.with_spellings(&[
+    ("crc32", HashAlgorithm::Crc32),
+    ("binascii.crc32", HashAlgorithm::Crc32),
+    ("old", HashAlgorithm::Crc32),
+    ("crc", HashAlgorithm::Cmemcache),
+]);
+
+/// Perl Cache::Memcached: `(crc32 >> 16) & 0x7fff`, 20 tries.
+pub static CACHE_MEMCACHED: Placement = Placement::per_key(&[HashAlgorithm::Crc], |servers| {
+    Ok(std::sync::Arc::new(Modulo::new(servers, Rehash::CacheMemcached)?) as PerKey)
+});
+
 /// Most buckets a list may ask for (the sum of its weights).
 const MAX_BUCKETS: u64 = 1 << 24;
 
@@ -116,6 +136,36 @@ impl Modulo {
             };
         }
         None
+    }
+}
+
+impl PerKeyPlacement for Modulo {
+    fn describe(&self) -> &'static str {
+        "hash modulo the weighted bucket list"
+    }
+
+    fn locate(
+        &self,
+        key: &[u8],
+        hash: HashAlgorithm,
+        is_down: &dyn Fn(usize) -> bool,
+    ) -> Option<Location> {
+        let first = hash.hash(key);
+        let (bucket, server_index, chosen) = Modulo::locate(self, key, first, hash, is_down)?;
+        Some(Location {
+            point_index: bucket,
+            point: chosen as u32,
+            server_index,
+        })
+    }
+
+    fn locate_hash(&self, hash: u32) -> Option<Location> {
+        let (bucket, server_index) = self.bucket(u64::from(hash));
+        Some(Location {
+            point_index: bucket,
+            point: hash,
+            server_index,
+        })
     }
 }
 

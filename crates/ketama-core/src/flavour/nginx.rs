@@ -16,6 +16,15 @@ use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::{Error, ServerSpec};
 
+use super::placement::Placement;
+use crate::hash::HashAlgorithm;
+use crate::parser::ParseMode;
+
+/// `hash $key consistent`: CRC-32 keys, servers from `upstream` blocks.
+pub static PLACEMENT: Placement =
+    Placement::continuum(&[HashAlgorithm::Crc32], |servers, _| generate(servers))
+        .with_syntax(ParseMode::Strict, ParseMode::Nginx);
+
 /// Points per unit of weight.
 const POINTS_PER_WEIGHT: u64 = 160;
 

@@ -15,6 +15,13 @@ use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::{Error, ServerSpec};
 
+use super::placement::Placement;
+use crate::hash::HashAlgorithm;
+
+/// hashring in ketama compatibility: MD5.
+pub static PLACEMENT: Placement =
+    Placement::continuum(&[HashAlgorithm::Md5], |servers, _| generate(servers));
+
 /// hashring's `vnode count` default.
 const VNODES: f64 = 40.0;
 

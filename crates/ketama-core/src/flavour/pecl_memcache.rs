@@ -11,6 +11,12 @@ use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
 use crate::{Error, ServerSpec};
 
+use super::placement::Placement;
+
+/// `hash_strategy=consistent`: crc32 (full) or fnv (FNV-1a 32).
+pub static PLACEMENT: Placement =
+    Placement::continuum(&[HashAlgorithm::Crc32, HashAlgorithm::Fnv1a32], generate);
+
 /// Longest key the extension hashes; longer keys are cut.
 const MAX_KEY_LEN: usize = 250;
 

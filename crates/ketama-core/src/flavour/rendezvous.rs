@@ -23,6 +23,14 @@
 use crate::hash::HashAlgorithm;
 use crate::{Error, ServerSpec};
 
+use super::placement::Placement;
+use super::placement::{Location, PerKey, PerKeyPlacement};
+
+/// pymemcache `HashClient`: murmur3_32 scores, not a continuum.
+pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::Murmur3Seed0], |servers| {
+    Ok(std::sync::Arc::new(Rendezvous::new(servers)?) as PerKey)
+});
+
 /// The servers' node names, prepared for scoring.
 #[derive(Debug, Clone)]
 pub struct Rendezvous {
@@ -136,6 +144,26 @@ impl Rendezvous {
             };
         }
         winner
+    }
+}
+
+impl PerKeyPlacement for Rendezvous {
+    fn describe(&self) -> &'static str {
+        "rendezvous hashing"
+    }
+
+    fn locate(
+        &self,
+        key: &[u8],
+        hash: HashAlgorithm,
+        is_down: &dyn Fn(usize) -> bool,
+    ) -> Option<Location> {
+        let (server_index, score) = Rendezvous::locate(self, key, hash, is_down)?;
+        Some(Location {
+            point_index: server_index,
+            point: score,
+            server_index,
+        })
     }
 }
 

@@ -22,6 +22,40 @@ use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
 use crate::{Error, ServerSpec};
 
+use super::placement::Placement;
+use HashAlgorithm as H;
+
+/// spymemcached's `DefaultHashAlgorithm`s, KETAMA_HASH first.
+const HASHES: &[H] = &[
+    H::Md5,
+    H::SpyNative,
+    H::Crc,
+    H::SpyFnv1_64,
+    H::SpyFnv1a64,
+    H::SpyFnv1_32,
+    H::SpyFnv1a32,
+];
+
+/// Its spellings: `fnv1_64` and the like run over UTF-16 code units.
+const SPELLINGS: &[(&str, H)] = &[
+    ("fnv1_64", H::SpyFnv1_64),
+    ("fnv1a_64", H::SpyFnv1a64),
+    ("fnv1_32", H::SpyFnv1_32),
+    ("fnv1a_32", H::SpyFnv1a32),
+];
+
+/// `KetamaNodeLocator` with node keys in SPYMEMCACHED format.
+pub static SPYMEMCACHED: Placement = Placement::continuum(HASHES, |servers, hash| {
+    generate(servers, hash, NodeKeyFormat::Spymemcached)
+})
+.with_spellings(SPELLINGS);
+
+/// `KetamaNodeLocator` with node keys in LIBMEMCACHED format.
+pub static LIBMEMCACHED_KEYS: Placement = Placement::continuum(HASHES, |servers, hash| {
+    generate(servers, hash, NodeKeyFormat::Libmemcached)
+})
+.with_spellings(SPELLINGS);
+
 /// spymemcached's `KetamaNodeKeyFormatter.Format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NodeKeyFormat {

@@ -9,6 +9,29 @@ use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::{Error, ServerSpec};
 
+use super::placement::Placement;
+use crate::hash::HashAlgorithm as H;
+
+/// `distribution: ketama`: FNV-1a 64 by default; its `crc32` is the 15-bit crc.
+pub static PLACEMENT: Placement = Placement::continuum(
+    &[
+        H::Fnv1a64,
+        H::Md5,
+        H::Crc,
+        H::Crc32,
+        H::OneAtATime,
+        H::Fnv1_64,
+        H::Fnv1_32,
+        H::Fnv1a32,
+        H::Hsieh,
+        H::Murmur,
+        H::Jenkins,
+        H::Crc16,
+    ],
+    |servers, _| generate(servers),
+)
+.with_spellings(&[("crc32", H::Crc)]);
+
 /// Generates twemproxy's continuum.
 pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;

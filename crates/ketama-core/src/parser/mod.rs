@@ -39,6 +39,14 @@ crate::named_enum! {
         /// `SERVER<TAB>WEIGHT` lines as libketama's Java port (SockIOPool) reads
         /// them: the weight read by Java's `Integer.parseInt`, 1 when it fails.
         SockIoPool = 3, KETAMA_PARSE_SOCKIOPOOL, "sockiopool", [];
+        /// nginx `upstream` blocks as their users write them: every
+        /// `server ADDRESS [weight=N];` directive is a server ([`nginx`]).
+        Nginx = 4, KETAMA_PARSE_NGINX, "nginx", ["nginx-upstream"];
+        /// The syntax the ring's flavour's users write server lists in, as
+        /// `ketama --servers-file` reads them: SockIOPool lines for
+        /// libketama-java, nginx `upstream` blocks for nginx, a peer-style
+        /// list (with twemproxy's name column) for the others.
+        Flavour = 5, KETAMA_PARSE_FLAVOUR, "flavour", ["flavor"];
     }
 }
 
@@ -51,6 +59,15 @@ impl Default for ParseMode {
 }
 
 impl ParseMode {
+    /// The reading to use for a ring of `flavour`: [`ParseMode::Flavour`]
+    /// becomes the flavour's list syntax, the others stand.
+    pub fn for_flavour(self, flavour: crate::Flavour) -> ParseMode {
+        match self {
+            ParseMode::Flavour => flavour.list_syntax(),
+            mode => mode,
+        }
+    }
+
     /// The most bytes of one line this reading buffers. libketama reads
     /// 126-byte chunks (`fgets`), the strict reading rejects longer lines,
     /// and a peer-style line (which may hold a comma-separated list) is
@@ -58,7 +75,9 @@ impl ParseMode {
     pub fn line_limit(self) -> usize {
         match self {
             ParseMode::Strict | ParseMode::Libketama => libketama::CHUNK_BYTES,
-            ParseMode::Peers | ParseMode::SockIoPool => peers::MAX_LINE_BYTES,
+            ParseMode::Peers | ParseMode::SockIoPool | ParseMode::Nginx | ParseMode::Flavour => {
+                peers::MAX_LINE_BYTES
+            }
         }
     }
 }
@@ -82,6 +101,9 @@ pub struct ServerListParser {
     mode: ParseMode,
     lines: LineSplitter,
     list: ServerList,
+    /// nginx directives span lines: its text is read whole (the file's
+    /// size is bounded by the reader).
+    text: Vec<u8>,
 }
 
 impl ServerListParser {
@@ -95,11 +117,16 @@ impl ServerListParser {
                 servers: Vec::new(),
                 total_weight: 0,
             },
+            text: Vec::new(),
         }
     }
 
     /// Reads the next bytes of the file.
     pub fn feed(&mut self, bytes: &[u8]) -> Result<(), Error> {
+        if self.mode == ParseMode::Nginx {
+            self.text.extend_from_slice(bytes);
+            return Ok(());
+        }
         let (mode, list) = (self.mode, &mut self.list);
         self.lines.feed(bytes, &mut |line, piece| {
             read_piece(mode, list, line, piece)
@@ -109,6 +136,9 @@ impl ServerListParser {
     /// Ends the input: reads a last line without newline and returns the
     /// servers, or an error when the file held none.
     pub fn finish(mut self) -> Result<Vec<ServerSpec>, Error> {
+        if self.mode == ParseMode::Nginx {
+            self.list.servers = nginx::parse(&self.text, &self.list.file)?;
+        }
         let (mode, list) = (self.mode, &mut self.list);
         self.lines
             .finish(&mut |line, piece| read_piece(mode, list, line, piece))?;
@@ -130,6 +160,12 @@ fn read_piece(
         ParseMode::Libketama => libketama::read_chunk(list, line, piece),
         ParseMode::Peers => peers::read_line(list, line, piece),
         ParseMode::SockIoPool => sockiopool::read_line(list, line, piece),
+        ParseMode::Nginx => Ok(()),
+        ParseMode::Flavour => Err(Error::InvalidArgument(
+            "the flavour's own server list syntax needs a flavour: resolve it with \
+             ParseMode::for_flavour first"
+                .into(),
+        )),
     }
 }
 

@@ -2,97 +2,42 @@
 
 use std::fmt;
 
-/// What was wrong with a value, a member or a recipe step.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SetErrorKind {
-    /// A text token is a bare `+` or `-` (T1 members are 1 byte or more).
-    EmptyMember,
-    /// A text token starts with a byte that is neither `+` nor `-`.
-    BadOp,
-    /// A control byte (0x00-0x1F) or DEL (0x7F) inside a text member.
-    InvalidByte,
-    /// A member to encode contains a T1 separator (space, tab, CR, LF, VT, FF).
-    MemberHasWhitespace,
-    /// A member is longer than the configured maximum (default 250 bytes).
-    MemberTooLong,
-    /// A binary value ends inside a record's length or payload.
-    Truncated,
-    /// A binary length is not canonical LEB128 (a redundant final 0x00 group).
-    OverlongLength,
-    /// A binary length needs more than 4 LEB128 bytes or exceeds the maximum member length.
-    LengthTooLarge,
-    /// A binary record has an op byte this version does not know (0xA0-0xBF reserved).
-    UnsupportedOp,
-    /// A record of the other encoding (text inside binary, or binary inside text).
-    MixedEncoding,
-    /// The value is neither T1 nor B1 (JSON, gzip, a Membase list, ...).
-    UnknownEncoding,
-    /// A Membase list entry or layout is malformed (empty entry, stray separator).
-    BadListEntry,
-    /// The value is larger than this codec handles (4 GiB).
-    ValueTooLarge,
-    /// An argument is outside what the operation accepts (the message says which).
-    InvalidArgument,
-    /// The key exists but appends keep failing: the value cannot grow (compact or shard).
-    SetFull,
-    /// Append and add kept failing while the key kept appearing and vanishing.
-    Contended,
-}
-
-impl SetErrorKind {
-    /// The kind's name as used in messages and by the CLI (`EmptyMember`, ...).
-    pub fn name(self) -> &'static str {
-        self.c_name().to_str().unwrap_or("Unknown")
-    }
-
-    /// The kind's name as a static NUL-terminated string (for the C ABI).
-    pub fn c_name(self) -> &'static std::ffi::CStr {
-        match self {
-            SetErrorKind::EmptyMember => c"EmptyMember",
-            SetErrorKind::BadOp => c"BadOp",
-            SetErrorKind::InvalidByte => c"InvalidByte",
-            SetErrorKind::MemberHasWhitespace => c"MemberHasWhitespace",
-            SetErrorKind::MemberTooLong => c"MemberTooLong",
-            SetErrorKind::Truncated => c"Truncated",
-            SetErrorKind::OverlongLength => c"OverlongLength",
-            SetErrorKind::LengthTooLarge => c"LengthTooLarge",
-            SetErrorKind::UnsupportedOp => c"UnsupportedOp",
-            SetErrorKind::MixedEncoding => c"MixedEncoding",
-            SetErrorKind::UnknownEncoding => c"UnknownEncoding",
-            SetErrorKind::BadListEntry => c"BadListEntry",
-            SetErrorKind::ValueTooLarge => c"ValueTooLarge",
-            SetErrorKind::InvalidArgument => c"InvalidArgument",
-            SetErrorKind::SetFull => c"SetFull",
-            SetErrorKind::Contended => c"Contended",
-        }
-    }
-
-    /// All kinds, in the order of their C ids (`ketama_set_error_kind`, 1-based).
-    pub const ALL: [SetErrorKind; 16] = [
-        SetErrorKind::EmptyMember,
-        SetErrorKind::BadOp,
-        SetErrorKind::InvalidByte,
-        SetErrorKind::MemberHasWhitespace,
-        SetErrorKind::MemberTooLong,
-        SetErrorKind::Truncated,
-        SetErrorKind::OverlongLength,
-        SetErrorKind::LengthTooLarge,
-        SetErrorKind::UnsupportedOp,
-        SetErrorKind::MixedEncoding,
-        SetErrorKind::UnknownEncoding,
-        SetErrorKind::BadListEntry,
-        SetErrorKind::ValueTooLarge,
-        SetErrorKind::InvalidArgument,
-        SetErrorKind::SetFull,
-        SetErrorKind::Contended,
-    ];
-
-    /// The kind's C id (1-based position in [`SetErrorKind::ALL`]; 0 means "no error").
-    pub fn id(self) -> u32 {
-        SetErrorKind::ALL
-            .iter()
-            .position(|k| *k == self)
-            .map_or(0, |i| i as u32 + 1)
+crate::named_enum! {
+    /// What was wrong with a value, a member or a recipe step
+    /// (`ketama_set_error.kind`; 0 is no error).
+    pub enum SetErrorKind: "ketama_set_error_kind", extra 0 KETAMA_SET_ERROR_NONE "None" "No error." {
+        /// A text token is a bare `+` or `-` (T1 members are 1 byte or more).
+        EmptyMember = 1, KETAMA_SET_ERROR_EMPTY_MEMBER, "EmptyMember", [];
+        /// A text token starts with a byte that is neither `+` nor `-`.
+        BadOp = 2, KETAMA_SET_ERROR_BAD_OP, "BadOp", [];
+        /// A control byte (0x00-0x1F) or DEL (0x7F) inside a text member.
+        InvalidByte = 3, KETAMA_SET_ERROR_INVALID_BYTE, "InvalidByte", [];
+        /// A member to encode contains a T1 separator (space, tab, CR, LF, VT, FF).
+        MemberHasWhitespace = 4, KETAMA_SET_ERROR_MEMBER_HAS_WHITESPACE, "MemberHasWhitespace", [];
+        /// A member is longer than the configured maximum (default 250 bytes).
+        MemberTooLong = 5, KETAMA_SET_ERROR_MEMBER_TOO_LONG, "MemberTooLong", [];
+        /// A binary value ends inside a record's length or payload.
+        Truncated = 6, KETAMA_SET_ERROR_TRUNCATED, "Truncated", [];
+        /// A binary length is not canonical LEB128 (a redundant final 0x00 group).
+        OverlongLength = 7, KETAMA_SET_ERROR_OVERLONG_LENGTH, "OverlongLength", [];
+        /// A binary length needs more than 4 LEB128 bytes or exceeds the maximum member length.
+        LengthTooLarge = 8, KETAMA_SET_ERROR_LENGTH_TOO_LARGE, "LengthTooLarge", [];
+        /// A binary record has an op byte this version does not know (0xA0-0xBF reserved).
+        UnsupportedOp = 9, KETAMA_SET_ERROR_UNSUPPORTED_OP, "UnsupportedOp", [];
+        /// A record of the other encoding (text inside binary, or binary inside text).
+        MixedEncoding = 10, KETAMA_SET_ERROR_MIXED_ENCODING, "MixedEncoding", [];
+        /// The value is neither T1 nor B1 (JSON, gzip, a Membase list, ...).
+        UnknownEncoding = 11, KETAMA_SET_ERROR_UNKNOWN_ENCODING, "UnknownEncoding", [];
+        /// A Membase list entry or layout is malformed (empty entry, stray separator).
+        BadListEntry = 12, KETAMA_SET_ERROR_BAD_LIST_ENTRY, "BadListEntry", [];
+        /// The value is larger than this codec handles (4 GiB).
+        ValueTooLarge = 13, KETAMA_SET_ERROR_VALUE_TOO_LARGE, "ValueTooLarge", [];
+        /// An argument is outside what the operation accepts (the message says which).
+        InvalidArgument = 14, KETAMA_SET_ERROR_INVALID_ARGUMENT, "InvalidArgument", [];
+        /// The key exists but appends keep failing: the value cannot grow (compact or shard).
+        SetFull = 15, KETAMA_SET_ERROR_SET_FULL, "SetFull", [];
+        /// Append and add kept failing while the key kept appearing and vanishing.
+        Contended = 16, KETAMA_SET_ERROR_CONTENDED, "Contended", [];
     }
 }
 

@@ -57,57 +57,34 @@ pub use members::MemberSet;
 
 use members::Span;
 
-/// A record's operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Op {
-    /// Insert the member.
-    Add,
-    /// Delete the member (a no-op when absent).
-    Remove,
+crate::named_enum! {
+    /// A record's operation (`ketama_set_op`).
+    pub enum Op: "ketama_set_op" {
+        /// Insert the member.
+        Add = 0, KETAMA_SET_ADD, "add", [];
+        /// Delete the member (a no-op when absent).
+        Remove = 1, KETAMA_SET_REMOVE, "remove", [];
+    }
 }
 
-/// A value format. T1 and B1 are written and read; the Membase formats are
-/// read only (convert them with [`convert`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Format {
-    /// Text records `+m ` / `-m ` (the original post).
-    T1,
-    /// Binary records `0xA1|0xA2, LEB128 length, bytes`.
-    B1,
-    /// Membase comma list `a,b,c,` (adds only).
-    MembaseComma,
-    /// Membase tombstone list `deleted,|added,added,` (counted).
-    MembaseTombstone,
-    /// Membase plus-minus list `+1234+222-222` (counted).
-    MembasePlusMinus,
+crate::named_enum! {
+    /// A value format (`ketama_set_encoding`). T1 and B1 are written and
+    /// read; the Membase formats are read only (convert them with [`convert`]).
+    pub enum Format: "ketama_set_encoding", extra 0 KETAMA_SET_ENCODING_AUTO "auto" "Detect T1 or B1 from the bytes (decode only)." {
+        /// Text records `+m ` / `-m ` (the original post).
+        T1 = 1, KETAMA_SET_ENCODING_T1, "t1", [];
+        /// Binary records `0xA1|0xA2, LEB128 length, bytes`.
+        B1 = 2, KETAMA_SET_ENCODING_B1, "b1", [];
+        /// Membase comma list `a,b,c,` (adds only; read only).
+        MembaseComma = 3, KETAMA_SET_ENCODING_MEMBASE_COMMA, "membase-comma", [];
+        /// Membase tombstone list `deleted,|added,added,` (counted; read only).
+        MembaseTombstone = 4, KETAMA_SET_ENCODING_MEMBASE_TOMBSTONE, "membase-tombstone", [];
+        /// Membase plus-minus list `+1234+222-222` (counted; read only).
+        MembasePlusMinus = 5, KETAMA_SET_ENCODING_MEMBASE_PLUSMINUS, "membase-plusminus", [];
+    }
 }
 
 impl Format {
-    /// All formats, in the order of their C ids (1-based; 0 is "detect").
-    pub const ALL: [Format; 5] = [
-        Format::T1,
-        Format::B1,
-        Format::MembaseComma,
-        Format::MembaseTombstone,
-        Format::MembasePlusMinus,
-    ];
-
-    /// The name used by the CLI (`t1`, `b1`, `membase-comma`, ...).
-    pub fn name(self) -> &'static str {
-        match self {
-            Format::T1 => "t1",
-            Format::B1 => "b1",
-            Format::MembaseComma => "membase-comma",
-            Format::MembaseTombstone => "membase-tombstone",
-            Format::MembasePlusMinus => "membase-plusminus",
-        }
-    }
-
-    /// The format called `name`.
-    pub fn from_name(name: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name() == name)
-    }
-
     /// Whether members are counted (Membase) rather than replayed in order.
     pub fn counts(self) -> bool {
         matches!(self, Format::MembaseTombstone | Format::MembasePlusMinus)

@@ -14,13 +14,14 @@ use super::error::SetError;
 use super::members::MemberSet;
 use super::{Format, Op, encode};
 
-/// Which list of the pair a write goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Side {
-    /// The add list (`follow-X`).
-    Add,
-    /// The remove list (`unfollow-X`).
-    Remove,
+crate::named_enum! {
+    /// The two lists of a pair (`ketama_set_side`).
+    pub enum Side: "ketama_set_side" {
+        /// The add list, `follow-<base>`.
+        Add = 0, KETAMA_SET_SIDE_ADD, "add", ["follow"];
+        /// The remove list, `unfollow-<base>`.
+        Remove = 1, KETAMA_SET_SIDE_REMOVE, "remove", ["unfollow"];
+    }
 }
 
 /// The key of `side` for the set `base`: `follow-<base>` or `unfollow-<base>`.

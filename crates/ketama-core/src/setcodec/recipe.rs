@@ -47,19 +47,20 @@ use super::{Format, Op};
 /// Default number of add/append rounds before probing.
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
 
-/// What the server answered to the last action.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Reply {
-    /// `STORED` / `HD`.
-    Stored,
-    /// `NOT_STORED` / `NS`.
-    NotStored,
-    /// `EXISTS` / `EX`; for a probe: the key is present.
-    Exists,
-    /// `NOT_FOUND` / `NF` / `EN`; for a probe: the key is missing.
-    NotFound,
-    /// `SERVER_ERROR object too large for cache`.
-    TooLarge,
+crate::named_enum! {
+    /// What the server answered to the last action (`ketama_set_reply`).
+    pub enum Reply: "ketama_set_reply" {
+        /// `STORED` / `HD`.
+        Stored = 0, KETAMA_SET_REPLY_STORED, "stored", ["hd"];
+        /// `NOT_STORED` / `NS`.
+        NotStored = 1, KETAMA_SET_REPLY_NOT_STORED, "not-stored", ["ns"];
+        /// `EXISTS` / `EX`; for a probe: the key is present.
+        Exists = 2, KETAMA_SET_REPLY_EXISTS, "exists", ["ex"];
+        /// `NOT_FOUND` / `NF` / `EN`; for a probe: the key is missing.
+        NotFound = 3, KETAMA_SET_REPLY_NOT_FOUND, "not-found", ["nf", "en"];
+        /// `SERVER_ERROR object too large for cache`.
+        TooLarge = 4, KETAMA_SET_REPLY_TOO_LARGE, "too-large", [];
+    }
 }
 
 /// What the client must do next.
@@ -84,6 +85,38 @@ pub enum WriteOutcome {
     Created,
     /// A remove on a missing set: nothing to do.
     NothingToRemove,
+}
+
+crate::named_enum! {
+    /// A [`WriteAction`] as one id (`ketama_set_action`): what to do next,
+    /// or how the write finished.
+    pub enum SetAction: "ketama_set_action" {
+        /// APPEND the payload.
+        DoAppend = 1, KETAMA_SET_DO_APPEND, "append", [];
+        /// ADD the payload (with the set's flags and TTL).
+        DoAdd = 2, KETAMA_SET_DO_ADD, "add", [];
+        /// Probe whether the key exists; reply EXISTS or NOT_FOUND.
+        DoProbe = 3, KETAMA_SET_DO_PROBE, "probe", [];
+        /// Done: the payload was appended.
+        DoneAppended = 4, KETAMA_SET_DONE_APPENDED, "appended", [];
+        /// Done: the set was created with the payload.
+        DoneCreated = 5, KETAMA_SET_DONE_CREATED, "created", [];
+        /// Done: a remove on a missing set, nothing to do.
+        DoneNothingToRemove = 6, KETAMA_SET_DONE_NOTHING_TO_REMOVE, "nothing-to-remove", [];
+    }
+}
+
+impl From<WriteAction> for SetAction {
+    fn from(action: WriteAction) -> Self {
+        match action {
+            WriteAction::Append => SetAction::DoAppend,
+            WriteAction::Add => SetAction::DoAdd,
+            WriteAction::Probe => SetAction::DoProbe,
+            WriteAction::Done(WriteOutcome::Appended) => SetAction::DoneAppended,
+            WriteAction::Done(WriteOutcome::Created) => SetAction::DoneCreated,
+            WriteAction::Done(WriteOutcome::NothingToRemove) => SetAction::DoneNothingToRemove,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

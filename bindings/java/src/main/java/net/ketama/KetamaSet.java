@@ -84,10 +84,15 @@ public final class KetamaSet implements AutoCloseable {
 
     /** The key of one list of a pair: {@code follow-<base>} ({@code adds} true) or {@code unfollow-<base>}. */
     public static String pairedKey(String base, boolean adds) {
+        return pairedKey(base, adds ? SetSide.ADD : SetSide.REMOVE);
+    }
+
+    /** The key of the {@code side} list of a pair: {@code follow-<base>} or {@code unfollow-<base>}. */
+    public static String pairedKey(String base, SetSide side) {
         KetamaNative.ensureLoaded();
         byte[] bytes = base.getBytes(StandardCharsets.UTF_8);
         Memory out = buffer();
-        KetamaNative.check(KetamaNative.ketama_set_paired_key(bytes, bytes.length, adds ? 0 : 1, out));
+        KetamaNative.check(KetamaNative.ketama_set_paired_key(bytes, bytes.length, side.id(), out));
         return new String(take(out), StandardCharsets.UTF_8);
     }
 

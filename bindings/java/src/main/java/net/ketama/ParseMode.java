@@ -33,7 +33,23 @@ public enum ParseMode {
      *
      * <p>C: {@code KETAMA_PARSE_SOCKIOPOOL = 3}.
      */
-    SOCKIOPOOL(3, "KETAMA_PARSE_SOCKIOPOOL");
+    SOCKIOPOOL(3, "KETAMA_PARSE_SOCKIOPOOL"),
+    /**
+     * nginx {@code upstream} blocks as their users write them: every
+     * {@code server ADDRESS [weight=N];} directive is a server ([{@code nginx}]).
+     *
+     * <p>C: {@code KETAMA_PARSE_NGINX = 4}.
+     */
+    NGINX(4, "KETAMA_PARSE_NGINX"),
+    /**
+     * The syntax the ring's flavour's users write server lists in, as
+     * {@code ketama --servers-file} reads them: SockIOPool lines for
+     * libketama-java, nginx {@code upstream} blocks for nginx, a peer-style
+     * list (with twemproxy's name column) for the others.
+     *
+     * <p>C: {@code KETAMA_PARSE_FLAVOUR = 5}.
+     */
+    FLAVOUR(5, "KETAMA_PARSE_FLAVOUR");
 
     private final int id;
     private final String cName;

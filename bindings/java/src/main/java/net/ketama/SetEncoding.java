@@ -15,31 +15,31 @@ public enum SetEncoding {
      */
     AUTO(0, "KETAMA_SET_ENCODING_AUTO"),
     /**
-     * Text records {@code +m } / {@code -m }.
+     * Text records {@code +m } / {@code -m } (the original post).
      *
      * <p>C: {@code KETAMA_SET_ENCODING_T1 = 1}.
      */
     T1(1, "KETAMA_SET_ENCODING_T1"),
     /**
-     * Binary records (0xA1/0xA2, LEB128 length, bytes).
+     * Binary records {@code 0xA1|0xA2, LEB128 length, bytes}.
      *
      * <p>C: {@code KETAMA_SET_ENCODING_B1 = 2}.
      */
     B1(2, "KETAMA_SET_ENCODING_B1"),
     /**
-     * Membase comma list (read only).
+     * Membase comma list {@code a,b,c,} (adds only; read only).
      *
      * <p>C: {@code KETAMA_SET_ENCODING_MEMBASE_COMMA = 3}.
      */
     MEMBASE_COMMA(3, "KETAMA_SET_ENCODING_MEMBASE_COMMA"),
     /**
-     * Membase {@code |} tombstone list (read only, counted).
+     * Membase tombstone list {@code deleted,|added,added,} (counted; read only).
      *
      * <p>C: {@code KETAMA_SET_ENCODING_MEMBASE_TOMBSTONE = 4}.
      */
     MEMBASE_TOMBSTONE(4, "KETAMA_SET_ENCODING_MEMBASE_TOMBSTONE"),
     /**
-     * Membase {@code +1234+222-222} list (read only, counted).
+     * Membase plus-minus list {@code +1234+222-222} (counted; read only).
      *
      * <p>C: {@code KETAMA_SET_ENCODING_MEMBASE_PLUSMINUS = 5}.
      */

@@ -9,13 +9,13 @@ package net.ketama;
  */
 public enum SetOp {
     /**
-     * Add members.
+     * Insert the member.
      *
      * <p>C: {@code KETAMA_SET_ADD = 0}.
      */
     ADD(0, "KETAMA_SET_ADD"),
     /**
-     * Remove members.
+     * Delete the member (a no-op when absent).
      *
      * <p>C: {@code KETAMA_SET_REMOVE = 1}.
      */

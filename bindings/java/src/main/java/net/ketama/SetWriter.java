@@ -96,31 +96,31 @@ public final class SetWriter implements AutoCloseable {
      */
     public enum Reply {
         /**
-         * STORED / HD.
+         * {@code STORED} / {@code HD}.
          *
          * <p>C: {@code KETAMA_SET_REPLY_STORED = 0}.
          */
         STORED(0, "KETAMA_SET_REPLY_STORED"),
         /**
-         * NOT_STORED / NS.
+         * {@code NOT_STORED} / {@code NS}.
          *
          * <p>C: {@code KETAMA_SET_REPLY_NOT_STORED = 1}.
          */
         NOT_STORED(1, "KETAMA_SET_REPLY_NOT_STORED"),
         /**
-         * EXISTS / EX; for a probe: the key is present.
+         * {@code EXISTS} / {@code EX}; for a probe: the key is present.
          *
          * <p>C: {@code KETAMA_SET_REPLY_EXISTS = 2}.
          */
         EXISTS(2, "KETAMA_SET_REPLY_EXISTS"),
         /**
-         * NOT_FOUND / NF / EN; for a probe: the key is missing.
+         * {@code NOT_FOUND} / {@code NF} / {@code EN}; for a probe: the key is missing.
          *
          * <p>C: {@code KETAMA_SET_REPLY_NOT_FOUND = 3}.
          */
         NOT_FOUND(3, "KETAMA_SET_REPLY_NOT_FOUND"),
         /**
-         * SERVER_ERROR object too large for cache.
+         * {@code SERVER_ERROR object too large for cache}.
          *
          * <p>C: {@code KETAMA_SET_REPLY_TOO_LARGE = 4}.
          */

@@ -21,6 +21,9 @@ public final class PrintEnums {
         for (SetOp v : SetOp.values()) {
             System.out.println(v.cName() + "=" + v.id());
         }
+        for (SetSide v : SetSide.values()) {
+            System.out.println(v.cName() + "=" + v.id());
+        }
         for (SetWriter.Action v : SetWriter.Action.values()) {
             System.out.println(v.cName() + "=" + v.id());
         }

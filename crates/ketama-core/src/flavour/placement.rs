@@ -1,0 +1,128 @@
+//! What a flavour is, besides its names: the [`Placement`] each flavour's
+//! file declares, and the registry row in [`super`] points at.
+
+use std::sync::Arc;
+
+use super::GeneratedPoints;
+use crate::hash::HashAlgorithm;
+use crate::parser::ParseMode;
+use crate::{Error, ServerSpec};
+
+/// Where a key landed: for a continuum the point (its index and value) and
+/// its owner; for a modulo placement the bucket and the hash that chose it
+/// (after any rehash); for rendezvous hashing the server and its winning
+/// score.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Location {
+    /// Index of the point in continuum order (the bucket, for modulo).
+    pub point_index: usize,
+    /// The point's value (the hash or score that chose the server).
+    pub point: u32,
+    /// Index of the owning server, in input order.
+    pub server_index: usize,
+}
+
+/// A placement that is not a continuum: each key is placed on its own.
+/// Its flavour's file implements it; the ring only calls these methods.
+pub trait PerKeyPlacement: std::fmt::Debug + Send + Sync {
+    /// What it does, as messages name it (`"rendezvous hashing"`).
+    fn describe(&self) -> &'static str;
+
+    /// Where `key` (whose key hash is `hash`) lands, skipping the servers
+    /// that are down as its peer does; `None` when the peer gives up.
+    fn locate(
+        &self,
+        key: &[u8],
+        hash: HashAlgorithm,
+        is_down: &dyn Fn(usize) -> bool,
+    ) -> Option<Location>;
+
+    /// Where a key hash lands, for placements that place hashes (modulo);
+    /// `None` for those that score keys.
+    fn locate_hash(&self, _hash: u32) -> Option<Location> {
+        None
+    }
+}
+
+/// A built per-key placement, shared by the clones of its ring.
+pub type PerKey = Arc<dyn PerKeyPlacement>;
+
+/// How a flavour builds its placement from a server list.
+#[derive(Debug, Clone, Copy)]
+pub enum Build {
+    /// A continuum: `(point, server)` pairs generated for the servers, with
+    /// the key hash in use (some peers hash their points with it too).
+    Continuum(fn(&[ServerSpec], HashAlgorithm) -> Result<GeneratedPoints, Error>),
+    /// Each key placed on its own (rendezvous, modulo): no points.
+    PerKey(fn(&[ServerSpec]) -> Result<PerKey, Error>),
+}
+
+/// Everything about a flavour but its names: declared once, in the
+/// flavour's own file, as a `static`.
+#[derive(Debug)]
+pub struct Placement {
+    /// The key hashes its peer offers, its default first.
+    pub hashes: &'static [HashAlgorithm],
+    /// Spellings of key hashes particular to its peer (twemproxy's `crc32`
+    /// is the 15-bit crc), looked up before the canonical names.
+    pub hash_spellings: &'static [(&'static str, HashAlgorithm)],
+    /// How a server file is read for it by default (`ketama find FILE`).
+    pub file_syntax: ParseMode,
+    /// The syntax its users write server lists in (`--servers-file`,
+    /// `KETAMA_PARSE_FLAVOUR`): a peer-style list, nginx `upstream` blocks,
+    /// or SockIOPool lines.
+    pub list_syntax: ParseMode,
+    /// How it is built.
+    pub build: Build,
+}
+
+impl Placement {
+    /// A continuum of `hashes` (default first) read from peer-style lists.
+    pub const fn continuum(
+        hashes: &'static [HashAlgorithm],
+        generate: fn(&[ServerSpec], HashAlgorithm) -> Result<GeneratedPoints, Error>,
+    ) -> Placement {
+        Placement {
+            hashes,
+            hash_spellings: &[],
+            file_syntax: ParseMode::Strict,
+            list_syntax: ParseMode::Peers,
+            build: Build::Continuum(generate),
+        }
+    }
+
+    /// A per-key placement of `hashes` read from peer-style lists.
+    pub const fn per_key(
+        hashes: &'static [HashAlgorithm],
+        build: fn(&[ServerSpec]) -> Result<PerKey, Error>,
+    ) -> Placement {
+        Placement {
+            hashes,
+            hash_spellings: &[],
+            file_syntax: ParseMode::Strict,
+            list_syntax: ParseMode::Peers,
+            build: Build::PerKey(build),
+        }
+    }
+
+    /// The same, with peer spellings of its hashes.
+    pub const fn with_spellings(
+        self,
+        hash_spellings: &'static [(&'static str, HashAlgorithm)],
+    ) -> Placement {
+        Placement {
+            hash_spellings,
+            ..self
+        }
+    }
+
+    /// The same, read from server lists of `list_syntax` (and server files
+    /// of `file_syntax`).
+    pub const fn with_syntax(self, file_syntax: ParseMode, list_syntax: ParseMode) -> Placement {
+        Placement {
+            file_syntax,
+            list_syntax,
+            ..self
+        }
+    }
+}
