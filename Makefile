@@ -53,10 +53,11 @@ test: deps lint
 	$(MAKE) test-sanitizers
 
 # Formatting and lints, warnings denied (clippy::undocumented_unsafe_blocks is
-# denied for the whole workspace in Cargo.toml).
+# denied for the whole workspace in Cargo.toml); the core crate stays publishable.
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) package -p ketama-core --allow-dirty --quiet
 
 # The C programs of these suites are built with -fsanitize=address,undefined
 # (tests/common: KETAMA_C_SANITIZE); the nightly toolchain (scripts/deps.sh)
