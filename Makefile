@@ -47,7 +47,10 @@ deps:
 
 HOST_TARGET := $(shell rustc -vV 2>/dev/null | sed -n 's/^host: //p')
 
+# The integration tests run the `ketama` command beside them (target/debug/ketama):
+# cargo test builds only the binaries of the package under test, so build it first.
 test: deps lint
+	$(CARGO) build -p ketama-cli
 	$(CARGO) test --workspace --all-targets --no-fail-fast
 	$(CARGO) test --workspace --doc
 	$(MAKE) test-sanitizers
