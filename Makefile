@@ -47,16 +47,20 @@ deps:
 
 HOST_TARGET := $(shell rustc -vV 2>/dev/null | sed -n 's/^host: //p')
 
+# The integration tests run the `ketama` command beside them (target/debug/ketama):
+# cargo test builds only the binaries of the package under test, so build it first.
 test: deps lint
+	$(CARGO) build -p ketama-cli
 	$(CARGO) test --workspace --all-targets --no-fail-fast
 	$(CARGO) test --workspace --doc
 	$(MAKE) test-sanitizers
 
 # Formatting and lints, warnings denied (clippy::undocumented_unsafe_blocks is
-# denied for the whole workspace in Cargo.toml).
+# denied for the whole workspace in Cargo.toml); the core crate stays publishable.
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) package -p ketama-core --allow-dirty --quiet
 
 # The C programs of these suites are built with -fsanitize=address,undefined
 # (tests/common: KETAMA_C_SANITIZE); the nightly toolchain (scripts/deps.sh)

@@ -173,6 +173,12 @@ typedef enum {
    * (not a continuum; no points to read).
    */
   KETAMA_FLAVOUR_CACHE_MEMCACHED = 15,
+  /**
+   * libmemcached MODULA, the default distribution of libmemcached,
+   * php-memcached and pylibmc: `hash % n`, weights ignored (not a
+   * continuum; no points to read).
+   */
+  KETAMA_FLAVOUR_LIBMEMCACHED_MODULA = 16,
 } ketama_flavour;
 
 /**

@@ -5,8 +5,9 @@
 # and libmemcached, for 10, 100,
 # 1,000 and 10,000 servers, and the PHP, Java and Python bindings (single key
 # and batch) next to spymemcached's KetamaNodeLocator in the same JVM, the
-# roll, and the set codec's decode throughput (T1/B1 compacted, with a
-# tail, unsorted with churn). Writes bench-results/results.md (table with
+# PHP binding preloaded in PHP-FPM (scripts/bench_php_fpm.sh: per request and
+# per call, beside the CLI), the roll, and the set codec's decode throughput
+# (T1/B1 compacted, with a tail, unsorted with churn). Writes bench-results/results.md (table with
 # ratios) and bench-results/lookup.svg (chart); `--publish` copies both to
 # docs/ and rewrites the README's performance table (between its
 # bench-table markers).
@@ -17,6 +18,7 @@ out=bench-results
 work=target/bench
 mkdir -p "$out" "$work"
 : > "$out/peers.tsv"
+rm -f "$out/php-fpm.md"
 
 cut -d' ' -f1-3 /proc/loadavg > "$out/load.txt"   # the machine's load, start and end of the run
 echo "bench: building the release library"
@@ -122,6 +124,9 @@ for n in 10 100 1000 10000; do
   KETAMA_LIBRARY="$library" "$work/python-venv/bin/python" bindings/python/bench.py "$work/servers$n" "$n" "$work/keys" >> "$out/peers.tsv" ||
     printf 'python bench\t%s\tfailed (exit %s)\n' "$n" "$?" >> "$out/peers.tsv"
 done
+
+echo "bench: the PHP binding in PHP-FPM"
+scripts/bench_php_fpm.sh || echo "bench: scripts/bench_php_fpm.sh failed; results.md has no PHP-FPM section" >&2
 
 echo "bench: criterion (lookup, batch, MD5 floor, cold floor, roll)"
 cargo bench --quiet --bench ring -- --warm-up-time 1 --measurement-time 4 > "$work/criterion.log" 2>&1

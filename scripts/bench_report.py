@@ -5,6 +5,7 @@ reads  OUT_DIR/peers.tsv (NAME<TAB>SERVERS<TAB>NS_PER_KEY from the C harness and
        the PHP, Java and Python binding benches, whose names start with "php " /
        "java " / "python ")
        CRITERION_DIR/<group>/<bench>[/<size>]/new/estimates.json (criterion medians)
+       OUT_DIR/php-fpm.md when present (scripts/bench_php_fpm.sh), appended as is
 writes OUT_DIR/results.md and OUT_DIR/lookup.svg
 """
 import json
@@ -258,6 +259,10 @@ def main():
         lines.append(f"- {s} servers: {roll[s] / 1e6:.2f} ms" if roll[s] else f"- {s} servers: n/a")
     lines += decode_lines(crit)
     lines += goals(rows, md5, md5_many, roll, crit)
+    fpm_section = os.path.join(out, "php-fpm.md")  # written by scripts/bench_php_fpm.sh
+    if os.path.exists(fpm_section):
+        with open(fpm_section) as f:
+            lines += ["", f.read().rstrip("\n")]
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 

@@ -29,6 +29,7 @@ declare -A tools=(
   [python3]=python3 [valgrind]=valgrind
   [memcached]=memcached [nutcracker]=nutcracker
   [php]=php8.2-cli [java]=openjdk-17-jdk-headless [javac]=openjdk-17-jdk-headless
+  [cgi-fcgi]=libfcgi-bin
   [groff]=groff-base
 )
 for tool in "${!tools[@]}"; do
@@ -37,7 +38,10 @@ done
 
 # file -> Debian package providing it. libmemcached.pc requires libsasl2.pc and
 # (privately) libcrypto.pc, which libmemcached-dev only recommends: without
-# them `pkg-config --exists libmemcached` fails.
+# them `pkg-config --exists libmemcached` fails. The PHP web SAPIs the
+# binding's preloading is tested in (tests/bindings_php_fpm.rs: PHP-FPM,
+# driven by libfcgi-bin's cgi-fcgi, and php-cgi; both bring php8.2-opcache)
+# are probed by their files: php-fpm8.2 is in /usr/sbin, often not on PATH.
 declare -A files=(
   [/usr/include/libmemcached/memcached.h]=libmemcached-dev
   [/usr/include/sasl/sasl.h]=libsasl2-dev
@@ -45,6 +49,8 @@ declare -A files=(
   [/usr/share/java/jna.jar]=libjna-java
   [/usr/share/java/spymemcached.jar]=libspymemcached-java
   [/usr/share/java/junit4.jar]=junit4
+  [/usr/sbin/php-fpm8.2]=php8.2-fpm
+  [/usr/bin/php-cgi8.2]=php8.2-cgi
 )
 for file in "${!files[@]}"; do
   [ -e "$file" ] || need "${files[$file]}"

@@ -81,8 +81,12 @@ fn php_ffi_header_is_generated_from_the_rust_source() {
         checked_in == generated,
         "bindings/php/ketama_ffi.h is stale: run `KETAMA_UPDATE_HEADER=1 cargo build` and commit it"
     );
-    // PHP's FFI parser rejects preprocessor lines.
-    let directive = checked_in.lines().find(|l| l.trim_start().starts_with('#'));
+    // PHP's FFI parser rejects preprocessor lines, except the FFI_SCOPE and
+    // FFI_LIB defines that ffi.preload reads at the very top of the file.
+    let mut lines = checked_in.lines();
+    assert_eq!(lines.next(), Some("#define FFI_SCOPE \"ketama\""));
+    assert_eq!(lines.next(), Some("#define FFI_LIB \"libketama.so.1\""));
+    let directive = lines.find(|l| l.trim_start().starts_with('#'));
     assert!(
         directive.is_none(),
         "preprocessor line in ketama_ffi.h: {directive:?}"

@@ -293,6 +293,7 @@ fn every_package_has_its_files_with_debian_permissions() {
                 "ketama.php",
                 "compat.php",
                 "ketama_ffi.h",
+                "preload.php",
                 "src/Bytes.php",
                 "src/Continuum.php",
                 "src/KetamaException.php",
@@ -304,6 +305,7 @@ fn every_package_has_its_files_with_debian_permissions() {
             ]
             .iter()
             .map(|f| format!("usr/share/php/Ketama/{f}"))
+            .chain(["etc/php/8.2/mods-available/ketama.ini".to_string()])
             .collect(),
         ),
     ];

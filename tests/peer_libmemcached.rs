@@ -1,4 +1,5 @@
-//! The libmemcached flavours and the C hash family, checked against the real
+//! The libmemcached flavours (KETAMA_WEIGHTED, CONSISTENT, CONSISTENT_KETAMA_SPY
+//! and the default MODULA) and the C hash family, checked against the real
 //! libmemcached 1.1.4 (Debian `libmemcached-dev`) in the same run. A C
 //! program linked to it answers `memcached_generate_hash` (no network) for
 //! the same servers and keys, next to this library's C API (`ketama_ring_new`
@@ -45,6 +46,7 @@ fn distribution(flavour: Flavour) -> &'static str {
         Flavour::Libmemcached => "weighted",
         Flavour::LibmemcachedConsistent => "consistent",
         Flavour::LibmemcachedSpy => "spy",
+        Flavour::LibmemcachedModula => "modula",
         other => panic!("not a libmemcached flavour: {other:?}"),
     }
 }
@@ -110,10 +112,11 @@ fn check(questions: &[(Flavour, Option<HashAlgorithm>, ServerList)]) -> usize {
     compared
 }
 
-const FLAVOURS: [Flavour; 3] = [
+const FLAVOURS: [Flavour; 4] = [
     Flavour::Libmemcached,
     Flavour::LibmemcachedConsistent,
     Flavour::LibmemcachedSpy,
+    Flavour::LibmemcachedModula,
 ];
 
 #[test]

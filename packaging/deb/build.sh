@@ -93,9 +93,13 @@ finish() {
   control=${control//@DEPENDS@/$depends}
   control=${control//@INSTALLED_SIZE@/$size}
   printf '%s\n' "$control" > "$dir/DEBIAN/control"
-  (cd "$dir" && find . -path ./DEBIAN -prune -o -type f -printf '%P\n' | LC_ALL=C sort \
+  # Conffiles are left out of md5sums, as dh_md5sums does: dpkg keeps their sums itself.
+  (cd "$dir" && find . \( -path ./DEBIAN -o -path ./etc \) -prune -o -type f -printf '%P\n' | LC_ALL=C sort \
     | xargs -d '\n' md5sum) > "$dir/DEBIAN/md5sums"
   chmod 0644 "$dir/DEBIAN/"*
+  for script in preinst postinst prerm postrm; do
+    [ ! -f "$dir/DEBIAN/$script" ] || chmod 0755 "$dir/DEBIAN/$script"
+  done
   find "$dir" -type d -exec chmod 0755 {} +
   find "$dir" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
   dpkg-deb --root-owner-group -Zxz --build "$dir" "$out/${pkg}_${version}_${pkg_arch}.deb" >/dev/null
@@ -163,14 +167,21 @@ ln -s "ketama-$version.jar" "$stage/$pkg/usr/share/java/ketama.jar"
 finish $pkg all "libjna-java, libketama1 (>= $version)"
 
 # --- php-ketama: the binding as it is in bindings/php (Library.php reads
-# ../ketama_ffi.h), plus autoload.php, the Debian entry point.
+# ../ketama_ffi.h), plus autoload.php, the Debian entry point, and the ini
+# snippet `ketama` that preloads it for PHP-FPM, Apache and CGI (a conffile,
+# enabled only by `phpenmod`; the postrm takes it out of every SAPI when the
+# package is removed, since PHP does not start with a preload file missing).
 pkg=php-ketama
 begin $pkg
 php_dir=$stage/$pkg/usr/share/php/Ketama
-install -d "$php_dir/src"
-install -m 0644 bindings/php/ketama.php bindings/php/compat.php bindings/php/ketama_ffi.h "$php_dir/"
+install -d "$php_dir/src" "$stage/$pkg/etc/php/8.2/mods-available"
+install -m 0644 bindings/php/ketama.php bindings/php/compat.php bindings/php/ketama_ffi.h \
+  bindings/php/preload.php "$php_dir/"
 install -m 0644 bindings/php/src/*.php "$php_dir/src/"
 install -m 0644 "$templates/php-ketama.autoload.php" "$php_dir/autoload.php"
+install -m 0644 "$templates/php-ketama.ini" "$stage/$pkg/etc/php/8.2/mods-available/ketama.ini"
+echo /etc/php/8.2/mods-available/ketama.ini > "$stage/$pkg/DEBIAN/conffiles"
+install -m 0755 "$templates/php-ketama.postrm" "$stage/$pkg/DEBIAN/postrm"
 finish $pkg all "php-cli (>= 2:8.2) | php8.2-cli, php-ffi, libketama1 (>= $version)"
 
 rm -rf "$shlibdeps_dir"

@@ -4,7 +4,7 @@
  * memcached_generate_hash only consults the continuum.
  *
  *   libmemcached_peer ring CASE...     each CASE file holds
- *       distribution weighted|consistent|spy
+ *       distribution weighted|consistent|spy|modula
  *       hash N                         (memcached_hash_t; -1 keeps the default)
  *       server HOST PORT WEIGHT        (WEIGHT 0: memcached_server_add)
  *       keys PATH                      (one key per line)
@@ -94,6 +94,9 @@ static void run_case(const char *path) {
             } else if (!strcmp(a, "consistent")) {
                 rc = memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION, MEMCACHED_DISTRIBUTION_CONSISTENT);
                 flavour = KETAMA_FLAVOUR_LIBMEMCACHED_CONSISTENT;
+            } else if (!strcmp(a, "modula")) {
+                rc = memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION, MEMCACHED_DISTRIBUTION_MODULA);
+                flavour = KETAMA_FLAVOUR_LIBMEMCACHED_MODULA;
             } else if (!strcmp(a, "spy")) {
                 rc = memcached_behavior_set(memc, MEMCACHED_BEHAVIOR_DISTRIBUTION,
                                             MEMCACHED_DISTRIBUTION_CONSISTENT_KETAMA_SPY);

@@ -131,18 +131,42 @@ ketama completions fish > ~/.config/fish/completions/ketama.fish")]
     Completions(CompletionsArgs),
 }
 
+/// `--flavor`'s help, from the library's list of flavours: each name with
+/// its aliases, and which flavours are not continuums.
+fn flavour_help() -> String {
+    use ketama_core::Flavour;
+    use ketama_core::registry::Named;
+    let names: Vec<String> = Flavour::ALL
+        .iter()
+        .map(|f| match f.aliases() {
+            [] => f.name().to_string(),
+            aliases => format!("{} ({})", f.name(), aliases.join(", ")),
+        })
+        .collect();
+    let per_key: Vec<&str> = Flavour::ALL
+        .iter()
+        .filter(|f| !f.is_continuum())
+        .map(|f| f.name())
+        .collect();
+    format!(
+        "Placement flavour (default: libketama): {}. Not continuums (dump refuses them): {}. \
+         A SERVERS_FILE is read strictly (libketama-java: SockIOPool lines, a bad weight read \
+         as 1); --servers-file in the syntax the flavour's users write (nginx: an upstream \
+         block's server directives)",
+        names.join(", "),
+        per_key.join(", ")
+    )
+}
+
 /// How the ring is built: flavour, hash and the server file's reading.
 #[derive(Debug, Clone, Args)]
 pub struct PlacementArgs {
-    /// Placement flavour: libketama (default), spymemcached (java), spymemcached-libmemcached,
-    /// libmemcached (php-memcached), libmemcached-consistent, libmemcached-spy, twemproxy,
-    /// pecl-memcache (pecl), libketama-java (sockiopool: files are SERVER<TAB>WEIGHT lines read
-    /// as SockIOPool reads them, a bad weight read as 1), dalli (ruby), nginx (--servers-file:
-    /// an upstream block's server directives), node-memcached (node), memcached-fast (Perl,
-    /// ketama_points 150), pymemcache (HashClient's rendezvous hashing), python-memcached,
-    /// cache-memcached (Perl Cache::Memcached): the last three are not continuums (dump
-    /// refuses them)
-    #[arg(long = "flavor", visible_alias = "flavour", value_name = "NAME")]
+    #[arg(
+        long = "flavor",
+        visible_alias = "flavour",
+        value_name = "NAME",
+        help = flavour_help()
+    )]
     pub flavor: Option<String>,
     /// Key hash in the peer's own spelling (default: the flavour's own)
     #[arg(long, value_name = "NAME")]

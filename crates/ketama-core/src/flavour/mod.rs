@@ -16,6 +16,7 @@ pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
 pub mod memcached_fast;
+pub mod modula;
 pub mod modulo;
 pub mod nginx;
 pub mod node_memcached;
@@ -73,6 +74,10 @@ crate::named_enum! {
         /// Perl Cache::Memcached: `hash % buckets` over the weighted bucket list
         /// (not a continuum; no points to read).
         CacheMemcached = 15, KETAMA_FLAVOUR_CACHE_MEMCACHED, "cache-memcached", ["perl", "perl-memcached", "cache::memcached"] => modulo::CACHE_MEMCACHED;
+        /// libmemcached MODULA, the default distribution of libmemcached,
+        /// php-memcached and pylibmc: `hash % n`, weights ignored (not a
+        /// continuum; no points to read).
+        LibmemcachedModula = 16, KETAMA_FLAVOUR_LIBMEMCACHED_MODULA, "libmemcached-modula", ["modula", "php-memcached-modula", "pylibmc"] => modula::LIBMEMCACHED;
     }
 }
 

@@ -1,6 +1,6 @@
 //! Compaction: when to rewrite a value, and its canonical form.
 
-use super::decode::SetStats;
+use super::decoded::SetStats;
 use super::error::SetError;
 use super::members::MemberSet;
 use super::{Format, Op, binary, push_record, text};

@@ -37,13 +37,16 @@
 pub mod binary;
 pub mod compact;
 pub mod decode;
+pub mod decoded;
 pub mod error;
 pub mod flip;
 pub mod membase;
 pub mod members;
 pub mod ops;
 pub mod paired;
+pub mod prefix;
 pub mod recipe;
+mod replay;
 pub mod shard;
 pub mod text;
 

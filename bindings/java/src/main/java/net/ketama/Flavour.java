@@ -108,7 +108,15 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_CACHE_MEMCACHED = 15}.
      */
-    CACHE_MEMCACHED(15, "KETAMA_FLAVOUR_CACHE_MEMCACHED");
+    CACHE_MEMCACHED(15, "KETAMA_FLAVOUR_CACHE_MEMCACHED"),
+    /**
+     * libmemcached MODULA, the default distribution of libmemcached,
+     * php-memcached and pylibmc: {@code hash % n}, weights ignored (not a
+     * continuum; no points to read).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_LIBMEMCACHED_MODULA = 16}.
+     */
+    LIBMEMCACHED_MODULA(16, "KETAMA_FLAVOUR_LIBMEMCACHED_MODULA");
 
     private final int id;
     private final String cName;

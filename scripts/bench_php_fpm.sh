@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# The PHP binding where PHP users run it: a private PHP-FPM (Debian's
+# php8.2-fpm, its default php.ini and conf.d plus the ini snippet php-ketama
+# ships, pointed at bindings/php: ffi.preload + opcache.preload), one static
+# worker on a unix socket in target/bench, driven by libfcgi's cgi-fcgi.
+#
+#   1. Per FastCGI request: a user request (Ring::fromFile on a server file,
+#      then server(key) for one key; bindings/php/bench.php with `key`), as
+#      FPM itself times it (access log %{micro}d: accept to end of response),
+#      median over REQUESTS requests after a warm-up; beside an empty PHP
+#      script in the same FPM, and the same request with ffi.enable=true and
+#      no preload (the binding then runs FFI::cdef in every request).
+#   2. Per call inside one FPM request: bindings/php/bench.php's single-key
+#      and batch rows, beside the same rows from the CLI in the same run.
+#
+# Writes bench-results/php-fpm.md (a section scripts/bench_report.py appends
+# to results.md) and bench-results/php-fpm.tsv (the raw figures). Run by
+# scripts/bench.sh; can run alone after `cargo build --release`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=bench-results
+work=$PWD/target/bench/php-fpm
+library_dir=$PWD/target/release
+REQUESTS=${REQUESTS:-2000}
+WARMUP=200
+mkdir -p "$out" "$work"
+[ -f "$library_dir/libketama.so" ] || { echo "bench-php-fpm: build the release library first (cargo build --release)" >&2; exit 1; }
+ln -sf libketama.so "$library_dir/libketama.so.1"
+for tool in /usr/sbin/php-fpm8.2 php cgi-fcgi; do
+  command -v "$tool" >/dev/null || { echo "bench-php-fpm: $tool is missing (scripts/deps.sh installs it)" >&2; exit 1; }
+done
+
+for n in 10 100 1000 10000; do
+  awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "10.%d.%d.%d:11211\t100\n", int(i / 65536), int(i / 256) % 256, i % 256 }' > "$work/servers$n"
+done
+python3 -c '
+state = 12345
+for _ in range(65536):
+    state = (state * 6364136223846793005 + 1442695040888963407) % 2**64
+    print("user:%d" % (state >> 24))
+' > "$work/keys"
+echo '<?php echo "ok\n";' > "$work/empty.php"
+bench_php=$PWD/bindings/php/bench.php
+chmod -R a+rX "$work"
+
+fpm_pid=""
+stop_fpm() {
+  if [ -n "$fpm_pid" ]; then
+    kill -TERM "$fpm_pid" 2>/dev/null || true
+    for _ in $(seq 100); do kill -0 "$fpm_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$fpm_pid" 2>/dev/null || true
+    wait "$fpm_pid" 2>/dev/null || true
+    fpm_pid=""
+  fi
+}
+trap stop_fpm EXIT
+
+# start_fpm NAME INI_TEXT: a master with one static worker, INI_TEXT as an extra conf.d file.
+start_fpm() {
+  local name=$1 ini=$2 dir=$work/$1
+  rm -rf "$dir" && mkdir -p "$dir/conf.d" && chmod 755 "$dir"
+  printf '%s\n' "$ini" > "$dir/conf.d/30-bench.ini"
+  local user=""
+  [ "$(id -u)" -eq 0 ] && user=$'user = www-data\ngroup = www-data'
+  cat > "$dir/php-fpm.conf" <<EOF
+[global]
+pid = $dir/fpm.pid
+error_log = $dir/fpm.log
+daemonize = no
+[bench]
+listen = $dir/fpm.sock
+listen.mode = 0600
+$user
+pm = static
+pm.max_children = 1
+access.log = $dir/access.log
+access.format = "%{micro}d %s"
+EOF
+  PHP_INI_SCAN_DIR=":$dir/conf.d" LD_LIBRARY_PATH=$library_dir \
+    /usr/sbin/php-fpm8.2 --nodaemonize --fpm-config "$dir/php-fpm.conf" </dev/null >/dev/null 2>&1 &
+  fpm_pid=$!
+  socket=$dir/fpm.sock
+  for _ in $(seq 300); do [ -S "$socket" ] && return 0; sleep 0.1; done
+  echo "bench-php-fpm: php-fpm did not start:" >&2; cat "$dir/fpm.log" >&2; exit 1
+}
+
+# ask SCRIPT QUERY: one FastCGI request; prints the body.
+ask() {
+  env -i REQUEST_METHOD=GET SCRIPT_FILENAME="$1" SCRIPT_NAME=/bench.php QUERY_STRING="$2" \
+    cgi-fcgi -bind -connect "$socket" | tr -d '\r' | sed '1,/^$/d'
+}
+
+# per_request LABEL SCRIPT QUERY_PREFIX: median FPM duration (µs) of REQUESTS requests after WARMUP.
+per_request() {
+  local label=$1 script=$2 query=$3 log=$work/$current/access.log answer
+  : > "$log"
+  for i in $(seq $((WARMUP + REQUESTS))); do
+    answer=$(ask "$script" "$query$i")
+    case $answer in *:11211|ok) ;; *) echo "bench-php-fpm: $label: unexpected answer: $answer" >&2; exit 1 ;; esac
+  done
+  local median
+  median=$(tail -n "$REQUESTS" "$log" | awk '$2 == 200 { print $1 }' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  printf '%s\t%s\n' "$label" "$median" >> "$out/php-fpm.tsv"
+}
+
+snippet=$(sed "s|/usr/share/php/Ketama/|$PWD/bindings/php/|" packaging/deb/php-ketama.ini)
+: > "$out/php-fpm.tsv"
+cut -d' ' -f1-3 /proc/loadavg > "$work/load"
+
+echo "bench-php-fpm: preloaded (the php-ketama snippet)"
+current=preloaded
+start_fpm "$current" "$snippet"
+per_request "request: empty PHP script" "$work/empty.php" "n="
+for n in 10 100; do
+  per_request "request: Ring::fromFile + server(key), $n servers, preloaded" "$bench_php" "servers=$work/servers$n&key=user:"
+done
+for n in 10 100 1000 10000; do
+  ask "$bench_php" "servers=$work/servers$n&count=$n&keys=$work/keys" | sed 's/^/call: /' >> "$out/php-fpm.tsv"
+  php "$bench_php" "$work/servers$n" "$n" "$work/keys" | sed 's/^/call: /' >> "$out/php-fpm.tsv"
+done
+stop_fpm
+
+echo "bench-php-fpm: ffi.enable=true, not preloaded"
+current=ffi-enabled
+start_fpm "$current" "ffi.enable=true"
+for n in 10 100; do
+  per_request "request: Ring::fromFile + server(key), $n servers, ffi.enable=true" "$bench_php" "servers=$work/servers$n&key=user:"
+done
+stop_fpm
+cut -d' ' -f1-3 /proc/loadavg >> "$work/load"
+
+python3 - "$out/php-fpm.tsv" "$work/load" "$REQUESTS" > "$out/php-fpm.md" <<'PY'
+import sys
+rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1])]
+loads = [l.split() for l in open(sys.argv[2])]
+requests = sys.argv[3]
+req = {r[0][len("request: "):]: r[1] for r in rows if r[0].startswith("request: ")}
+calls = {}
+for r in rows:
+    if r[0].startswith("call: "):
+        calls.setdefault(r[0][len("call: "):], {})[r[1]] = float(r[2])
+print("## PHP in PHP-FPM\n")
+print("`scripts/bench_php_fpm.sh`: a private PHP-FPM 8.2 (Debian's php8.2-fpm, default php.ini and "
+      "conf.d, opcache on, JIT off) with the ini snippet php-ketama ships (`ffi.preload` + "
+      "`opcache.preload`), one static worker on a unix socket, driven by `cgi-fcgi`. Load average at "
+      f"the start: {', '.join(loads[0])}; at the end: {', '.join(loads[-1])}.\n")
+print(f"Per FastCGI request, as PHP-FPM times it (access log `%{{micro}}d`, accept to end of the "
+      f"response), median of {requests} sequential requests after a warm-up; a user request reads "
+      "the server file into a ring and looks up one key (`Ring::fromFile($file)->server($key)`):\n")
+print("| request | µs |\n|---|---|")
+for name, value in req.items():
+    print(f"| {name} | {value} |")
+print("\nPer call inside one request (`bindings/php/bench.php` run as an FPM request and from the CLI, "
+      "same run, same keys; median ns per key, by number of servers):\n")
+sizes = ["10", "100", "1000", "10000"]
+def cells(values):
+    return " | ".join(f"{values[s]:.1f}" if s in values else "n/a" for s in sizes)
+print("| call | " + " | ".join(sizes) + " |\n|---|" + "---|" * len(sizes))
+for cli in [name for name in calls if not name.endswith("-fcgi)")]:
+    fpm = next((n for n in calls if n.startswith(cli[:-1] + ", ") and n.endswith("-fcgi)")), None)
+    print(f"| {cli} (CLI) | {cells(calls[cli])} |")
+    if fpm:
+        print(f"| {fpm} | {cells(calls[fpm])} |")
+        ratio = {s: calls[fpm][s] / calls[cli][s] for s in sizes if s in calls[fpm] and s in calls[cli]}
+        print(f"| FPM ÷ CLI | " + " | ".join(f"{ratio[s]:.2f}×" if s in ratio else "n/a" for s in sizes) + " |")
+PY
+echo "bench-php-fpm: wrote $out/php-fpm.md"
