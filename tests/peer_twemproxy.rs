@@ -1,4 +1,5 @@
-//! The twemproxy flavour, checked against a real nutcracker 0.5.0 (Debian
+//! The twemproxy flavours (`distribution: ketama` and `modula`), checked
+//! against a real nutcracker 0.5.0 (Debian
 //! `nutcracker`) in the same run: real memcached backends and nutcracker on
 //! 127.0.0.1 only; keys are set through each nutcracker pool and then looked
 //! for on every backend. Every process is started here and stopped by PID,
@@ -143,13 +144,16 @@ struct Pool {
     /// twemproxy's spelling; `None` leaves the default (fnv1a_64).
     hash: Option<&'static str>,
     listen: u16,
+    /// `distribution: modula` instead of `ketama`.
+    modula: bool,
 }
 
 impl Pool {
     fn yaml(&self, n: usize, backends: &[Memcached]) -> String {
         let mut y = format!(
-            "pool{n}:\n  listen: 127.0.0.1:{}\n  distribution: ketama\n",
-            self.listen
+            "pool{n}:\n  listen: 127.0.0.1:{}\n  distribution: {}\n",
+            self.listen,
+            if self.modula { "modula" } else { "ketama" }
         );
         if let Some(hash) = self.hash {
             y += &format!("  hash: {hash}\n");
@@ -176,7 +180,11 @@ impl Pool {
                 name: self.names.as_ref().map(|n| n[i].clone().into_bytes()),
             })
             .collect();
-        let flavour = Flavour::Twemproxy;
+        let flavour = if self.modula {
+            Flavour::TwemproxyModula
+        } else {
+            Flavour::Twemproxy
+        };
         let hash = self.hash.map(|h| {
             flavour
                 .hash_from_name(h)
@@ -275,7 +283,8 @@ fn check_pools(backends: &[Memcached], pools: &[Pool]) {
         }
         let ours = peers::our_indices(&ring, &keys);
         let name = format!(
-            "twemproxy hash {} on {} servers{}",
+            "{} hash {} on {} servers{}",
+            ring.config().flavour.name(),
             ring.key_hash().name(),
             pool.backends.len(),
             if pool.names.is_some() {
@@ -304,6 +313,7 @@ fn nutcracker_places_keys_like_the_twemproxy_flavour_on_3_and_10_servers_with_ev
             names: None,
             hash: None,
             listen: common::free_port(),
+            modula: false,
         },
         Pool {
             backends: (0..10).collect(),
@@ -311,6 +321,7 @@ fn nutcracker_places_keys_like_the_twemproxy_flavour_on_3_and_10_servers_with_ev
             names: Some((0..10).map(|i| format!("cache-{i}")).collect()),
             hash: None,
             listen: common::free_port(),
+            modula: false,
         },
     ];
     for hash in [
@@ -333,9 +344,23 @@ fn nutcracker_places_keys_like_the_twemproxy_flavour_on_3_and_10_servers_with_ev
             names: None,
             hash: Some(hash),
             listen: common::free_port(),
+            modula: false,
         });
     }
+    // The same pools under `distribution: modula` (twemproxy-modula).
+    let modula: Vec<Pool> = pools
+        .iter()
+        .map(|p| Pool {
+            backends: p.backends.clone(),
+            weights: p.weights.clone(),
+            names: p.names.clone(),
+            hash: p.hash,
+            listen: common::free_port(),
+            modula: true,
+        })
+        .collect();
     check_pools(&backends, &pools);
+    check_pools(&backends, &modula);
 }
 
 #[test]
@@ -343,13 +368,25 @@ fn nutcracker_places_keys_like_the_twemproxy_flavour_on_100_servers() {
     let backends: Vec<Memcached> = (0..100)
         .map(|_| Memcached::start_with(2, &["-t", "1", "-c", "32", "-u", "nobody"]))
         .collect();
-    let pools = [Pool {
-        backends: (0..100).collect(),
-        weights: vec![1; 100],
-        names: Some((0..100).map(|i| format!("mc{i:03}")).collect()),
-        hash: None,
-        listen: common::free_port(),
-    }];
+    let weights: Vec<u64> = (0..100).map(|i| 1 + i % 3).collect();
+    let pools = [
+        Pool {
+            backends: (0..100).collect(),
+            weights: vec![1; 100],
+            names: Some((0..100).map(|i| format!("mc{i:03}")).collect()),
+            hash: None,
+            listen: common::free_port(),
+            modula: false,
+        },
+        Pool {
+            backends: (0..100).collect(),
+            weights,
+            names: None,
+            hash: None,
+            listen: common::free_port(),
+            modula: true,
+        },
+    ];
     check_pools(&backends, &pools);
     let ring = pools[0].ring(&backends);
     assert!(

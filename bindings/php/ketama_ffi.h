@@ -154,6 +154,11 @@ typedef enum {
    * continuum; no points to read).
    */
   KETAMA_FLAVOUR_LIBMEMCACHED_MODULA = 16,
+  /**
+   * twemproxy (nutcracker) `distribution: modula`: `hash % slots`,
+   * each server `weight` slots in list order (not a continuum).
+   */
+  KETAMA_FLAVOUR_TWEMPROXY_MODULA = 17,
 } ketama_flavour;
 
 /**

@@ -226,7 +226,7 @@ impl Ring {
     #[inline]
     pub fn locate(&self, key: &[u8]) -> Option<Location> {
         if self.lookup == KeyLookup::PerKey {
-            return self.locate_per_key(key, &|_| false);
+            return self.locate_per_key_up(key);
         }
         self.locate_hash(self.hash_key(key))
     }
@@ -244,6 +244,16 @@ impl Ring {
     #[cold]
     fn locate_per_key(&self, key: &[u8], is_down: &dyn Fn(usize) -> bool) -> Option<Location> {
         self.per_key.as_deref()?.locate(key, self.key_hash, is_down)
+    }
+
+    /// A per-key placement's lookup with every server up: by the key hash
+    /// where the placement places hashes, else by the key.
+    #[cold]
+    fn locate_per_key_up(&self, key: &[u8]) -> Option<Location> {
+        let per_key = self.per_key.as_deref()?;
+        per_key
+            .locate_hash(self.hash_key(key))
+            .or_else(|| per_key.locate(key, self.key_hash, &|_| false))
     }
 
     /// The server that holds `key`.

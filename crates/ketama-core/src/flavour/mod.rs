@@ -78,6 +78,9 @@ crate::named_enum! {
         /// php-memcached and pylibmc: `hash % n`, weights ignored (not a
         /// continuum; no points to read).
         LibmemcachedModula = 16, KETAMA_FLAVOUR_LIBMEMCACHED_MODULA, "libmemcached-modula", ["modula", "php-memcached-modula", "pylibmc"] => modula::LIBMEMCACHED;
+        /// twemproxy (nutcracker) `distribution: modula`: `hash % slots`,
+        /// each server `weight` slots in list order (not a continuum).
+        TwemproxyModula = 17, KETAMA_FLAVOUR_TWEMPROXY_MODULA, "twemproxy-modula", ["nutcracker-modula"] => twemproxy::MODULA;
     }
 }
 

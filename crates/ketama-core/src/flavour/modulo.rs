@@ -50,6 +50,11 @@ pub enum Rehash {
     PythonMemcached,
     /// Perl Cache::Memcached: `hv += hash($tries . $key)`, 20 buckets tried.
     CacheMemcached,
+    /// twemproxy `distribution: modula` with `auto_eject_hosts`: no rehash;
+    /// the down servers leave the bucket list, which is rebuilt over the
+    /// live ones in list order (`modula_update`), and the same hash picks
+    /// from it.
+    Eject,
 }
 
 /// The weighted bucket list: bucket → server index.
@@ -64,6 +69,16 @@ impl Modulo {
     /// given), in list order. A weight of 0 gives a server no bucket, as in
     /// both peers; a list with no bucket at all is refused.
     pub fn new(servers: &[ServerSpec], rehash: Rehash) -> Result<Self, Error> {
+        Self::in_order(servers, 0..servers.len(), rehash)
+    }
+
+    /// The same, the buckets filled in the server `order` given (indices
+    /// into `servers`; twemproxy sorts its servers by name first).
+    pub fn in_order(
+        servers: &[ServerSpec],
+        order: impl Iterator<Item = usize> + Clone,
+        rehash: Rehash,
+    ) -> Result<Self, Error> {
         let total = servers
             .iter()
             .try_fold(0u64, |sum, s| sum.checked_add(s.weight.unwrap_or(1)))
@@ -79,8 +94,8 @@ impl Modulo {
             ));
         }
         let mut buckets = Vec::with_capacity(total as usize);
-        for (index, server) in servers.iter().enumerate() {
-            let weight = server.weight.unwrap_or(1) as usize;
+        for index in order {
+            let weight = servers[index].weight.unwrap_or(1) as usize;
             buckets.extend(std::iter::repeat_n(index as u32, weight));
         }
         Ok(Modulo {
@@ -115,6 +130,7 @@ impl Modulo {
         let tries = match self.rehash {
             Rehash::PythonMemcached => 10,
             Rehash::CacheMemcached => 20,
+            Rehash::Eject => return self.locate_live(current, is_down),
         };
         let mut text = Vec::with_capacity(key.len() + 24);
         for attempt in 0..tries {
@@ -133,9 +149,28 @@ impl Modulo {
                     text.extend_from_slice(key);
                     current + u64::from(hash.hash(&text))
                 }
+                Rehash::Eject => unreachable!("answered above"),
             };
         }
         None
+    }
+
+    /// [`Rehash::Eject`]: the bucket of `hash` in the list rebuilt from the
+    /// live servers' buckets (every key moves when a server is ejected, as
+    /// the slot count changes).
+    fn locate_live(
+        &self,
+        hash: u64,
+        is_down: impl Fn(usize) -> bool,
+    ) -> Option<(usize, usize, u64)> {
+        let live: Vec<u32> = self
+            .buckets
+            .iter()
+            .copied()
+            .filter(|&s| !is_down(s as usize))
+            .collect();
+        let bucket = (hash % live.len().max(1) as u64) as usize;
+        live.get(bucket).map(|&s| (bucket, s as usize, hash))
     }
 }
 
@@ -172,6 +207,34 @@ impl PerKeyPlacement for Modulo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_ejected_server_leaves_the_slots_of_the_live_ones() {
+        let servers = [
+            ServerSpec::new("a:1", 1),
+            ServerSpec::new("b:1", 2),
+            ServerSpec::new("c:1", 1),
+        ];
+        let m = Modulo::new(&servers, Rehash::Eject).unwrap();
+        for hash in 0..40u32 {
+            let (_, up, _) = m
+                .locate(b"k", hash, HashAlgorithm::Crc32, |_| false)
+                .unwrap();
+            assert_eq!(up, [0, 1, 1, 2][hash as usize % 4]);
+            let (_, live, _) = m
+                .locate(b"k", hash, HashAlgorithm::Crc32, |s| s == 1)
+                .unwrap();
+            assert_eq!(
+                live,
+                if up == 1 {
+                    [0, 2][hash as usize % 2]
+                } else {
+                    up
+                }
+            );
+        }
+        assert_eq!(m.locate(b"k", 7, HashAlgorithm::Crc32, |_| true), None);
+    }
 
     #[test]
     fn buckets_follow_weights_in_list_order() {

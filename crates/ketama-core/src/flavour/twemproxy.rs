@@ -3,53 +3,86 @@
 //! `host:port`; the shared float weight formula; always 4 points per MD5
 //! digest (the configured hash only hashes keys). Ties: the earlier server.
 //! Like nutcracker, two servers with the same name are an error.
+//!
+//! `distribution: modula` (`nc_modula.c`): each live server fills `weight`
+//! consecutive slots, and a key goes to slot `hash % slots`; the key hashes
+//! are the same. The slots follow nutcracker's server order, which is not
+//! the list's: checking names for duplicates (`conf_validate_server`) sorts
+//! the servers by name (the name column, else `host` or `host:port`),
+//! shorter names first, then bytewise (`string_compare`).
 
 use super::points::{HostPort, float_weighted_digests, push_md5_server, weights};
 use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::{Error, ServerSpec};
 
-use super::placement::Placement;
+use super::modulo::{Modulo, Rehash};
+use super::placement::{PerKey, Placement};
 use crate::hash::HashAlgorithm as H;
 
-/// `distribution: ketama`: FNV-1a 64 by default; its `crc32` is the 15-bit crc.
-pub static PLACEMENT: Placement = Placement::continuum(
-    &[
-        H::Fnv1a64,
-        H::Md5,
-        H::Crc,
-        H::Crc32,
-        H::OneAtATime,
-        H::Fnv1_64,
-        H::Fnv1_32,
-        H::Fnv1a32,
-        H::Hsieh,
-        H::Murmur,
-        H::Jenkins,
-        H::Crc16,
-    ],
-    |servers, _| generate(servers),
-)
-.with_spellings(&[("crc32", H::Crc)]);
+/// twemproxy's key hashes, FNV-1a 64 (its default) first.
+const HASHES: &[H] = &[
+    H::Fnv1a64,
+    H::Md5,
+    H::Crc,
+    H::Crc32,
+    H::OneAtATime,
+    H::Fnv1_64,
+    H::Fnv1_32,
+    H::Fnv1a32,
+    H::Hsieh,
+    H::Murmur,
+    H::Jenkins,
+    H::Crc16,
+];
+
+/// Its spelling: `crc32` is the 15-bit crc (`crc32a` the full CRC-32).
+const SPELLINGS: &[(&str, H)] = &[("crc32", H::Crc)];
+
+/// `distribution: ketama`.
+pub static PLACEMENT: Placement =
+    Placement::continuum(HASHES, |servers, _| generate(servers)).with_spellings(SPELLINGS);
+
+/// `distribution: modula`, with `auto_eject_hosts` taking down servers out
+/// of the slots.
+pub static MODULA: Placement = Placement::per_key(HASHES, |servers| {
+    let names = server_names(servers)?;
+    let mut order: Vec<usize> = (0..servers.len()).collect();
+    order.sort_by(|&a, &b| (names[a].len(), &names[a]).cmp(&(names[b].len(), &names[b])));
+    let modulo = Modulo::in_order(servers, order.into_iter(), Rehash::Eject)?;
+    Ok(std::sync::Arc::new(modulo) as PerKey)
+})
+.with_spellings(SPELLINGS);
+
+/// Each server's name as nutcracker gives it: the name column, else `host`
+/// (port 11211) or `host:port`; two servers of one name are an error.
+fn server_names(servers: &[ServerSpec]) -> Result<Vec<Vec<u8>>, Error> {
+    let mut seen = std::collections::HashSet::new();
+    servers
+        .iter()
+        .map(|server| {
+            let name = match &server.name {
+                Some(name) => name.clone(),
+                None => HostPort::parse(&server.address)?.without_default_port(),
+            };
+            if !seen.insert(name.clone()) {
+                return Err(Error::InvalidArgument(format!(
+                    "twemproxy: two servers are named '{}' (nutcracker rejects such a pool)",
+                    String::from_utf8_lossy(&name)
+                )));
+            }
+            Ok(name)
+        })
+        .collect()
+}
 
 /// Generates twemproxy's continuum.
 pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
     let mut points = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for (index, server) in servers.iter().enumerate() {
-        let prefix = match &server.name {
-            Some(name) => name.clone(),
-            None => HostPort::parse(&server.address)?.without_default_port(),
-        };
-        if !seen.insert(prefix.clone()) {
-            return Err(Error::InvalidArgument(format!(
-                "twemproxy: two servers are named '{}' (nutcracker rejects such a pool)",
-                String::from_utf8_lossy(&prefix)
-            )));
-        }
+    for (index, prefix) in server_names(servers)?.iter().enumerate() {
         let digests = float_weighted_digests(weights[index], total, servers.len());
-        push_md5_server(&prefix, digests, index as u32, &mut points);
+        push_md5_server(prefix, digests, index as u32, &mut points);
     }
     Ok(GeneratedPoints {
         points,

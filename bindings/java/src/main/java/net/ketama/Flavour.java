@@ -116,7 +116,14 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_LIBMEMCACHED_MODULA = 16}.
      */
-    LIBMEMCACHED_MODULA(16, "KETAMA_FLAVOUR_LIBMEMCACHED_MODULA");
+    LIBMEMCACHED_MODULA(16, "KETAMA_FLAVOUR_LIBMEMCACHED_MODULA"),
+    /**
+     * twemproxy (nutcracker) {@code distribution: modula}: {@code hash % slots},
+     * each server {@code weight} slots in list order (not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_TWEMPROXY_MODULA = 17}.
+     */
+    TWEMPROXY_MODULA(17, "KETAMA_FLAVOUR_TWEMPROXY_MODULA");
 
     private final int id;
     private final String cName;
