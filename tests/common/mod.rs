@@ -324,13 +324,23 @@ pub fn assert_valgrind_clean(program: &Path, args: &[&str], limit: Duration) -> 
     output
 }
 
-/// A free TCP port on 127.0.0.1.
+/// A free TCP port on 127.0.0.1, never the same one twice in this test
+/// process (the kernel may hand a just-released port to a parallel test).
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .expect("bind")
-        .local_addr()
-        .unwrap()
-        .port()
+    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    for _attempt in 0..1000 {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .expect("bind")
+            .local_addr()
+            .unwrap()
+            .port();
+        if !given.contains(&port) {
+            given.push(port);
+            return port;
+        }
+    }
+    panic!("no unused loopback port after 1,000 tries");
 }
 
 /// A real memcached server on 127.0.0.1, stopped (by PID) when dropped.
@@ -383,7 +393,11 @@ impl Memcached {
             // ephemeral one) is not the server.
             if let Ok(stream) = TcpStream::connect_timeout(&addr, Duration::from_millis(100)) {
                 if stream.local_addr().ok() != Some(addr) {
-                    return true;
+                    // Another process's server on the port is not ours:
+                    // only `STAT pid` equal to our child's proves it.
+                    if let Some(pid) = server_pid(stream) {
+                        return pid == self.child.id();
+                    }
                 }
             }
             if self.child.try_wait().ok().flatten().is_some() {
@@ -461,6 +475,23 @@ impl Memcached {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The `STAT pid` a memcached reports on `stream` (5 s bound), if any.
+fn server_pid(mut stream: TcpStream) -> Option<u32> {
+    use std::io::{BufRead, BufReader, Write};
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    stream.write_all(b"stats\r\n").ok()?;
+    for line in BufReader::new(stream).lines() {
+        let line = line.ok()?;
+        if let Some(pid) = line.strip_prefix("STAT pid ") {
+            return pid.trim().parse().ok();
+        }
+        if line == "END" {
+            break;
+        }
+    }
+    None
 }
 
 /// Spawns memcached on 127.0.0.1:`port` with `arguments`.
