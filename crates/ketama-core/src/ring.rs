@@ -186,12 +186,14 @@ impl Ring {
     }
 
     /// Hashes `key` with the ring's key hash (after the flavour's key
-    /// preparation, see [`KeyLookup::prepare_key`]).
+    /// preparation, see [`KeyLookup::prepare_key`] and
+    /// [`PerKeyPlacement::prepare_key`]).
     #[inline]
     pub fn hash_key(&self, key: &[u8]) -> u32 {
-        match self.lookup {
-            KeyLookup::Direct => self.key_hash.hash(key),
-            lookup => self.key_hash.hash(&lookup.prepare_key(key)),
+        match (self.lookup, self.per_key.as_deref()) {
+            (KeyLookup::Direct, _) => self.key_hash.hash(key),
+            (KeyLookup::PerKey, Some(per_key)) => self.key_hash.hash(&per_key.prepare_key(key)),
+            (lookup, _) => self.key_hash.hash(&lookup.prepare_key(key)),
         }
     }
 

@@ -1,6 +1,7 @@
 //! What a flavour is, besides its names: the [`Placement`] each flavour's
 //! file declares, and the registry row in [`super`] points at.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::GeneratedPoints;
@@ -41,6 +42,13 @@ pub trait PerKeyPlacement: std::fmt::Debug + Send + Sync {
     /// `None` for those that score keys.
     fn locate_hash(&self, _hash: u32) -> Option<Location> {
         None
+    }
+
+    /// The key as its peer hashes it (pecl memcache rewrites blanks and
+    /// cuts at 250 bytes, gomemcache hashes the first 256): unchanged
+    /// unless the placement says otherwise.
+    fn prepare_key<'k>(&self, key: &'k [u8]) -> Cow<'k, [u8]> {
+        Cow::Borrowed(key)
     }
 }
 
