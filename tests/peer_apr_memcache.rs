@@ -50,14 +50,24 @@ fn program() -> &'static PathBuf {
 /// chosen by running the CRC backwards (none of them a newline).
 fn keys_with_crc32(target: u32) -> Vec<Vec<u8>> {
     let table: Vec<u32> = (0..256u32)
-        .map(|i| (0..8).fold(i, |c, _| if c & 1 == 1 { (c >> 1) ^ 0xedb8_8320 } else { c >> 1 }))
+        .map(|i| {
+            (0..8).fold(i, |c, _| {
+                if c & 1 == 1 {
+                    (c >> 1) ^ 0xedb8_8320
+                } else {
+                    c >> 1
+                }
+            })
+        })
         .collect();
     // The table entries used by the last four steps, found from the top
     // byte of the register each of them leaves.
     let mut register = !target;
     let mut entries = [0usize; 4];
     for entry in entries.iter_mut().rev() {
-        *entry = (0..256).find(|&i| table[i] >> 24 == register >> 24).unwrap();
+        *entry = (0..256)
+            .find(|&i| table[i] >> 24 == register >> 24)
+            .unwrap();
         register = (register ^ table[*entry]) << 8;
     }
     (0..40)
@@ -80,7 +90,16 @@ fn all_keys() -> Vec<Vec<u8>> {
     keys.extend(non_ascii_keys());
     keys.extend(odd_keys());
     keys.extend(zero_hash_keys());
-    for target in [0, 1, 2, 0x7fff_ffff, 0x8000_0000, 0xffff_fffd, 0xffff_fffe, u32::MAX] {
+    for target in [
+        0,
+        1,
+        2,
+        0x7fff_ffff,
+        0x8000_0000,
+        0xffff_fffd,
+        0xffff_fffe,
+        u32::MAX,
+    ] {
         keys.extend(keys_with_crc32(target));
     }
     keys

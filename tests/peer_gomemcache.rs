@@ -24,7 +24,8 @@ use ketama_core::{Flavour, Ring, RingConfig};
 use peer_programs::{compare_per_key, weighted_peer_lines};
 use peers::{PeerServer, ServerList, Weights, edge_lists, keys, non_ascii_keys, odd_keys};
 
-const GOMEMCACHE: &str = "/usr/share/gocode/src/github.com/bradfitz/gomemcache/memcache/selector.go";
+const GOMEMCACHE: &str =
+    "/usr/share/gocode/src/github.com/bradfitz/gomemcache/memcache/selector.go";
 
 /// The Go peer, built once per test process (offline: GOPATH mode over
 /// Debian's /usr/share/gocode, GOPROXY=off).
@@ -88,7 +89,11 @@ fn pick_server_places_every_key_as_the_library_does() {
     let mut lists = peers::standard_lists();
     lists.push(peers::servers(7, Weights::Unequal));
     // SetServers resolves names: only addresses here (no DNS in a test).
-    lists.extend(edge_lists().into_iter().filter(|l| !l.name.contains("host")));
+    lists.extend(
+        edge_lists()
+            .into_iter()
+            .filter(|l| !l.name.contains("host")),
+    );
     lists.push(ServerList {
         name: "IPv6 and IPv4".into(),
         servers: ["::1", "2001:db8::10", "10.0.0.1"]
