@@ -6,10 +6,13 @@
 //! The ring and the lookup are shared. One file per peer; the building blocks
 //! they share are in [`points`].
 //!
-//! Three flavours are not continuums: pymemcache scores every server per key
+//! Some flavours are not continuums: pymemcache scores every server per key
 //! ([`rendezvous`]), python-memcached and Perl Cache::Memcached take a hash
-//! modulo a weighted bucket list ([`modulo`]). They build a [`PerKey`]
-//! placement instead of points ([`Flavour::is_continuum`]).
+//! modulo a weighted bucket list ([`modulo`]; pecl memcache's standard
+//! strategy too, in [`pecl_memcache`]), and the defaults of libmemcached
+//! ([`modula`]), spymemcached, gomemcache, memjs and apr_memcache take it
+//! modulo the server list ([`array_mod`]). They build a [`PerKey`] placement
+//! instead of points ([`Flavour::is_continuum`]).
 
 pub mod apr_memcache;
 pub mod array_mod;
