@@ -252,10 +252,7 @@ impl Ring {
     /// where the placement places hashes, else by the key.
     #[cold]
     fn locate_per_key_up(&self, key: &[u8]) -> Option<Location> {
-        let per_key = self.per_key.as_deref()?;
-        per_key
-            .locate_hash(self.hash_key(key))
-            .or_else(|| per_key.locate(key, self.key_hash, &|_| false))
+        self.per_key.as_deref()?.locate_up(key, self.key_hash)
     }
 
     /// The server that holds `key`.

@@ -66,6 +66,33 @@ pub struct Rule {
     pub weights_as_copies: bool,
 }
 
+/// A divisor with its precomputed reciprocal: `a % d` for 32-bit `a` by two
+/// multiplications instead of a division (Lemire, Kaser and Kurz, "Faster
+/// remainder by direct computation", 2019), exact for every `a` and `d`.
+#[derive(Debug, Clone, Copy)]
+pub struct Divisor {
+    d: u32,
+    m: u64,
+}
+
+impl Divisor {
+    /// The divisor `d` (at least 1).
+    pub fn new(d: u32) -> Divisor {
+        assert!(d > 0, "a divisor of 0");
+        Divisor {
+            d,
+            m: (u64::MAX / u64::from(d)).wrapping_add(1),
+        }
+    }
+
+    /// `a % d`.
+    #[inline]
+    pub fn remainder(self, a: u32) -> u32 {
+        let low = self.m.wrapping_mul(u64::from(a));
+        ((u128::from(low) * u128::from(self.d)) >> 64) as u32
+    }
+}
+
 /// Most slots a list may ask for (the sum of its weights, when weights are copies).
 const MAX_SLOTS: u64 = 1 << 24;
 
@@ -73,6 +100,7 @@ const MAX_SLOTS: u64 = 1 << 24;
 #[derive(Debug, Clone)]
 pub struct ArrayMod {
     slots: Box<[u32]>,
+    count: Divisor,
     rule: Rule,
 }
 
@@ -109,6 +137,7 @@ impl ArrayMod {
             slots.extend(std::iter::repeat_n(index as u32, copies(server) as usize));
         }
         Ok(ArrayMod {
+            count: Divisor::new(slots.len() as u32),
             slots: slots.into_boxed_slice(),
             rule,
         })
@@ -146,7 +175,7 @@ impl PerKeyPlacement for ArrayMod {
     #[inline]
     fn locate_hash(&self, hash: u32) -> Option<Location> {
         let point = self.rule.select.apply(hash);
-        Some(self.at(point as usize % self.slots.len(), point))
+        Some(self.at(self.count.remainder(point) as usize, point))
     }
 
     fn prepare_key<'k>(&self, key: &'k [u8]) -> Cow<'k, [u8]> {
@@ -197,6 +226,32 @@ mod tests {
         (0..n)
             .map(|i| ServerSpec::new(format!("10.0.0.{i}:11211"), 1 + i as u64))
             .collect()
+    }
+
+    #[test]
+    fn divisors_give_exact_remainders() {
+        let values = [0, 1, 2, 3, 7, 0x7fff, 0x8000_0000, u32::MAX - 1, u32::MAX];
+        for d in [
+            1,
+            2,
+            3,
+            7,
+            10,
+            100,
+            255,
+            65_537,
+            1 << 24,
+            u32::MAX - 1,
+            u32::MAX,
+        ] {
+            let divisor = Divisor::new(d);
+            for a in values
+                .into_iter()
+                .chain((0..10_000u32).map(|i| i.wrapping_mul(2_654_435_761)))
+            {
+                assert_eq!(divisor.remainder(a), a % d, "{a} % {d}");
+            }
+        }
     }
 
     #[test]

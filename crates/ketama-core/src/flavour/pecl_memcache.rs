@@ -22,6 +22,7 @@ use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
 use crate::{Error, ServerSpec};
 
+use super::array_mod::Divisor;
 use super::placement::{Location, PerKey, PerKeyPlacement, Placement};
 
 /// `hash_strategy=consistent`: crc32 (full) or fnv (FNV-1a 32).
@@ -41,7 +42,8 @@ const MAX_KEY_LEN: usize = 250;
 /// every byte up to 0x20 (controls, space) replaced by `_`.
 pub fn prepare_key(key: &[u8]) -> Cow<'_, [u8]> {
     let key = &key[..key.len().min(MAX_KEY_LEN)];
-    if key.iter().all(|&b| b > b' ') {
+    // Without an early exit, so the scan is vectorised.
+    if key.iter().fold(true, |clean, &b| clean & (b > b' ')) {
         return Cow::Borrowed(key);
     }
     Cow::Owned(
@@ -97,6 +99,7 @@ const FAILOVER_ATTEMPTS: u32 = 20;
 #[derive(Debug, Clone)]
 pub struct Standard {
     buckets: Box<[u32]>,
+    count: Divisor,
 }
 
 impl Standard {
@@ -118,6 +121,7 @@ impl Standard {
             buckets.extend(std::iter::repeat_n(index as u32, weight as usize));
         }
         Ok(Standard {
+            count: Divisor::new(buckets.len() as u32),
             buckets: buckets.into_boxed_slice(),
         })
     }
@@ -155,7 +159,7 @@ impl PerKeyPlacement for Standard {
         // The extension skips the hash for a pool of one server: every
         // bucket is that server's anyway.
         let point = ((hash >> 16) & 0x7fff).max(1);
-        let bucket = point as usize % self.buckets.len();
+        let bucket = self.count.remainder(point) as usize;
         Some(Location {
             point_index: bucket,
             point,

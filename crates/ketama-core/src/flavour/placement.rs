@@ -44,6 +44,15 @@ pub trait PerKeyPlacement: std::fmt::Debug + Send + Sync {
         None
     }
 
+    /// Where `key` lands with every server up, in one call from the ring:
+    /// its hash (after [`prepare_key`](Self::prepare_key)) placed by
+    /// [`locate_hash`](Self::locate_hash), or else [`locate`](Self::locate).
+    #[inline]
+    fn locate_up(&self, key: &[u8], hash: HashAlgorithm) -> Option<Location> {
+        self.locate_hash(hash.hash(&self.prepare_key(key)))
+            .or_else(|| self.locate(key, hash, &|_| false))
+    }
+
     /// The key as its peer hashes it (pecl memcache rewrites blanks and
     /// cuts at 250 bytes, gomemcache hashes the first 256): unchanged
     /// unless the placement says otherwise.
