@@ -111,6 +111,10 @@ final class KetamaNative {
 
     static native int ketama_ring_new_from_file(String path, int flavour, int hash, int parseMode, long[] ringOut);
 
+    static native int ketama_ring_new_with_options(Pointer servers, long count, int flavour, int hash, String options, long[] ringOut);
+
+    static native int ketama_ring_new_from_file_with_options(String path, int flavour, int hash, int parseMode, String options, long[] ringOut);
+
     static native void ketama_ring_free(long ring);
 
     /** {@code out} receives a {@code ketama_server_ref} ({@link NativeStructs.KetamaServerRef}). */
