@@ -755,7 +755,8 @@ typedef struct {
 /**
  * Compaction policy: compact when `redundant > threshold` (in ratio mode
  * `max(threshold, members)`), or when the value is over `soft_limit` bytes
- * and holds any redundant record. Defaults: 100, 523776, false.
+ * and holds any redundant record. Defaults (`ketama_set_policy_default`):
+ * 100, 523776, false.
  */
 typedef struct {
   /**
@@ -1668,6 +1669,16 @@ ketama_status ketama_set_detect(const uint8_t *value, size_t value_len, uint32_t
  * `members` points to `count` entries whose data is valid; `out` is writable.
  */
 ketama_status ketama_set_encode(uint32_t op, uint32_t encoding, const ketama_set_member_ref *members, size_t count, size_t max_member_len, ketama_set_buffer *out);
+
+/**
+ * Writes the library's default compaction policy to `*out`, for callers
+ * that start from the defaults and change one field (the bindings read
+ * theirs here).
+ *
+ * # Safety
+ * `out` is writable.
+ */
+ketama_status ketama_set_policy_default(ketama_set_policy *out);
 
 /**
  * Whether a decoded set should be compacted (`policy` NULL = defaults).

@@ -118,6 +118,7 @@ fn plausible(ty: &str, name: &str, slot: usize) -> Option<String> {
         | "ketama_set_stats *"
         | "ketama_set_error *"
         | "ketama_set_compaction *"
+        | "ketama_set_policy *"
         | "ketama_set_buffer *" => out(ty),
         "size_t" => match name {
             "value_len" => "6".into(),

@@ -218,6 +218,7 @@ _SIGNATURES = {
     ),
     "ketama_set_compacted": (_STATUS, [c_void_p, c_u32, _P(SetBuffer)]),
     "ketama_set_should_compact": (_STATUS, [c_void_p, _P(SetPolicy), c_bool, _P(c_bool)]),
+    "ketama_set_policy_default": (_STATUS, [_P(SetPolicy)]),
     "ketama_set_plan_read": (
         _STATUS,
         [

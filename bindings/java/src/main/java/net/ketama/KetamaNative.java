@@ -205,6 +205,8 @@ final class KetamaNative {
 
     static native int ketama_set_should_compact(long set, Pointer policy, byte force, byte[] out);
 
+    static native int ketama_set_policy_default(Pointer out);
+
     static native int ketama_set_compacted(long set, int encoding, Pointer bufferOut);
 
     static native int ketama_set_plan_read(byte[] value, long len, int encoding, long cas, long remainingTtl, byte ttlKnown,
