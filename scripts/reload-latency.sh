@@ -4,7 +4,7 @@
 # ketama_file_ring_current (+ ketama_find_server_index + ketama_ring_free)
 # back to back while a writer rewrites the server file in place every 1, 20,
 # 100 or 500 ms, and with no writer as a baseline; 1 and 6 readers. Prints a
-# Markdown table (calls, p50, p99, p99.9, max, failed) with the machine's
+# Markdown table (calls, p50, p99, p99.9, max, failed, blocked, not preempted) with the machine's
 # load before and after. See docs/reload-latency.md.
 #
 #   scripts/reload-latency.sh [SECONDS [CASE...]]   default 5 s per case (20 cases)
