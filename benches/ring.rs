@@ -1,8 +1,7 @@
 //! Lookup and roll at 10, 100, 1,000 and 10,000 servers, with MD5 of the same
 //! keys alone as the floor. Keys are random (not one hot key), and there are
 //! 65,536 of them per iteration so that, as in a real client, the points
-//! they touch do not all stay in cache between iterations. The client
-//! defaults that are not continuums are measured beside their key hash.
+//! they touch do not all stay in cache between iterations.
 
 use std::ffi::{CString, c_char};
 use std::hint::black_box;
@@ -172,50 +171,5 @@ fn roll(c: &mut Criterion) {
     group.finish();
 }
 
-/// The client defaults that take a hash modulo the server list or a bucket
-/// list (not continuums): a single lookup through `Ring::locate` beside its
-/// own floor, the flavour's key hash of the same keys alone. 100 servers
-/// without weights, as these clients' users list them (gomemcache would
-/// repeat a server of weight 100 a hundred times).
-fn modulo_defaults(c: &mut Criterion) {
-    use ketama_core::Flavour;
-    let keys = keys();
-    let mut group = c.benchmark_group("modulo_lookup");
-    group.throughput(Throughput::Elements(KEYS as u64));
-    for flavour in [
-        Flavour::PeclMemcacheStandard,
-        Flavour::SpymemcachedArray,
-        Flavour::Gomemcache,
-        Flavour::Memjs,
-        Flavour::AprMemcache,
-    ] {
-        let hash = flavour.default_hash();
-        group.bench_function(BenchmarkId::new("hash_floor", flavour.name()), |b| {
-            b.iter(|| {
-                keys.iter()
-                    .map(|k| hash.hash(k.to_bytes()))
-                    .fold(0u32, |a, h| a ^ h)
-            })
-        });
-        let unweighted = servers(100)
-            .into_iter()
-            .map(|s| ServerSpec::unweighted(s.address))
-            .collect();
-        let ring = Ring::new(unweighted, RingConfig::flavour(flavour)).unwrap();
-        group.bench_with_input(
-            BenchmarkId::new("ring_locate", flavour.name()),
-            &ring,
-            |b, ring| {
-                b.iter(|| {
-                    keys.iter()
-                        .map(|k| ring.locate(k.to_bytes()).unwrap().server_index)
-                        .fold(0, |a, i| a ^ i)
-                })
-            },
-        );
-    }
-    group.finish();
-}
-
-criterion_group!(benches, lookup, roll, modulo_defaults);
+criterion_group!(benches, lookup, roll);
 criterion_main!(benches);

@@ -117,10 +117,7 @@ fn compare(hash: HashAlgorithm, cases: &[(ServerList, Vec<usize>)]) -> usize {
         &[program.as_os_str(), OsStr::new(spelling)],
         |list| list.servers.iter().map(|s| s.address() + "\n").collect(),
         |list| {
-            let config = RingConfig {
-                flavour: Flavour::AprMemcache,
-                hash: Some(hash),
-            };
+            let config = RingConfig::new(Flavour::AprMemcache, Some(hash));
             Ring::new(list.specs(), config).unwrap()
         },
         cases,

@@ -67,10 +67,7 @@ fn compare(hash: HashAlgorithm, cases: &[(ServerList, Vec<usize>)]) -> usize {
         &program,
         weighted_peer_lines,
         |list| {
-            let config = RingConfig {
-                flavour: FLAVOUR,
-                hash: Some(hash),
-            };
+            let config = RingConfig::new(FLAVOUR, Some(hash));
             Ring::new(list.specs(), config).unwrap()
         },
         cases,

@@ -39,10 +39,7 @@ const FLAVOUR: Flavour = Flavour::SpymemcachedArray;
 const MIN_HASH_KEYS: [&str; 3] = ["polygenelubricants", "GydZG_", "DESIGNING WORKHOUSES"];
 
 fn ring(list: &ServerList, hash: HashAlgorithm) -> Ring {
-    let config = RingConfig {
-        flavour: FLAVOUR,
-        hash: Some(hash),
-    };
+    let config = RingConfig::new(FLAVOUR, Some(hash));
     Ring::new(list.specs(), config).unwrap()
 }
 
@@ -199,14 +196,7 @@ fn a_real_client_redistributes_keys_of_unreachable_servers_as_the_library_does()
             .iter()
             .map(|a| ServerSpec::unweighted(a.as_str()))
             .collect();
-        let ring = Ring::new(
-            specs,
-            RingConfig {
-                flavour: FLAVOUR,
-                hash: Some(case.hash),
-            },
-        )
-        .unwrap();
+        let ring = Ring::new(specs, RingConfig::new(FLAVOUR, Some(case.hash))).unwrap();
         for key in &case_keys {
             let at = ring.locate_live(key, |s| down.contains(&s)).unwrap();
             expected.insert(key.clone(), addresses[at.server_index].clone());

@@ -29,6 +29,6 @@ const RULE: Rule = Rule {
 /// `apr_memcache_find_server_hash_default`, with the default (15-bit) or
 /// the full CRC-32.
 pub static PLACEMENT: Placement =
-    Placement::per_key(&[HashAlgorithm::Crc, HashAlgorithm::Crc32], |servers| {
+    Placement::per_key(&[HashAlgorithm::Crc, HashAlgorithm::Crc32], |servers, _| {
         Ok(Arc::new(ArrayMod::new(servers, RULE)?) as PerKey)
     });

@@ -28,6 +28,6 @@ const RULE: Rule = Rule {
 
 /// `ServerList.PickServer`: CRC-32 of the key's first 256 bytes, modulo
 /// the list's length.
-pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::Crc32], |servers| {
+pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::Crc32], |servers, _| {
     Ok(Arc::new(ArrayMod::new(servers, RULE)?) as PerKey)
 });

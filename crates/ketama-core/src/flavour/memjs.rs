@@ -28,7 +28,7 @@ const RULE: Rule = Rule {
 };
 
 /// `Math.abs(hashCode(key)) % servers.length`.
-pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::SpyNative], |servers| {
+pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::SpyNative], |servers, _| {
     Ok(Arc::new(ArrayMod::new(servers, RULE)?) as PerKey)
 })
 .with_spellings(&[("hashcode", HashAlgorithm::SpyNative)]);

@@ -26,14 +26,16 @@ use super::array_mod::Divisor;
 use super::placement::{Location, PerKey, PerKeyPlacement, Placement};
 
 /// `hash_strategy=consistent`: crc32 (full) or fnv (FNV-1a 32).
-pub static PLACEMENT: Placement =
-    Placement::continuum(&[HashAlgorithm::Crc32, HashAlgorithm::Fnv1a32], generate);
+pub static PLACEMENT: Placement = Placement::continuum(
+    &[HashAlgorithm::Crc32, HashAlgorithm::Fnv1a32],
+    |servers, hash, _| generate(servers, hash),
+);
 
 /// `hash_strategy=standard`: the weighted bucket list, crc32 or fnv.
-pub static STANDARD: Placement =
-    Placement::per_key(&[HashAlgorithm::Crc32, HashAlgorithm::Fnv1a32], |servers| {
-        Ok(std::sync::Arc::new(Standard::new(servers)?) as PerKey)
-    });
+pub static STANDARD: Placement = Placement::per_key(
+    &[HashAlgorithm::Crc32, HashAlgorithm::Fnv1a32],
+    |servers, _| Ok(std::sync::Arc::new(Standard::new(servers)?) as PerKey),
+);
 
 /// Longest key the extension hashes; longer keys are cut.
 const MAX_KEY_LEN: usize = 250;

@@ -47,13 +47,13 @@ const SPELLINGS: &[(&str, H)] = &[
 ];
 
 /// `KetamaNodeLocator` with node keys in SPYMEMCACHED format.
-pub static SPYMEMCACHED: Placement = Placement::continuum(HASHES, |servers, hash| {
+pub static SPYMEMCACHED: Placement = Placement::continuum(HASHES, |servers, hash, _| {
     generate(servers, hash, NodeKeyFormat::Spymemcached)
 })
 .with_spellings(SPELLINGS);
 
 /// `KetamaNodeLocator` with node keys in LIBMEMCACHED format.
-pub static LIBMEMCACHED_KEYS: Placement = Placement::continuum(HASHES, |servers, hash| {
+pub static LIBMEMCACHED_KEYS: Placement = Placement::continuum(HASHES, |servers, hash, _| {
     generate(servers, hash, NodeKeyFormat::Libmemcached)
 })
 .with_spellings(SPELLINGS);
@@ -75,7 +75,7 @@ const ARRAY_HASHES: &[H] = &[
 /// list order, no weights. With the default `FailureMode.Redistribute` a
 /// key whose node is down goes to the next active node of `getSequence`
 /// (list order from the primary, wrapping).
-pub static ARRAY_MOD: Placement = Placement::per_key(ARRAY_HASHES, |servers| {
+pub static ARRAY_MOD: Placement = Placement::per_key(ARRAY_HASHES, |servers, _| {
     Ok(std::sync::Arc::new(ArrayMod::new(servers, ARRAY_RULE)?) as super::placement::PerKey)
 })
 .with_spellings(SPELLINGS);
