@@ -251,9 +251,12 @@ impl Ring {
     #[cold]
     fn locate_per_key_up(&self, key: &[u8]) -> Option<Location> {
         let per_key = self.per_key.as_deref()?;
-        per_key
-            .locate_hash(self.hash_key(key))
-            .or_else(|| per_key.locate(key, self.key_hash, &|_| false))
+        let by_hash = if per_key.places_hashes() {
+            per_key.locate_hash(self.hash_key(key))
+        } else {
+            None
+        };
+        by_hash.or_else(|| per_key.locate_up(key, self.key_hash))
     }
 
     /// The server that holds `key`.

@@ -6,15 +6,22 @@
 //! The ring and the lookup are shared. One file per peer; the building blocks
 //! they share are in [`points`].
 //!
-//! Three flavours are not continuums: pymemcache scores every server per key
+//! Some flavours are not continuums: pymemcache scores every server per key
 //! ([`rendezvous`]), python-memcached and Perl Cache::Memcached take a hash
-//! modulo a weighted bucket list ([`modulo`]). They build a [`PerKey`]
+//! modulo a weighted bucket list ([`modulo`]), libmemcached and twemproxy
+//! have modula distributions ([`modula`], [`twemproxy`]), mcrouter walks
+//! `furc_hash`'s decision tree ([`mcrouter`]) and Envoy searches a ring of
+//! 64-bit positions or a maglev table ([`envoy`]). They build a [`PerKey`]
 //! placement instead of points ([`Flavour::is_continuum`]).
 
 pub mod dalli;
+pub mod envoy;
+pub mod envoy_maglev;
+pub mod envoy_ring;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
+pub mod mcrouter;
 pub mod memcached_fast;
 pub mod modula;
 pub mod modulo;
@@ -81,6 +88,21 @@ crate::named_enum! {
         /// twemproxy (nutcracker) `distribution: modula`: `hash % slots`,
         /// each server `weight` slots in list order (not a continuum).
         TwemproxyModula = 17, KETAMA_FLAVOUR_TWEMPROXY_MODULA, "twemproxy-modula", ["nutcracker-modula"] => twemproxy::MODULA;
+        /// mcrouter's Ch3 (`furc_hash` of the routing key over the pool;
+        /// not a continuum).
+        McrouterCh3 = 34, KETAMA_FLAVOUR_MCROUTER_CH3, "mcrouter-ch3", ["mcrouter", "ch3"] => mcrouter::CH3;
+        /// mcrouter's WeightedCh3: Ch3 with per-server weights in [0, 1],
+        /// the weight column over its largest (not a continuum).
+        McrouterWch3 = 35, KETAMA_FLAVOUR_MCROUTER_WCH3, "mcrouter-wch3", ["mcrouter-weighted-ch3", "weighted-ch3", "wch3"] => mcrouter::WEIGHTED_CH3;
+        /// mcrouter's Crc32: `(crc32 & 0x7fffffff) % n` of the routing key
+        /// (not a continuum).
+        McrouterCrc32 = 36, KETAMA_FLAVOUR_MCROUTER_CRC32, "mcrouter-crc32", [] => mcrouter::CRC32;
+        /// Envoy's ring_hash load balancer: a ring of 64-bit xxHash64
+        /// positions, keys hashed with xxHash64 (not a 32-bit continuum).
+        EnvoyRingHash = 37, KETAMA_FLAVOUR_ENVOY_RING_HASH, "envoy-ring-hash", ["envoy", "ring-hash", "envoy-ring"] => envoy::RING_HASH;
+        /// Envoy's maglev load balancer: a 65537-slot table, keys hashed with
+        /// xxHash64 (not a continuum).
+        EnvoyMaglev = 38, KETAMA_FLAVOUR_ENVOY_MAGLEV, "envoy-maglev", ["maglev"] => envoy::MAGLEV;
     }
 }
 

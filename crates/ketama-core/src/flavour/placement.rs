@@ -42,6 +42,20 @@ pub trait PerKeyPlacement: std::fmt::Debug + Send + Sync {
     fn locate_hash(&self, _hash: u32) -> Option<Location> {
         None
     }
+
+    /// False when a key's place cannot come from its 32-bit key hash (the
+    /// placement prepares the key, or hashes it to more bits): the ring
+    /// then asks [`locate_up`](Self::locate_up) without hashing the key
+    /// first.
+    fn places_hashes(&self) -> bool {
+        true
+    }
+
+    /// Where `key` lands with every server up: [`locate`](Self::locate)
+    /// with no server down, unless the placement has a faster way.
+    fn locate_up(&self, key: &[u8], hash: HashAlgorithm) -> Option<Location> {
+        self.locate(key, hash, &|_| false)
+    }
 }
 
 /// A built per-key placement, shared by the clones of its ring.
