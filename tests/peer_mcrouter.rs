@@ -42,7 +42,8 @@ fn max_key() -> Vec<u8> {
 /// `acc = acc * 31 + hash` over `keys` (the tests' polynomial checksums).
 fn checksum(keys: impl Iterator<Item = String>, mut hash: impl FnMut(&[u8]) -> usize) -> u32 {
     keys.fold(0u32, |acc, key| {
-        acc.wrapping_mul(31).wrapping_add(hash(key.as_bytes()) as u32)
+        acc.wrapping_mul(31)
+            .wrapping_add(hash(key.as_bytes()) as u32)
     })
 }
 
@@ -54,24 +55,37 @@ fn numbered(prefix: &str, n: u32) -> impl Iterator<Item = String> + '_ {
 /// expected) rows; through the mcrouter-ch3 flavour as well for m <= 1000.
 #[test]
 fn furc_golden_values() {
-    let table =
-        std::fs::read_to_string(common::repo_root().join("tests/published/mcrouter_furc_golden.tsv"))
-            .unwrap();
+    let table = std::fs::read_to_string(
+        common::repo_root().join("tests/published/mcrouter_furc_golden.tsv"),
+    )
+    .unwrap();
     let rows: Vec<(String, u32, u32)> = table
         .lines()
         .filter(|l| !l.starts_with('#'))
         .map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
-            (f[0].to_string(), f[1].parse().unwrap(), f[2].parse().unwrap())
+            (
+                f[0].to_string(),
+                f[1].parse().unwrap(),
+                f[2].parse().unwrap(),
+            )
         })
         .collect();
     assert_eq!(rows.len(), 264);
     let mut through_ring = 0;
     for (key, m, expected) in &rows {
-        assert_eq!(furc_hash(key.as_bytes(), *m), *expected, "furc_hash({key:?}, {m})");
+        assert_eq!(
+            furc_hash(key.as_bytes(), *m),
+            *expected,
+            "furc_hash({key:?}, {m})"
+        );
         if *m <= 1000 {
             let ring = ring(Flavour::McrouterCh3, *m as usize);
-            assert_eq!(index(&ring, key.as_bytes()), *expected as usize, "{key:?} m={m}");
+            assert_eq!(
+                index(&ring, key.as_bytes()),
+                *expected as usize,
+                "{key:?} m={m}"
+            );
             through_ring += 1;
         }
     }
@@ -157,15 +171,51 @@ fn furc_properties_published_as_tests() {
     );
     assert!(h1 < 1_000_000 && h2 < 1_000_000 && h3 < 1_000_000);
     assert!(h1 != h2 && h1 != h3);
-    for key in ["determinism_test", "another_key", "", "x", "mcrouter:pool:regional:0042"] {
+    for key in [
+        "determinism_test",
+        "another_key",
+        "",
+        "x",
+        "mcrouter:pool:regional:0042",
+    ] {
         for m in [2, 7, 100, 1000, 10_000, 8_388_608, 4_294_967_295] {
             assert_eq!(furc_hash(key.as_bytes(), m), furc_hash(key.as_bytes(), m));
         }
     }
     let pools = [
-        2u32, 3, 4, 5, 7, 8, 10, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 127, 128, 129, 255, 256,
-        257, 1000, 10_000, 100_000, 1_000_000, 8_388_608, 16_777_216, 100_000_000, 1_073_741_824,
-        2_147_483_648, 4_294_967_295,
+        2u32,
+        3,
+        4,
+        5,
+        7,
+        8,
+        10,
+        15,
+        16,
+        17,
+        31,
+        32,
+        33,
+        63,
+        64,
+        65,
+        100,
+        127,
+        128,
+        129,
+        255,
+        256,
+        257,
+        1000,
+        10_000,
+        100_000,
+        1_000_000,
+        8_388_608,
+        16_777_216,
+        100_000_000,
+        1_073_741_824,
+        2_147_483_648,
+        4_294_967_295,
     ];
     for m in pools {
         for key in numbered("range_", 10_000) {
@@ -207,7 +257,10 @@ fn ch3_func_published_values() {
     assert_eq!(index(&r99999, &key), 67_101);
     assert!(Ch3::new(MAX_POOL_SIZE as usize + 1).is_err());
 
-    assert_eq!(counts(&ring(Flavour::McrouterCh3, 3), 1000), [307, 342, 351]);
+    assert_eq!(
+        counts(&ring(Flavour::McrouterCh3, 3), 1000),
+        [307, 342, 351]
+    );
     assert_eq!(
         counts(&ring(Flavour::McrouterCh3, 10), 10_000),
         [995, 955, 1046, 968, 1032, 972, 1016, 1038, 1010, 968]
@@ -311,7 +364,10 @@ fn weighted_ch3_reduced_weights_through_the_flavour() {
     let reduced = Ring::new(servers(100, |i| if i == 42 { 3 } else { 10 }), config).unwrap();
     let mut redirected = 0;
     for key in numbered("cons_", 10_000) {
-        let (f, r) = (index(&full, key.as_bytes()), index(&reduced, key.as_bytes()));
+        let (f, r) = (
+            index(&full, key.as_bytes()),
+            index(&reduced, key.as_bytes()),
+        );
         if f != 42 {
             assert_eq!(f, r, "{key}");
         } else if r != 42 {
@@ -325,7 +381,9 @@ fn weighted_ch3_reduced_weights_through_the_flavour() {
 /// (weights a weight column cannot say: the core's type).
 #[test]
 fn weighted_ch3_random_and_mixed_weights() {
-    let weights = vec![0.429, 0.541, 0.117, 0.998, 0.283, 0.065, 0.109, 0.042, 0.676, 0.943];
+    let weights = vec![
+        0.429, 0.541, 0.117, 0.998, 0.283, 0.065, 0.109, 0.042, 0.676, 0.943,
+    ];
     let wch3 = WeightedCh3::new(weights).unwrap();
     let ch3 = Ch3::new(10).unwrap();
     let (mut c, mut w) = (vec![0; 10], vec![0; 10]);
@@ -355,7 +413,10 @@ fn weighted_ch3_bulk_checksums() {
     for n in [2u32, 3, 5, 10, 100, 1000, 10_000, 100_000, 1_000_000] {
         let f = WeightedCh3::new(vec![1.0; n as usize]).unwrap();
         for key in numbered("eq_", 10_000) {
-            assert_eq!(f.index(key.as_bytes()), furc_hash(key.as_bytes(), n) as usize);
+            assert_eq!(
+                f.index(key.as_bytes()),
+                furc_hash(key.as_bytes(), n) as usize
+            );
         }
     }
     let unit: [(usize, u32); 9] = [
@@ -382,7 +443,11 @@ fn weighted_ch3_bulk_checksums() {
         (100, 2_604_325_093),
         (1000, 337_394_182),
     ];
-    let cases = [(1.0, 100_000, &unit[..]), (0.5, 10_000, &half), (0.0, 10_000, &zero)];
+    let cases = [
+        (1.0, 100_000, &unit[..]),
+        (0.5, 10_000, &half),
+        (0.0, 10_000, &zero),
+    ];
     for (weight, keys, expected) in cases {
         for &(n, sum) in expected {
             let f = WeightedCh3::new(vec![weight; n]).unwrap();
@@ -397,7 +462,8 @@ fn weighted_ch3_bulk_checksums() {
         (100, 4_273_108_085),
         (1000, 954_106_693),
     ];
-    let long_zero: [(usize, u32); 3] = [(2, 2_171_781_178), (10, 2_937_312_667), (100, 532_711_027)];
+    let long_zero: [(usize, u32); 3] =
+        [(2, 2_171_781_178), (10, 2_937_312_667), (100, 532_711_027)];
     for (weight, expected) in [(0.5, &long_half[..]), (0.0, &long_zero[..])] {
         for &(n, sum) in expected {
             let f = WeightedCh3::new(vec![weight; n]).unwrap();
@@ -434,7 +500,10 @@ fn weighted_ch3_integration_pool() {
         if *w == 0.0 {
             assert_eq!(counts[i], 0, "server {i}");
         } else {
-            assert!((measured - w / total).abs() <= 0.075, "server {i}: {measured}");
+            assert!(
+                (measured - w / total).abs() <= 0.075,
+                "server {i}: {measured}"
+            );
         }
     }
 }
@@ -465,14 +534,20 @@ fn routing_keys_through_the_cli() {
     let key = "/region/cluster/abcdefghijklmnopqrstuvwxyz|#|afterhashstop";
     assert_eq!(routing_key(key.as_bytes()), b"abcdefghijklmnopqrstuvwxyz");
     assert_eq!(routing_key(b""), b"");
-    let list: Vec<String> = (0..100).map(|i| format!("10.0.{}.{}:11211", i / 256, i % 256)).collect();
+    let list: Vec<String> = (0..100)
+        .map(|i| format!("10.0.{}.{}:11211", i / 256, i % 256))
+        .collect();
     for flavour in ["mcrouter-ch3", "mcrouter-wch3", "mcrouter-crc32"] {
         let out = Command::new(common::cli())
             .args(["find", "--flavor", flavour, "--servers", &list.join(",")])
             .args(["--", key, "abcdefghijklmnopqrstuvwxyz", "sample"])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let lines: Vec<String> = String::from_utf8(out.stdout)
             .unwrap()
             .lines()
@@ -480,6 +555,9 @@ fn routing_keys_through_the_cli() {
             .collect();
         assert_eq!(lines[0], lines[1], "{flavour}: the routing key decides");
         let sample = if flavour == "mcrouter-crc32" { 7 } else { 97 };
-        assert_eq!(lines[2], list[sample], "{flavour}: 'sample' over 100 servers");
+        assert_eq!(
+            lines[2], list[sample],
+            "{flavour}: 'sample' over 100 servers"
+        );
     }
 }

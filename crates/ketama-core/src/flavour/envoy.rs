@@ -253,12 +253,7 @@ impl PerKeyPlacement for Envoy {
         }
     }
 
-    fn locate(
-        &self,
-        key: &[u8],
-        _hash: H,
-        is_down: &dyn Fn(usize) -> bool,
-    ) -> Option<Location> {
+    fn locate(&self, key: &[u8], _hash: H, is_down: &dyn Fn(usize) -> bool) -> Option<Location> {
         let pick = self.pick_hash_live(xxhash64(key, 0), is_down)?;
         (!is_down(pick.host)).then(|| Envoy::location(pick))
     }

@@ -50,7 +50,7 @@ impl MaglevConfig {
         }
         if !is_prime(size) {
             return Err(Error::InvalidArgument(format!(
-                "maglev: table_size {size}: the table size of maglev must be prime number"
+                "maglev: table_size {size}: The table size of maglev must be prime number"
             )));
         }
         Ok(())

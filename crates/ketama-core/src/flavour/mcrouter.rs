@@ -228,12 +228,7 @@ impl PerKeyPlacement for Mcrouter {
         }
     }
 
-    fn locate(
-        &self,
-        key: &[u8],
-        _hash: H,
-        is_down: &dyn Fn(usize) -> bool,
-    ) -> Option<Location> {
+    fn locate(&self, key: &[u8], _hash: H, is_down: &dyn Fn(usize) -> bool) -> Option<Location> {
         let (server_index, point) = self.place(key);
         (!is_down(server_index)).then_some(Location {
             point_index: server_index,
@@ -274,10 +269,7 @@ mod tests {
             ServerSpec::new("c:1", 3),
         ];
         assert_eq!(fractions(&servers).unwrap(), [1.0, 0.5, 0.3]);
-        assert_eq!(
-            fractions(&[ServerSpec::unweighted("a:1")]).unwrap(),
-            [1.0]
-        );
+        assert_eq!(fractions(&[ServerSpec::unweighted("a:1")]).unwrap(), [1.0]);
         assert!(WeightedCh3::new(vec![0.5, 1.5]).is_err());
         assert!(WeightedCh3::new(vec![]).is_err());
         assert!(Ch3::new(MAX_POOL_SIZE as usize + 1).is_err());
@@ -287,7 +279,10 @@ mod tests {
     fn down_servers_are_not_skipped() {
         let ch3 = Mcrouter::Ch3(Ch3::new(10).unwrap());
         let at = ch3.locate(b"sample", H::Furc, &|_| false).unwrap();
-        assert_eq!(ch3.locate(b"sample", H::Furc, &|s| s == at.server_index), None);
+        assert_eq!(
+            ch3.locate(b"sample", H::Furc, &|s| s == at.server_index),
+            None
+        );
         assert!(!ch3.places_hashes());
     }
 }

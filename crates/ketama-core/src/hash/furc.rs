@@ -118,7 +118,11 @@ mod tests {
             (b"a", 16_777_216, 11_809_035),
             (b"", 2, 1),
             (b"", 1_000_000, 407_687),
-            (b"someKey_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 10_000, 5716),
+            (
+                b"someKey_ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+                10_000,
+                5716,
+            ),
         ];
         for (key, m, expected) in cases {
             assert_eq!(furc_hash(key, m), expected, "{key:?} m={m}");
