@@ -36,7 +36,7 @@ fn index(ring: &Ring, key: &[u8]) -> usize {
 
 /// The bytes -128..127 as C++ `char`s (Ch3HashTest, Crc32HashTest).
 fn max_key() -> Vec<u8> {
-    (0..256).map(|i| (i as i32 - 128) as u8).collect()
+    (0..256i32).map(|i| (i - 128) as u8).collect()
 }
 
 /// `acc = acc * 31 + hash` over `keys` (the tests' polynomial checksums).

@@ -78,6 +78,8 @@ pub struct Ring {
     /// The placement of a flavour that is not a continuum (then `lookup` is
     /// [`KeyLookup::PerKey`] and the continuum is empty).
     per_key: Option<PerKey>,
+    /// The per-key placement's [`PerKeyPlacement::places_hashes`], asked once.
+    per_key_places_hashes: bool,
 }
 
 impl Ring {
@@ -113,6 +115,7 @@ impl Ring {
                 })
             })
             .collect::<Result<Box<[Server]>, Error>>()?;
+        let per_key_places_hashes = per_key.as_ref().is_none_or(|p| p.places_hashes());
         Ok(Ring {
             servers,
             continuum,
@@ -120,6 +123,7 @@ impl Ring {
             key_hash,
             lookup,
             per_key,
+            per_key_places_hashes,
         })
     }
 
@@ -251,7 +255,7 @@ impl Ring {
     #[cold]
     fn locate_per_key_up(&self, key: &[u8]) -> Option<Location> {
         let per_key = self.per_key.as_deref()?;
-        let by_hash = if per_key.places_hashes() {
+        let by_hash = if self.per_key_places_hashes {
             per_key.locate_hash(self.hash_key(key))
         } else {
             None

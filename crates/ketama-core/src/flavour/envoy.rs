@@ -1,5 +1,5 @@
-//! Envoy's consistent-hashing load balancers, `ring_hash` ([`envoy_ring`])
-//! and `maglev` ([`envoy_maglev`]) (envoyproxy/envoy,
+//! Envoy's consistent-hashing load balancers, `ring_hash` ([`super::envoy_ring`])
+//! and `maglev` ([`super::envoy_maglev`]) (envoyproxy/envoy,
 //! `source/extensions/load_balancing_policies/`): not continuums of 32-bit
 //! points. Envoy balances on a 64-bit request hash; a header hash policy
 //! (`hash_policy: header`) makes it `xxHash64(value, seed 0)`, and so a key
@@ -31,6 +31,7 @@ use crate::hash::HashAlgorithm as H;
 use crate::hash::xxhash64::xxhash64;
 use crate::{Error, ServerSpec};
 
+pub use super::envoy_entry::{Entry, Pick};
 pub use super::envoy_maglev::MaglevConfig;
 pub use super::envoy_ring::{RingHashConfig, RingHashFunction};
 
@@ -66,18 +67,6 @@ impl Policy {
     }
 }
 
-/// One host as a balancer is built from it: the bytes hashed for it, its
-/// normalized weight and its index in the server list.
-#[derive(Debug, Clone, Copy)]
-pub struct Entry<'a> {
-    /// What is hashed for the host (its `hash_key`).
-    pub key: &'a [u8],
-    /// Its share of the weight (the weights of a build sum to 1).
-    pub weight: f64,
-    /// Its index in the server list.
-    pub host: usize,
-}
-
 /// The entries of `hosts` (server indices) with `normalizeHostWeights`'s
 /// weights: `weight * 1.0 / sum`, with their least and largest.
 pub fn normalized<'a>(
@@ -111,18 +100,6 @@ pub enum Table {
     Maglev(MaglevTable),
 }
 
-/// Where a 64-bit hash landed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Pick {
-    /// The host's index in the server list.
-    pub host: usize,
-    /// The ring entry's index (ring_hash) or the table slot (maglev).
-    pub slot: usize,
-    /// The top 32 bits of the ring entry's 64-bit position (ring_hash), or
-    /// the slot (maglev).
-    pub point: u32,
-}
-
 impl Table {
     /// Builds the balancer of `policy` over `entries` (already normalized,
     /// with their least and largest weight).
@@ -131,6 +108,19 @@ impl Table {
             Policy::RingHash(config) => Table::Ring(RingTable::build(entries, min, config)),
             Policy::Maglev(config) => Table::Maglev(MaglevTable::build(entries, max, config)),
         }
+    }
+
+    /// The ring's entries or the table's slots.
+    pub fn len(&self) -> usize {
+        match self {
+            Table::Ring(ring) => ring.positions().len(),
+            Table::Maglev(table) => table.slots().len(),
+        }
+    }
+
+    /// True for a ring without entries (no host had weight).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Where a request hash lands; `None` for an empty ring.

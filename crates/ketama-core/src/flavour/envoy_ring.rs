@@ -15,7 +15,7 @@
 //!   (two hosts with the same `hash_key`) keep the hosts' order here; Envoy
 //!   sorts them in an order its sort leaves open.
 
-use super::envoy::{Entry, Pick};
+use super::envoy_entry::{Entry, Pick};
 use crate::Error;
 use crate::hash::murmur64::{ENVOY_SEED, murmur64a};
 use crate::hash::xxhash64::xxhash64;
@@ -81,7 +81,14 @@ pub struct RingTable {
     hosts: Box<[u32]>,
     size: u64,
     per_host: Vec<(usize, u64)>,
+    /// `buckets[b]`: the first entry whose position's top bits are `b` or
+    /// more, so a search starts among the few entries of its bucket.
+    buckets: Box<[u32]>,
+    shift: u32,
 }
+
+/// At most 2^14 buckets (64 KiB, as the continuum's index).
+const MAX_BUCKET_BITS: u32 = 14;
 
 impl RingTable {
     /// Builds the ring over `entries` (normalized weights, `least` the
@@ -116,11 +123,23 @@ impl RingTable {
         }
         ring.sort_by_key(|&(position, _)| position);
         let (positions, hosts): (Vec<u64>, Vec<u32>) = ring.into_iter().unzip();
+        let bits = (usize::BITS - positions.len().leading_zeros()).min(MAX_BUCKET_BITS);
+        let shift = 64 - bits;
+        let mut buckets = Vec::with_capacity(1 << bits);
+        let mut at = 0usize;
+        for bucket in 0..1u64 << bits {
+            while at < positions.len() && (positions[at].checked_shr(shift).unwrap_or(0)) < bucket {
+                at += 1;
+            }
+            buckets.push(at as u32);
+        }
         RingTable {
             positions: positions.into_boxed_slice(),
             hosts: hosts.into_boxed_slice(),
             size,
             per_host,
+            buckets: buckets.into_boxed_slice(),
+            shift,
         }
     }
 
@@ -153,7 +172,15 @@ impl RingTable {
         if self.positions.is_empty() {
             return None;
         }
-        let mut slot = self.positions.partition_point(|&p| p < hash);
+        // The first position >= hash is in the hash's bucket, or is the
+        // first of the next non-empty one.
+        let bucket = hash.checked_shr(self.shift).unwrap_or(0) as usize;
+        let low = self.buckets[bucket] as usize;
+        let high = self
+            .buckets
+            .get(bucket + 1)
+            .map_or(self.positions.len(), |&b| b as usize);
+        let mut slot = low + self.positions[low..high].partition_point(|&p| p < hash);
         if slot == self.positions.len() {
             slot = 0;
         }
@@ -162,5 +189,59 @@ impl RingTable {
             slot,
             point: (self.positions[slot] >> 32) as u32,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bucket_index_finds_what_a_search_finds() {
+        let keys: Vec<Vec<u8>> = (0..37)
+            .map(|i| format!("10.0.0.{i}:80").into_bytes())
+            .collect();
+        for (hosts, min) in [(1usize, 1u64), (2, 3), (37, 1024), (37, 20_000)] {
+            let entries: Vec<Entry<'_>> = (0..hosts)
+                .map(|host| Entry {
+                    key: &keys[host],
+                    weight: 1.0 / hosts as f64,
+                    host,
+                })
+                .collect();
+            let config = RingHashConfig {
+                minimum_ring_size: min,
+                ..RingHashConfig::default()
+            };
+            let ring = RingTable::build(&entries, 1.0 / hosts as f64, &config);
+            let naive = |h: u64| {
+                let slot = ring.positions.partition_point(|&p| p < h);
+                if slot == ring.positions.len() {
+                    0
+                } else {
+                    slot
+                }
+            };
+            let mut hashes = vec![0, 1, u64::MAX, u64::MAX - 1, 1 << 63];
+            hashes.extend(
+                ring.positions
+                    .iter()
+                    .flat_map(|&p| [p, p.wrapping_sub(1), p.wrapping_add(1)]),
+            );
+            let mut state = 0x9e37_79b9_7f4a_7c15u64;
+            for _ in 0..10_000 {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                hashes.push(state);
+            }
+            for h in hashes {
+                assert_eq!(
+                    ring.pick(h).unwrap().slot,
+                    naive(h),
+                    "{h} in a ring of {hosts}"
+                );
+            }
+        }
     }
 }

@@ -70,10 +70,35 @@ pub fn routing_key(key: &[u8]) -> &[u8] {
             rest = &key[third + 1..];
         }
     }
-    match rest.windows(3).position(|w| w == b"|#|") {
-        Some(stop) => &rest[..stop],
-        None => rest,
+    let mut from = 0;
+    while let Some(bar) = find_bar(&rest[from..]) {
+        let at = from + bar;
+        if rest[at..].starts_with(b"|#|") {
+            return &rest[..at];
+        }
+        from = at + 1;
     }
+    rest
+}
+
+/// The first `|` of `bytes`, eight bytes at a time.
+#[inline]
+fn find_bar(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const BARS: u64 = ONES * b'|' as u64;
+    let mut words = bytes.chunks_exact(8);
+    for (i, word) in (&mut words).enumerate() {
+        let x = u64::from_le_bytes(word.try_into().expect("8 bytes")) ^ BARS;
+        // The lowest byte of x that is zero has the lowest high bit set
+        // here (bytes above a zero byte may also show one).
+        let zero = x.wrapping_sub(ONES) & !x & (ONES << 7);
+        if zero != 0 {
+            return Some(8 * i + zero.trailing_zeros() as usize / 8);
+        }
+    }
+    let tail = words.remainder();
+    let start = bytes.len() - tail.len();
+    tail.iter().position(|&b| b == b'|').map(|p| start + p)
 }
 
 /// mcrouter's Ch3 over `n` servers.
@@ -240,6 +265,16 @@ impl PerKeyPlacement for Mcrouter {
     fn places_hashes(&self) -> bool {
         false
     }
+
+    #[inline]
+    fn locate_up(&self, key: &[u8], _hash: H) -> Option<Location> {
+        let (server_index, point) = self.place(key);
+        Some(Location {
+            point_index: server_index,
+            point,
+            server_index,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -259,6 +294,19 @@ mod tests {
         assert_eq!(routing_key(b"a|#|b|#|c"), b"a");
         assert_eq!(routing_key(b"a|b#|c"), b"a|b#|c");
         assert_eq!(routing_key(b"someprefix:1:|#|id=123"), b"someprefix:1:");
+        // The word-at-a-time search at every offset, with bars before.
+        for len in 0..40 {
+            for stop in 0..len {
+                let mut key = vec![b'a'; len];
+                key[stop / 2] = b'|';
+                key[stop..]
+                    .iter_mut()
+                    .zip(b"|#|")
+                    .for_each(|(k, b)| *k = *b);
+                let expected = if len - stop >= 3 { stop } else { len };
+                assert_eq!(routing_key(&key).len(), expected, "{key:?}");
+            }
+        }
     }
 
     #[test]

@@ -16,6 +16,7 @@
 
 pub mod dalli;
 pub mod envoy;
+pub mod envoy_entry;
 pub mod envoy_maglev;
 pub mod envoy_ring;
 pub mod libketama;
