@@ -36,13 +36,13 @@ pub use super::envoy_maglev::MaglevConfig;
 pub use super::envoy_ring::{RingHashConfig, RingHashFunction};
 
 /// `lb_policy: RING_HASH` with Envoy's default ring sizes.
-pub static RING_HASH: Placement = Placement::per_key(&[H::XxHash64], |servers| {
+pub static RING_HASH: Placement = Placement::per_key(&[H::XxHash64], |servers, _options| {
     let policy = Policy::RingHash(RingHashConfig::default());
     Ok(Arc::new(Envoy::new(servers, policy)?) as PerKey)
 });
 
 /// `lb_policy: MAGLEV` with Envoy's default table size.
-pub static MAGLEV: Placement = Placement::per_key(&[H::XxHash64], |servers| {
+pub static MAGLEV: Placement = Placement::per_key(&[H::XxHash64], |servers, _options| {
     let policy = Policy::Maglev(MaglevConfig::default());
     Ok(Arc::new(Envoy::new(servers, policy)?) as PerKey)
 });

@@ -34,18 +34,18 @@ use crate::hash::spooky;
 use crate::{Error, ServerSpec};
 
 /// `hash_func: Ch3`.
-pub static CH3: Placement = Placement::per_key(&[H::Furc], |servers| {
+pub static CH3: Placement = Placement::per_key(&[H::Furc], |servers, _options| {
     Ok(Arc::new(Mcrouter::Ch3(Ch3::new(servers.len())?)) as PerKey)
 });
 
 /// `hash_func: WeightedCh3`, weights from the weight column.
-pub static WEIGHTED_CH3: Placement = Placement::per_key(&[H::Furc], |servers| {
+pub static WEIGHTED_CH3: Placement = Placement::per_key(&[H::Furc], |servers, _options| {
     let weights = WeightedCh3::new(fractions(servers)?)?;
     Ok(Arc::new(Mcrouter::WeightedCh3(weights)) as PerKey)
 });
 
 /// `hash_func: Crc32`.
-pub static CRC32: Placement = Placement::per_key(&[H::Crc32], |servers| {
+pub static CRC32: Placement = Placement::per_key(&[H::Crc32], |servers, _options| {
     if servers.is_empty() {
         return Err(Error::NoServers("the server list is empty".into()));
     }
