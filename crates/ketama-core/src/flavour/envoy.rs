@@ -35,17 +35,24 @@ pub use super::envoy_entry::{Entry, Pick};
 pub use super::envoy_maglev::MaglevConfig;
 pub use super::envoy_ring::{RingHashConfig, RingHashFunction};
 
-/// `lb_policy: RING_HASH` with Envoy's default ring sizes.
-pub static RING_HASH: Placement = Placement::per_key(&[H::XxHash64], |servers, _options| {
-    let policy = Policy::RingHash(RingHashConfig::default());
+/// `lb_policy: RING_HASH`: ring sizes and `hash_function` from the options
+/// (`min_ring_size`, `max_ring_size`, `hash_function`), Envoy's defaults
+/// otherwise.
+pub static RING_HASH: Placement = Placement::per_key(&[H::XxHash64], |servers, options| {
+    let policy = Policy::RingHash(RingHashConfig::from_options(options));
     Ok(Arc::new(Envoy::new(servers, policy)?) as PerKey)
-});
+})
+.with_settings(&["min_ring_size", "max_ring_size", "hash_function"]);
 
-/// `lb_policy: MAGLEV` with Envoy's default table size.
-pub static MAGLEV: Placement = Placement::per_key(&[H::XxHash64], |servers, _options| {
-    let policy = Policy::Maglev(MaglevConfig::default());
+/// `lb_policy: MAGLEV`: `table_size` from the options, 65537 otherwise.
+pub static MAGLEV: Placement = Placement::per_key(&[H::XxHash64], |servers, options| {
+    let default = MaglevConfig::default();
+    let policy = Policy::Maglev(MaglevConfig {
+        table_size: options.table_size.unwrap_or(default.table_size),
+    });
     Ok(Arc::new(Envoy::new(servers, policy)?) as PerKey)
-});
+})
+.with_settings(&["table_size"]);
 
 /// Which balancer, with its parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]

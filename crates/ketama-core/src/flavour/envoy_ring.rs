@@ -24,15 +24,7 @@ use crate::hash::xxhash64::xxhash64;
 /// `maximum_ring_size` are at most 8M).
 pub const MAX_RING_SIZE: u64 = 8 * 1024 * 1024;
 
-/// How hosts are hashed onto the ring (`hash_function`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum RingHashFunction {
-    /// `XX_HASH` (the default).
-    #[default]
-    XxHash64,
-    /// `MURMUR_HASH_2`: libstdc++'s `std::hash<std::string>`.
-    MurmurHash2,
-}
+pub use super::options::RingHashFunction;
 
 /// `ring_hash`'s parameters; the default is Envoy's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +48,16 @@ impl Default for RingHashConfig {
 }
 
 impl RingHashConfig {
+    /// The configuration the options set, Envoy's defaults for the rest.
+    pub fn from_options(options: &super::Options) -> Self {
+        let default = RingHashConfig::default();
+        RingHashConfig {
+            minimum_ring_size: options.min_ring_size.unwrap_or(default.minimum_ring_size),
+            maximum_ring_size: options.max_ring_size.unwrap_or(default.maximum_ring_size),
+            hash_function: options.hash_function.unwrap_or_default(),
+        }
+    }
+
     /// Fails as Envoy's configuration check does.
     pub fn check(&self) -> Result<(), Error> {
         let (min, max) = (self.minimum_ring_size, self.maximum_ring_size);

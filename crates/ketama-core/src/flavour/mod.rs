@@ -264,6 +264,12 @@ impl Flavour {
         self.placement().hash_tag
     }
 
+    /// The further options its users set (Envoy's ring and table sizes):
+    /// names from [`options::SETTINGS`].
+    pub fn settings(self) -> &'static [&'static str] {
+        self.placement().settings
+    }
+
     /// Fails, naming the flavour and the flavours that take it, when an
     /// option is set that the flavour's peer does not offer or out of range.
     pub fn check_options(self, options: &Options) -> Result<(), Error> {
@@ -302,6 +308,20 @@ impl Flavour {
                 self.name(),
                 takers(Flavour::takes_hash_tag)
             )));
+        }
+        for setting in options.settings() {
+            if !self.settings().contains(&setting) {
+                let names: Vec<&str> = Flavour::ALL
+                    .iter()
+                    .filter(|f| f.settings().contains(&setting))
+                    .map(|f| f.name())
+                    .collect();
+                return Err(Error::InvalidArgument(format!(
+                    "flavour {} takes no option {setting}; it is set for: {}",
+                    self.name(),
+                    names.join(", ")
+                )));
+            }
         }
         Ok(())
     }
