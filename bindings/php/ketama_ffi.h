@@ -975,6 +975,16 @@ char *ketama_error(void);
 ketama_status ketama_file_ring_open(const char *path, uint32_t flavour, uint32_t hash, uint32_t parse_mode, uint32_t policy, const ketama_file_ring **file_ring_out);
 
 /**
+ * `ketama_file_ring_open` with placement options for every ring it builds
+ * (NULL: none; see `ketama_ring_new_with_options`).
+ *
+ * # Safety
+ * As `ketama_file_ring_open`; `options` is NULL or a NUL-terminated
+ * string.
+ */
+ketama_status ketama_file_ring_open_with_options(const char *path, uint32_t flavour, uint32_t hash, uint32_t parse_mode, uint32_t policy, const char *options, const ketama_file_ring **file_ring_out);
+
+/**
  * The ring for the file as it is now: rebuilt when the file changed (same
  * inode, size, mtime and content → the same ring). Never waits: while a
  * change made in place settles (100 ms) or another thread reads the file,
