@@ -162,12 +162,16 @@ impl Envoy {
         let mut sum = 0u64;
         for server in servers {
             let weight = server.weight.unwrap_or(1);
-            let weight = u32::try_from(weight).map_err(|_| {
-                Error::InvalidArgument(format!(
-                    "Envoy: server {} has weight {weight}, more than a load_balancing_weight holds",
-                    String::from_utf8_lossy(&server.address)
-                ))
-            })?;
+            let weight = u32::try_from(weight)
+                .ok()
+                .filter(|&w| w >= 1)
+                .ok_or_else(|| {
+                    Error::InvalidArgument(format!(
+                        "Envoy: server {} has weight {weight}; a load_balancing_weight is 1 to {}",
+                        String::from_utf8_lossy(&server.address),
+                        u32::MAX
+                    ))
+                })?;
             sum += u64::from(weight);
             weights.push(weight);
         }
@@ -262,5 +266,69 @@ impl PerKeyPlacement for Envoy {
     #[inline]
     fn locate_up(&self, key: &[u8], _hash: H) -> Option<Location> {
         self.pick_hash(xxhash64(key, 0)).map(Envoy::location)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn weights_and_sizes_envoy_refuses_are_refused() {
+        let ring = Policy::RingHash(RingHashConfig::default());
+        let err = |servers: &[ServerSpec], policy| Envoy::new(servers, policy).unwrap_err();
+        assert!(
+            err(&[ServerSpec::new("a:1", 0)], ring)
+                .to_string()
+                .contains("weight 0")
+        );
+        let big = [
+            ServerSpec::new("a:1", u64::from(u32::MAX)),
+            ServerSpec::new("b:1", 1),
+        ];
+        assert!(err(&big, ring).to_string().contains("sum to"));
+        assert!(matches!(err(&[], ring), Error::NoServers(_)));
+        let maglev = Policy::Maglev(MaglevConfig {
+            table_size: 5_000_012,
+        });
+        assert!(
+            err(&[ServerSpec::unweighted("a:1")], maglev)
+                .to_string()
+                .contains("5000011")
+        );
+    }
+
+    #[test]
+    fn down_hosts_leave_the_balancer_until_envoy_panics() {
+        let servers: Vec<ServerSpec> = (0..4)
+            .map(|i| ServerSpec::unweighted(format!("10.0.0.{i}:80")))
+            .collect();
+        for policy in [
+            Policy::RingHash(RingHashConfig::default()),
+            Policy::Maglev(MaglevConfig::default()),
+        ] {
+            let envoy = Envoy::new(&servers, policy).unwrap();
+            let hashes = (0..500u64).map(|k| k.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            for hash in hashes.clone() {
+                let one_down = envoy.pick_hash_live(hash, &|i| i == 1).unwrap();
+                assert_ne!(one_down.host, 1);
+            }
+            // Two of four healthy is 50%: not yet a panic.
+            for hash in hashes.clone() {
+                let two_down = envoy.pick_hash_live(hash, &|i| i < 2).unwrap();
+                assert!(two_down.host >= 2);
+            }
+            // One of four: Envoy balances over every host again.
+            for hash in hashes {
+                let panic = envoy.pick_hash_live(hash, &|i| i < 3).unwrap();
+                assert_eq!(panic, envoy.pick_hash(hash).unwrap());
+            }
+            let key = b"user:1";
+            let up = envoy.locate_up(key, H::XxHash64).unwrap();
+            let down = |i: usize| i != up.server_index && i != (up.server_index + 1) % 4;
+            let live = envoy.locate(key, H::XxHash64, &down).unwrap();
+            assert!(!down(live.server_index));
+            assert_eq!(envoy.locate(key, H::XxHash64, &|_| true), None);
+        }
     }
 }
