@@ -159,6 +159,16 @@ typedef enum {
    * each server `weight` slots in list order (not a continuum).
    */
   KETAMA_FLAVOUR_TWEMPROXY_MODULA = 17,
+  /**
+   * Predis client-side sharding with its default `HashRing`: CRC-32
+   * points of `host:port`, weights, the last point ≤ the key's hash.
+   */
+  KETAMA_FLAVOUR_PREDIS = 23,
+  /**
+   * Predis client-side sharding with `KetamaRing`: libketama-style MD5
+   * points of `host:port`, weights.
+   */
+  KETAMA_FLAVOUR_PREDIS_KETAMA = 24,
 } ketama_flavour;
 
 /**
@@ -249,6 +259,11 @@ typedef enum {
    * python-memcached's `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
    */
   KETAMA_HASH_CMEMCACHE = 20,
+  /**
+   * The CRC-32 register without the final complement (`!crc32`), as
+   * phpredis `RedisArray` hashes keys onto its `consistent` ring.
+   */
+  KETAMA_HASH_CRC32_NOXOR = 30,
 } ketama_hash;
 
 /**

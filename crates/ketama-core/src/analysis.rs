@@ -34,9 +34,12 @@ pub enum Measure {
 /// How a ring's key preparation differs from another's (none, pecl's, dalli's).
 fn preparation(lookup: KeyLookup) -> u8 {
     match lookup {
-        KeyLookup::Direct | KeyLookup::PerKey => 0,
+        KeyLookup::Direct | KeyLookup::PerKey | KeyLookup::After => 0,
         KeyLookup::PeclBuckets => 1,
         KeyLookup::Dalli => 2,
+        KeyLookup::PredisHashRing | KeyLookup::PredisKetama => 3,
+        KeyLookup::PhpRedis => 4,
+        KeyLookup::RedisRb => 5,
     }
 }
 
@@ -179,11 +182,12 @@ fn for_each_arc(rings: &[&Ring], mut visit: impl FnMut(u64, &[usize])) {
     }
     // An arc (previous cut, cut] must have one owner in every ring: a ring
     // that looks up the first point ≥ the hash changes owner after each
-    // point; dalli's (the last point ≤ the hash) just before each point.
+    // point; one that looks up the last point ≤ the hash (dalli) or the
+    // first point > the hash (uhashring) just before each point.
     let mut cuts: Vec<u32> = rings
         .iter()
         .flat_map(|r| {
-            let before = u32::from(r.key_lookup() == KeyLookup::Dalli);
+            let before = u32::from(r.key_lookup().owner_changes_before_points());
             r.continuum()
                 .points()
                 .iter()

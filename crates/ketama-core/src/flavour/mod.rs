@@ -12,17 +12,20 @@
 //! placement instead of points ([`Flavour::is_continuum`]).
 
 pub mod dalli;
+pub mod hash_tags;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
 pub mod memcached_fast;
 pub mod modula;
 pub mod modulo;
+pub mod named;
 pub mod nginx;
 pub mod node_memcached;
 pub mod pecl_memcache;
 pub mod placement;
 pub mod points;
+pub mod predis;
 pub mod rendezvous;
 pub mod spymemcached;
 pub mod twemproxy;
@@ -81,6 +84,12 @@ crate::named_enum! {
         /// twemproxy (nutcracker) `distribution: modula`: `hash % slots`,
         /// each server `weight` slots in list order (not a continuum).
         TwemproxyModula = 17, KETAMA_FLAVOUR_TWEMPROXY_MODULA, "twemproxy-modula", ["nutcracker-modula"] => twemproxy::MODULA;
+        /// Predis client-side sharding with its default `HashRing`: CRC-32
+        /// points of `host:port`, weights, the last point ≤ the key's hash.
+        Predis = 23, KETAMA_FLAVOUR_PREDIS, "predis", ["predis-hashring", "php-predis"] => predis::HASH_RING;
+        /// Predis client-side sharding with `KetamaRing`: libketama-style MD5
+        /// points of `host:port`, weights.
+        PredisKetama = 24, KETAMA_FLAVOUR_PREDIS_KETAMA, "predis-ketama", ["predis-ketamaring"] => predis::KETAMA_RING;
     }
 }
 
@@ -108,36 +117,71 @@ pub enum KeyLookup {
     Dalli,
     /// No continuum: the ring's [`PerKey`] placement places each key.
     PerKey,
+    /// The first point strictly greater than the hash, wrapping to the
+    /// first point (Python's `bisect_right`: uhashring).
+    After,
+    /// Predis `HashRing`: its hash tag ([`hash_tags::predis`]), then the
+    /// last point ≤ the hash, wrapping to the last point.
+    PredisHashRing,
+    /// Predis `KetamaRing`: its hash tag, then the first point ≥ the hash.
+    PredisKetama,
+    /// phpredis `RedisArray`: its hash tag ([`hash_tags::phpredis`]), then
+    /// the first point ≥ the hash.
+    PhpRedis,
+    /// redis-rb `Redis::Distributed`: its hash tag ([`hash_tags::redis_rb`]),
+    /// then the last point ≤ the hash, wrapping to the last point.
+    RedisRb,
 }
 
 impl KeyLookup {
-    /// The key as the peer hashes it: pecl memcache first rewrites it
-    /// ([`pecl_memcache::prepare_key`]); the others hash it unchanged.
+    /// The key as the peer hashes it: pecl memcache and dalli first rewrite
+    /// it ([`pecl_memcache::prepare_key`], [`dalli::prepare_key`]), the Redis
+    /// clients hash only its hash tag ([`hash_tags`]); the others hash it
+    /// unchanged.
     #[inline]
     pub fn prepare_key(self, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+        use std::borrow::Cow::Borrowed;
         match self {
-            KeyLookup::Direct | KeyLookup::PerKey => std::borrow::Cow::Borrowed(key),
+            KeyLookup::Direct | KeyLookup::PerKey | KeyLookup::After => Borrowed(key),
             KeyLookup::PeclBuckets => pecl_memcache::prepare_key(key),
             KeyLookup::Dalli => dalli::prepare_key(key),
+            KeyLookup::PredisHashRing | KeyLookup::PredisKetama => Borrowed(hash_tags::predis(key)),
+            KeyLookup::PhpRedis => Borrowed(hash_tags::phpredis(key)),
+            KeyLookup::RedisRb => Borrowed(hash_tags::redis_rb(key)),
         }
+    }
+
+    /// True when a key goes to the point at or *before* its position (or
+    /// strictly after it), so that the owner changes just before each
+    /// point rather than just after it.
+    #[inline]
+    pub fn owner_changes_before_points(self) -> bool {
+        matches!(
+            self,
+            KeyLookup::Dalli | KeyLookup::After | KeyLookup::PredisHashRing | KeyLookup::RedisRb
+        )
     }
 
     /// The continuum position searched for a key hash.
     #[inline]
     pub fn position(self, hash: u32) -> u32 {
         match self {
-            KeyLookup::Direct | KeyLookup::Dalli | KeyLookup::PerKey => hash,
             KeyLookup::PeclBuckets => (hash % 1024) * (u32::MAX / 1024),
+            KeyLookup::After => hash.wrapping_add(1),
+            _ => hash,
         }
     }
 
     /// The index of the point a key hash lands on: the first point at or
     /// after its [`position`](Self::position) (wrapping to the first), or
-    /// for dalli the last point at or before it (wrapping to the last).
+    /// for dalli, Predis `HashRing` and redis-rb the last point at or
+    /// before it (wrapping to the last).
     #[inline]
     pub fn locate(self, continuum: &crate::continuum::Continuum, hash: u32) -> Option<usize> {
         match self {
-            KeyLookup::Dalli => continuum.locate_at_or_before(hash),
+            KeyLookup::Dalli | KeyLookup::PredisHashRing | KeyLookup::RedisRb => {
+                continuum.locate_at_or_before(hash)
+            }
             lookup => continuum.locate(lookup.position(hash)),
         }
     }

@@ -77,6 +77,9 @@ crate::named_enum! {
         Murmur3Seed0 = 19, KETAMA_HASH_MURMUR3_SEED0, "murmur3_seed0", ["murmur3_32"];
         /// python-memcached's `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
         Cmemcache = 20, KETAMA_HASH_CMEMCACHE, "cmemcache", ["cmemcache_hash"];
+        /// The CRC-32 register without the final complement (`!crc32`), as
+        /// phpredis `RedisArray` hashes keys onto its `consistent` ring.
+        Crc32NoXor = 30, KETAMA_HASH_CRC32_NOXOR, "crc32-noxor", ["phpredis-crc32"];
     }
 }
 
@@ -105,6 +108,7 @@ impl HashAlgorithm {
             HashAlgorithm::Crc16 => crc::twemproxy_crc16(key),
             HashAlgorithm::Murmur3Seed0 => murmur::murmur3_seed0(key),
             HashAlgorithm::Cmemcache => crc::cmemcache(key),
+            HashAlgorithm::Crc32NoXor => !crc::crc32(key),
         }
     }
 

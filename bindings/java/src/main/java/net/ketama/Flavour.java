@@ -123,7 +123,21 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_TWEMPROXY_MODULA = 17}.
      */
-    TWEMPROXY_MODULA(17, "KETAMA_FLAVOUR_TWEMPROXY_MODULA");
+    TWEMPROXY_MODULA(17, "KETAMA_FLAVOUR_TWEMPROXY_MODULA"),
+    /**
+     * Predis client-side sharding with its default {@code HashRing}: CRC-32
+     * points of {@code host:port}, weights, the last point \u2264 the key's hash.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_PREDIS = 23}.
+     */
+    PREDIS(23, "KETAMA_FLAVOUR_PREDIS"),
+    /**
+     * Predis client-side sharding with {@code KetamaRing}: libketama-style MD5
+     * points of {@code host:port}, weights.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_PREDIS_KETAMA = 24}.
+     */
+    PREDIS_KETAMA(24, "KETAMA_FLAVOUR_PREDIS_KETAMA");
 
     private final int id;
     private final String cName;

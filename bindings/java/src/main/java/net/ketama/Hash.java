@@ -133,7 +133,14 @@ public enum Hash {
      *
      * <p>C: {@code KETAMA_HASH_CMEMCACHE = 20}.
      */
-    CMEMCACHE(20, "KETAMA_HASH_CMEMCACHE");
+    CMEMCACHE(20, "KETAMA_HASH_CMEMCACHE"),
+    /**
+     * The CRC-32 register without the final complement ({@code !crc32}), as
+     * phpredis {@code RedisArray} hashes keys onto its {@code consistent} ring.
+     *
+     * <p>C: {@code KETAMA_HASH_CRC32_NOXOR = 30}.
+     */
+    CRC32_NOXOR(30, "KETAMA_HASH_CRC32_NOXOR");
 
     private final int id;
     private final String cName;
