@@ -194,6 +194,16 @@ typedef enum {
    * points of `host:port`, weights.
    */
   KETAMA_FLAVOUR_PREDIS_KETAMA = 24,
+  /**
+   * phpredis `RedisArray`: CRC-32 of the key's `{tag}` over equal
+   * ranges, one per host (`crc32 × n / 0xffffffff`); no weights.
+   */
+  KETAMA_FLAVOUR_PHPREDIS = 25,
+  /**
+   * phpredis `RedisArray` with `consistent`: 160 MD5 points per host
+   * string, keys at their CRC-32 register.
+   */
+  KETAMA_FLAVOUR_PHPREDIS_CONSISTENT = 26,
 } ketama_flavour;
 
 /**

@@ -199,3 +199,29 @@ fn random_weights_give_predis_point_counts() {
         compare_pools(flavour, &random_weight_pools(), few_keys);
     }
 }
+
+#[test]
+fn an_equal_point_of_two_servers_goes_to_the_later_server() {
+    for flavour in [Flavour::Predis, Flavour::PredisKetama] {
+        let (hosts, ties) = redis_clients::list_with_ties(flavour);
+        let tied = Pool {
+            name: format!(
+                "{} servers, {} points shared by two",
+                hosts.len(),
+                ties.len()
+            ),
+            ours: hosts.join("\n") + "\n",
+            uris: hosts.iter().map(|h| format!("tcp://{h}")).collect(),
+        };
+        // The ring dump shows who holds each tied point; on the CRC-32 ring
+        // keys also land on them.
+        let with_ties = move |_: &Pool, _: &Ring| {
+            let mut keys = peers::keys();
+            if flavour == Flavour::Predis {
+                keys.extend(forged_keys(&ties, false));
+            }
+            keys
+        };
+        compare_pools(flavour, &[tied], with_ties);
+    }
+}

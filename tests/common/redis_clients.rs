@@ -209,6 +209,43 @@ pub fn some_points(ring: &Ring, count: usize) -> Vec<u32> {
     picked
 }
 
+/// The points two different servers of `servers` both generate under
+/// `flavour` (where its tie rule decides), sorted.
+pub fn cross_server_ties(servers: &[ServerSpec], flavour: ketama_core::Flavour) -> Vec<u32> {
+    let generated = flavour
+        .generate(servers, flavour.default_hash())
+        .expect("the library builds the ring");
+    let mut points = generated.points;
+    points.sort_unstable();
+    let mut ties: Vec<u32> = points
+        .windows(2)
+        .filter(|w| w[0].0 == w[1].0 && w[0].1 != w[1].1)
+        .map(|w| w[0].0)
+        .collect();
+    ties.dedup();
+    ties
+}
+
+/// The first list of `10.1.x.y:PORT` servers, growing by 250 from 500,
+/// in which two different servers generate an equal point under `flavour`;
+/// with those points.
+pub fn list_with_ties(flavour: ketama_core::Flavour) -> (Vec<String>, Vec<u32>) {
+    for n in (500..=10_000).step_by(250) {
+        let hosts: Vec<String> = (0..n)
+            .map(|i| format!("10.1.{}.{}:{}", i / 250, i % 250 + 1, 6379 + i % 3))
+            .collect();
+        let specs: Vec<ServerSpec> = hosts
+            .iter()
+            .map(|h| ServerSpec::unweighted(h.as_str()))
+            .collect();
+        let ties = cross_server_ties(&specs, flavour);
+        if !ties.is_empty() {
+            return (hosts, ties);
+        }
+    }
+    panic!("no two servers of up to 10,000 generate an equal point");
+}
+
 /// A peer's answer for one case: each key's server index (`None` where it
 /// has none) and, when the peer shows it, its ring as (point, index).
 pub struct Answer {
@@ -284,6 +321,19 @@ pub fn ask(
 /// Compares the library's `ring` with a peer's answer: the continuum (when
 /// the peer showed it) and every key. Returns the number of keys compared.
 pub fn compare(case: &str, ring: &Ring, keys: &[Vec<u8>], answer: &Answer) -> usize {
+    let same: Vec<usize> = (0..ring.servers().len()).collect();
+    compare_as(case, ring, keys, answer, &same)
+}
+
+/// [`compare`] for a peer that names a server by its host string: the
+/// library's server `i` is taken as server `same[i]` (the first of its name).
+pub fn compare_as(
+    case: &str,
+    ring: &Ring,
+    keys: &[Vec<u8>],
+    answer: &Answer,
+    same: &[usize],
+) -> usize {
     if !answer.ring.is_empty() {
         let c = ring.continuum();
         let ours: Vec<(u32, u32)> = c
@@ -301,7 +351,7 @@ pub fn compare(case: &str, ring: &Ring, keys: &[Vec<u8>], answer: &Answer) -> us
     }
     let ours: Vec<Option<usize>> = keys
         .iter()
-        .map(|k| ring.locate(k).map(|at| at.server_index))
+        .map(|k| ring.locate(k).map(|at| same[at.server_index]))
         .collect();
     peers::assert_same(case, keys, &ours, &answer.nodes)
 }

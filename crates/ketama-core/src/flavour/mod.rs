@@ -23,6 +23,7 @@ pub mod named;
 pub mod nginx;
 pub mod node_memcached;
 pub mod pecl_memcache;
+pub mod phpredis;
 pub mod placement;
 pub mod points;
 pub mod predis;
@@ -90,6 +91,12 @@ crate::named_enum! {
         /// Predis client-side sharding with `KetamaRing`: libketama-style MD5
         /// points of `host:port`, weights.
         PredisKetama = 24, KETAMA_FLAVOUR_PREDIS_KETAMA, "predis-ketama", ["predis-ketamaring"] => predis::KETAMA_RING;
+        /// phpredis `RedisArray`: CRC-32 of the key's `{tag}` over equal
+        /// ranges, one per host (`crc32 × n / 0xffffffff`); no weights.
+        Phpredis = 25, KETAMA_FLAVOUR_PHPREDIS, "phpredis", ["redisarray", "php-redis"] => phpredis::MODULO;
+        /// phpredis `RedisArray` with `consistent`: 160 MD5 points per host
+        /// string, keys at their CRC-32 register.
+        PhpredisConsistent = 26, KETAMA_FLAVOUR_PHPREDIS_CONSISTENT, "phpredis-consistent", ["redisarray-consistent", "php-redis-consistent"] => phpredis::CONSISTENT;
     }
 }
 

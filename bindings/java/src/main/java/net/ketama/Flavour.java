@@ -137,7 +137,21 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_PREDIS_KETAMA = 24}.
      */
-    PREDIS_KETAMA(24, "KETAMA_FLAVOUR_PREDIS_KETAMA");
+    PREDIS_KETAMA(24, "KETAMA_FLAVOUR_PREDIS_KETAMA"),
+    /**
+     * phpredis {@code RedisArray}: CRC-32 of the key's {@code {tag}} over equal
+     * ranges, one per host ({@code crc32 \u00d7 n / 0xffffffff}); no weights.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_PHPREDIS = 25}.
+     */
+    PHPREDIS(25, "KETAMA_FLAVOUR_PHPREDIS"),
+    /**
+     * phpredis {@code RedisArray} with {@code consistent}: 160 MD5 points per host
+     * string, keys at their CRC-32 register.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_PHPREDIS_CONSISTENT = 26}.
+     */
+    PHPREDIS_CONSISTENT(26, "KETAMA_FLAVOUR_PHPREDIS_CONSISTENT");
 
     private final int id;
     private final String cName;
