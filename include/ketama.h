@@ -204,6 +204,12 @@ typedef enum {
    * string, keys at their CRC-32 register.
    */
   KETAMA_FLAVOUR_PHPREDIS_CONSISTENT = 26,
+  /**
+   * redis-rb `Redis::Distributed`: 160 CRC-32 points per node id
+   * (`redis://host:port/0`), keys' `{tag}` at the start of a line, the
+   * last point ≤ the key's hash.
+   */
+  KETAMA_FLAVOUR_REDIS_RB = 27,
 } ketama_flavour;
 
 /**

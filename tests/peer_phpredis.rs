@@ -184,8 +184,9 @@ fn an_equal_point_of_two_hosts_goes_to_the_earlier_host() {
     let (hosts, ties) = redis_clients::list_with_ties(Flavour::PhpredisConsistent);
     let array = Hosts {
         name: format!(
-            "{} hosts, {} points shared by two hosts",
-            hosts.len(),
+            "{} and {}, sharing {} point(s)",
+            hosts[0],
+            hosts[1],
             ties.len()
         ),
         ours: hosts.join("\n") + "\n",

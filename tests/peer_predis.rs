@@ -206,8 +206,9 @@ fn an_equal_point_of_two_servers_goes_to_the_later_server() {
         let (hosts, ties) = redis_clients::list_with_ties(flavour);
         let tied = Pool {
             name: format!(
-                "{} servers, {} points shared by two",
-                hosts.len(),
+                "{} and {}, sharing {} point(s)",
+                hosts[0],
+                hosts[1],
                 ties.len()
             ),
             ours: hosts.join("\n") + "\n",

@@ -226,24 +226,31 @@ pub fn cross_server_ties(servers: &[ServerSpec], flavour: ketama_core::Flavour) 
     ties
 }
 
-/// The first list of `10.1.x.y:PORT` servers, growing by 250 from 500,
-/// in which two different servers generate an equal point under `flavour`;
-/// with those points.
+/// Two servers (`10.1.x.y:PORT`, found by trying them in turn) that
+/// generate an equal point under `flavour`, in list order, and the points
+/// they share: with only these two, the tie rule decides who holds them.
 pub fn list_with_ties(flavour: ketama_core::Flavour) -> (Vec<String>, Vec<u32>) {
-    for n in (500..=10_000).step_by(250) {
-        let hosts: Vec<String> = (0..n)
-            .map(|i| format!("10.1.{}.{}:{}", i / 250, i % 250 + 1, 6379 + i % 3))
-            .collect();
-        let specs: Vec<ServerSpec> = hosts
-            .iter()
-            .map(|h| ServerSpec::unweighted(h.as_str()))
-            .collect();
-        let ties = cross_server_ties(&specs, flavour);
-        if !ties.is_empty() {
-            return (hosts, ties);
+    let mut owner_of: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    let host = |i: usize| format!("10.1.{}.{}:{}", i / 250, i % 250 + 1, 6379 + i % 3);
+    for i in 0..100_000 {
+        let spec = ServerSpec::unweighted(host(i).as_str());
+        let points = flavour
+            .generate(&[spec], flavour.default_hash())
+            .expect("the library builds the ring")
+            .points;
+        if let Some(&other) = points.iter().find_map(|(p, _)| owner_of.get(p)) {
+            let hosts = vec![host(other), host(i)];
+            let specs: Vec<ServerSpec> = hosts
+                .iter()
+                .map(|h| ServerSpec::unweighted(h.as_str()))
+                .collect();
+            return (hosts, cross_server_ties(&specs, flavour));
+        }
+        for (p, _) in points {
+            owner_of.insert(p, i);
         }
     }
-    panic!("no two servers of up to 10,000 generate an equal point");
+    panic!("no two of 100,000 servers generate an equal point");
 }
 
 /// A peer's answer for one case: each key's server index (`None` where it

@@ -27,6 +27,7 @@ pub mod phpredis;
 pub mod placement;
 pub mod points;
 pub mod predis;
+pub mod redis_rb;
 pub mod rendezvous;
 pub mod spymemcached;
 pub mod twemproxy;
@@ -97,6 +98,10 @@ crate::named_enum! {
         /// phpredis `RedisArray` with `consistent`: 160 MD5 points per host
         /// string, keys at their CRC-32 register.
         PhpredisConsistent = 26, KETAMA_FLAVOUR_PHPREDIS_CONSISTENT, "phpredis-consistent", ["redisarray-consistent", "php-redis-consistent"] => phpredis::CONSISTENT;
+        /// redis-rb `Redis::Distributed`: 160 CRC-32 points per node id
+        /// (`redis://host:port/0`), keys' `{tag}` at the start of a line, the
+        /// last point ≤ the key's hash.
+        RedisRb = 27, KETAMA_FLAVOUR_REDIS_RB, "redis-rb", ["redis-distributed", "ruby-redis"] => redis_rb::PLACEMENT;
     }
 }
 

@@ -2,6 +2,8 @@
 //! of these clients hash a node *name* (a host string, a node id, a URL)
 //! rather than an address, and most have no weights.
 
+use std::io::Write;
+
 use super::points::HostPort;
 use crate::{Error, ServerSpec};
 
@@ -47,6 +49,21 @@ pub fn check_point_count(total: u64, peer: &str) -> Result<(), Error> {
         )));
     }
     Ok(())
+}
+
+/// Appends `count` points `crc32("<prefix><i>")`, i = 0..count, owned by
+/// `server` (Predis's `node:i`, redis-rb's `id:i`: `prefix` ends in `:`).
+pub fn push_crc32_points(prefix: &[u8], count: u64, server: u32, points: &mut Vec<(u32, u32)>) {
+    let mut hashed = crc32fast::Hasher::new();
+    hashed.update(prefix);
+    let mut digits = Vec::with_capacity(20);
+    for i in 0..count {
+        digits.clear();
+        write!(digits, "{i}").expect("writing to a Vec cannot fail");
+        let mut label = hashed.clone();
+        label.update(&digits);
+        points.push((label.finalize(), server));
+    }
 }
 
 /// `HOST:PORT` as a client that defaults to `default_port` writes a server

@@ -21,9 +21,7 @@
 //!   points are keys of a PHP array, so of two equal points the one
 //!   generated later (the later server) wins.
 
-use std::io::Write;
-
-use super::named::{check_point_count, host_and_port};
+use super::named::{check_point_count, host_and_port, push_crc32_points};
 use super::placement::Placement;
 use super::points::Md5Points;
 use super::{GeneratedPoints, KeyLookup};
@@ -98,18 +96,10 @@ pub fn hash_ring(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoint
         .collect();
     check_point_count(counts.iter().sum(), "predis")?;
     let mut points = Vec::with_capacity(counts.iter().sum::<u64>() as usize);
-    let mut digits = Vec::with_capacity(10);
     for (index, ((node, _), &count)) in nodes.iter().zip(&counts).enumerate() {
-        let mut prefix = crc32fast::Hasher::new();
-        prefix.update(node);
-        prefix.update(b":");
-        for i in 0..count {
-            digits.clear();
-            write!(digits, "{i}").expect("writing to a Vec cannot fail");
-            let mut label = prefix.clone();
-            label.update(&digits);
-            points.push((label.finalize(), index as u32));
-        }
+        let mut prefix = node.clone();
+        prefix.push(b':');
+        push_crc32_points(&prefix, count, index as u32, &mut points);
     }
     Ok(GeneratedPoints {
         points,

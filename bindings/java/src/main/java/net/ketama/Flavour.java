@@ -151,7 +151,15 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_PHPREDIS_CONSISTENT = 26}.
      */
-    PHPREDIS_CONSISTENT(26, "KETAMA_FLAVOUR_PHPREDIS_CONSISTENT");
+    PHPREDIS_CONSISTENT(26, "KETAMA_FLAVOUR_PHPREDIS_CONSISTENT"),
+    /**
+     * redis-rb {@code Redis::Distributed}: 160 CRC-32 points per node id
+     * ({@code redis://host:port/0}), keys' {@code {tag}} at the start of a line, the
+     * last point \u2264 the key's hash.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_REDIS_RB = 27}.
+     */
+    REDIS_RB(27, "KETAMA_FLAVOUR_REDIS_RB");
 
     private final int id;
     private final String cName;
