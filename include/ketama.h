@@ -210,6 +210,17 @@ typedef enum {
    * last point ≤ the key's hash.
    */
   KETAMA_FLAVOUR_REDIS_RB = 27,
+  /**
+   * Python uhashring's default ring: 160 points per unit of weight,
+   * each the whole 128-bit MD5 of `name-w`, the first point greater
+   * than the key's MD5 (not a 32-bit continuum).
+   */
+  KETAMA_FLAVOUR_UHASHRING = 28,
+  /**
+   * Python uhashring with `hash_fn='ketama'`: libketama-style MD5
+   * points, the first point greater than the key's hash.
+   */
+  KETAMA_FLAVOUR_UHASHRING_KETAMA = 29,
 } ketama_flavour;
 
 /**

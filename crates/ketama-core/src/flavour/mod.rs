@@ -31,6 +31,8 @@ pub mod redis_rb;
 pub mod rendezvous;
 pub mod spymemcached;
 pub mod twemproxy;
+pub mod uhashring;
+pub mod wide_ring;
 
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
@@ -102,6 +104,13 @@ crate::named_enum! {
         /// (`redis://host:port/0`), keys' `{tag}` at the start of a line, the
         /// last point ≤ the key's hash.
         RedisRb = 27, KETAMA_FLAVOUR_REDIS_RB, "redis-rb", ["redis-distributed", "ruby-redis"] => redis_rb::PLACEMENT;
+        /// Python uhashring's default ring: 160 points per unit of weight,
+        /// each the whole 128-bit MD5 of `name-w`, the first point greater
+        /// than the key's MD5 (not a 32-bit continuum).
+        Uhashring = 28, KETAMA_FLAVOUR_UHASHRING, "uhashring", ["uhashring-md5", "python-uhashring"] => uhashring::PLACEMENT;
+        /// Python uhashring with `hash_fn='ketama'`: libketama-style MD5
+        /// points, the first point greater than the key's hash.
+        UhashringKetama = 29, KETAMA_FLAVOUR_UHASHRING_KETAMA, "uhashring-ketama", ["python-uhashring-ketama"] => uhashring::KETAMA;
     }
 }
 

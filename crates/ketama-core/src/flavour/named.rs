@@ -21,7 +21,7 @@ pub fn refuse_weights(servers: &[ServerSpec], peer: &str) -> Result<(), Error> {
     match servers.iter().find(|s| s.weight.is_some_and(|w| w != 1)) {
         None => Ok(()),
         Some(server) => Err(Error::InvalidArgument(format!(
-            "{peer}: server '{}' has weight {}, but {peer} has no weights",
+            "{peer} has no weights, but server '{}' has weight {} (give each server weight 1 or none)",
             String::from_utf8_lossy(&server.address),
             server.weight.unwrap_or(1)
         ))),
@@ -116,6 +116,7 @@ mod tests {
         let servers = [ServerSpec::new("a:1", 1), ServerSpec::new("b:1", 3)];
         let err = refuse_weights(&servers, "peer").unwrap_err().to_string();
         assert!(err.contains("'b:1' has weight 3"), "{err}");
+        assert!(err.starts_with("peer has no weights"), "{err}");
         let err = refuse_duplicates(&[b"x", b"y", b"x"], "peer")
             .unwrap_err()
             .to_string();

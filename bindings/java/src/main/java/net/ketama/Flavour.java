@@ -159,7 +159,22 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_REDIS_RB = 27}.
      */
-    REDIS_RB(27, "KETAMA_FLAVOUR_REDIS_RB");
+    REDIS_RB(27, "KETAMA_FLAVOUR_REDIS_RB"),
+    /**
+     * Python uhashring's default ring: 160 points per unit of weight,
+     * each the whole 128-bit MD5 of {@code name-w}, the first point greater
+     * than the key's MD5 (not a 32-bit continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_UHASHRING = 28}.
+     */
+    UHASHRING(28, "KETAMA_FLAVOUR_UHASHRING"),
+    /**
+     * Python uhashring with {@code hash_fn='ketama'}: libketama-style MD5
+     * points, the first point greater than the key's hash.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_UHASHRING_KETAMA = 29}.
+     */
+    UHASHRING_KETAMA(29, "KETAMA_FLAVOUR_UHASHRING_KETAMA");
 
     private final int id;
     private final String cName;
