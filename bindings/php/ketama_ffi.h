@@ -196,6 +196,11 @@ typedef enum {
    * points, the first point greater than the key's hash.
    */
   KETAMA_FLAVOUR_UHASHRING_KETAMA = 29,
+  /**
+   * Go groupcache `consistenthash` as `HTTPPool` builds it: 50 CRC-32
+   * points per peer name (`"<i><name>"`), no weights.
+   */
+  KETAMA_FLAVOUR_GROUPCACHE = 31,
 } ketama_flavour;
 
 /**

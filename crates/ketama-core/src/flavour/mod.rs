@@ -12,6 +12,7 @@
 //! placement instead of points ([`Flavour::is_continuum`]).
 
 pub mod dalli;
+pub mod groupcache;
 pub mod hash_tags;
 pub mod libketama;
 pub mod libketama_java;
@@ -111,6 +112,9 @@ crate::named_enum! {
         /// Python uhashring with `hash_fn='ketama'`: libketama-style MD5
         /// points, the first point greater than the key's hash.
         UhashringKetama = 29, KETAMA_FLAVOUR_UHASHRING_KETAMA, "uhashring-ketama", ["python-uhashring-ketama"] => uhashring::KETAMA;
+        /// Go groupcache `consistenthash` as `HTTPPool` builds it: 50 CRC-32
+        /// points per peer name (`"<i><name>"`), no weights.
+        Groupcache = 31, KETAMA_FLAVOUR_GROUPCACHE, "groupcache", ["groupcache-consistenthash", "consistenthash"] => groupcache::PLACEMENT;
     }
 }
 

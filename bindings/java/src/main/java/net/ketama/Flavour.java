@@ -174,7 +174,14 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_UHASHRING_KETAMA = 29}.
      */
-    UHASHRING_KETAMA(29, "KETAMA_FLAVOUR_UHASHRING_KETAMA");
+    UHASHRING_KETAMA(29, "KETAMA_FLAVOUR_UHASHRING_KETAMA"),
+    /**
+     * Go groupcache {@code consistenthash} as {@code HTTPPool} builds it: 50 CRC-32
+     * points per peer name ({@code "<i><name>"}), no weights.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_GROUPCACHE = 31}.
+     */
+    GROUPCACHE(31, "KETAMA_FLAVOUR_GROUPCACHE");
 
     private final int id;
     private final String cName;
