@@ -222,6 +222,12 @@ typedef enum {
    */
   KETAMA_FLAVOUR_UHASHRING_KETAMA = 29,
   /**
+   * django-redis `ShardClient`: 128 SHA-256 points per `LOCATION`
+   * name, keys made `:1:<key>` and tagged, the last point ≤ the key's
+   * SHA-256 (not a 32-bit continuum).
+   */
+  KETAMA_FLAVOUR_DJANGO_REDIS = 30,
+  /**
    * Go groupcache `consistenthash` as `HTTPPool` builds it: 50 CRC-32
    * points per peer name (`"<i><name>"`), no weights.
    */
@@ -321,6 +327,11 @@ typedef enum {
    * phpredis `RedisArray` hashes keys onto its `consistent` ring.
    */
   KETAMA_HASH_CRC32_NOXOR = 30,
+  /**
+   * The first four bytes of SHA-256, big-endian (django-redis orders
+   * whole SHA-256 digests; this is their top 32 bits).
+   */
+  KETAMA_HASH_SHA256 = 31,
 } ketama_hash;
 
 /**

@@ -12,6 +12,7 @@
 //! placement instead of points ([`Flavour::is_continuum`]).
 
 pub mod dalli;
+pub mod django_redis;
 pub mod groupcache;
 pub mod hash_tags;
 pub mod libketama;
@@ -112,6 +113,10 @@ crate::named_enum! {
         /// Python uhashring with `hash_fn='ketama'`: libketama-style MD5
         /// points, the first point greater than the key's hash.
         UhashringKetama = 29, KETAMA_FLAVOUR_UHASHRING_KETAMA, "uhashring-ketama", ["python-uhashring-ketama"] => uhashring::KETAMA;
+        /// django-redis `ShardClient`: 128 SHA-256 points per `LOCATION`
+        /// name, keys made `:1:<key>` and tagged, the last point ≤ the key's
+        /// SHA-256 (not a 32-bit continuum).
+        DjangoRedis = 30, KETAMA_FLAVOUR_DJANGO_REDIS, "django-redis", ["django-redis-shard", "shardclient"] => django_redis::PLACEMENT;
         /// Go groupcache `consistenthash` as `HTTPPool` builds it: 50 CRC-32
         /// points per peer name (`"<i><name>"`), no weights.
         Groupcache = 31, KETAMA_FLAVOUR_GROUPCACHE, "groupcache", ["groupcache-consistenthash", "consistenthash"] => groupcache::PLACEMENT;

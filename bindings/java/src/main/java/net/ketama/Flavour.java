@@ -176,6 +176,14 @@ public enum Flavour {
      */
     UHASHRING_KETAMA(29, "KETAMA_FLAVOUR_UHASHRING_KETAMA"),
     /**
+     * django-redis {@code ShardClient}: 128 SHA-256 points per {@code LOCATION}
+     * name, keys made {@code :1:<key>} and tagged, the last point \u2264 the key's
+     * SHA-256 (not a 32-bit continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_DJANGO_REDIS = 30}.
+     */
+    DJANGO_REDIS(30, "KETAMA_FLAVOUR_DJANGO_REDIS"),
+    /**
      * Go groupcache {@code consistenthash} as {@code HTTPPool} builds it: 50 CRC-32
      * points per peer name ({@code "<i><name>"}), no weights.
      *

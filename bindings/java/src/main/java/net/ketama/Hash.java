@@ -140,7 +140,14 @@ public enum Hash {
      *
      * <p>C: {@code KETAMA_HASH_CRC32_NOXOR = 30}.
      */
-    CRC32_NOXOR(30, "KETAMA_HASH_CRC32_NOXOR");
+    CRC32_NOXOR(30, "KETAMA_HASH_CRC32_NOXOR"),
+    /**
+     * The first four bytes of SHA-256, big-endian (django-redis orders
+     * whole SHA-256 digests; this is their top 32 bits).
+     *
+     * <p>C: {@code KETAMA_HASH_SHA256 = 31}.
+     */
+    SHA256(31, "KETAMA_HASH_SHA256");
 
     private final int id;
     private final String cName;
