@@ -6,7 +6,7 @@
 //! and every key must equal the library's, on 3, 10 and 100 peers written as
 //! addresses and as base URLs (the name column), a peer listed twice and two
 //! peers that share a point; `consistenthash.New(n, nil)` with other replica
-//! counts must equal the flavour's build with those counts. Keys: 10,000
+//! counts must equal the flavour with `--points` (`replicas=n`). Keys: 10,000
 //! ASCII keys, non-ASCII and control bytes, and keys forged onto points and
 //! one below and above them.
 
@@ -21,10 +21,9 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use ketama_core::continuum::Continuum;
-use ketama_core::flavour::{KeyLookup, groupcache};
+use ketama_core::flavour::Options;
 use ketama_core::parser::peers as peer_lists;
-use ketama_core::{Flavour, Ring};
+use ketama_core::{Flavour, Ring, RingConfig};
 use peers::Weights;
 use redis_clients::{Answer, ask, byte_keys, forged_keys, redis_lists, ring_of, some_points};
 
@@ -189,16 +188,12 @@ fn an_equal_point_of_two_peers_goes_to_the_later_peer() {
 }
 
 #[test]
-fn other_replica_counts_build_as_consistenthash_new() {
+fn replicas_set_with_points_build_as_consistenthash_new() {
     let list = redis_clients::redis_servers(10, Weights::None);
     let names: Vec<String> = list
         .servers
         .iter()
         .map(|s| format!("http://{}", s.address()))
-        .collect();
-    let specs: Vec<ketama_core::ServerSpec> = names
-        .iter()
-        .map(|n| ketama_core::ServerSpec::unweighted(n.as_str()))
         .collect();
     let keys = byte_keys();
     let counts = [1u32, 3, 50, 160, 1000];
@@ -213,28 +208,13 @@ fn other_replica_counts_build_as_consistenthash_new() {
         .collect();
     let answers = ask_groupcache(&cases);
     for (replicas, answer) in counts.iter().zip(&answers) {
-        let generated = groupcache::generate(&specs, *replicas).unwrap();
-        let continuum = Continuum::new(generated.points, generated.ties);
-        let ours: Vec<(u32, u32)> = continuum
-            .points()
+        let specs = names
             .iter()
-            .copied()
-            .zip(continuum.owners().iter().copied())
+            .map(|n| ketama_core::ServerSpec::unweighted(n.as_str()))
             .collect();
-        assert_eq!(ours, answer.ring, "replicas {replicas}: the rings differ");
-        let placed: Vec<Option<usize>> = keys
-            .iter()
-            .map(|k| {
-                KeyLookup::Direct
-                    .locate(&continuum, ketama_core::hash::crc::crc32(k))
-                    .map(|i| continuum.owners()[i] as usize)
-            })
-            .collect();
-        peers::assert_same(
-            &format!("replicas {replicas}"),
-            &keys,
-            &placed,
-            &answer.nodes,
-        );
+        let mut config = RingConfig::flavour(FLAVOUR);
+        config.options = Options::parse(&format!("replicas={replicas}")).unwrap();
+        let ring = Ring::new(specs, config).unwrap();
+        redis_clients::compare(&format!("replicas {replicas}"), &ring, &keys, answer);
     }
 }

@@ -16,9 +16,9 @@ mod peers;
 mod redis_clients;
 
 use ketama_core::parser::peers as peer_lists;
-use ketama_core::{Flavour, Ring};
+use ketama_core::{Flavour, Ring, RingConfig};
 use peers::Weights;
-use redis_clients::{ask, compare, redis_lists, ring_of, text_keys};
+use redis_clients::{ask, compare, redis_lists, text_keys};
 
 /// One ring: our server lines (peer syntax) and uhashring's node lines.
 struct Nodes {
@@ -59,11 +59,12 @@ fn standard() -> Vec<Nodes> {
     all
 }
 
-fn ring(nodes: &Nodes, flavour: Flavour) -> Ring {
-    ring_of(
-        peer_lists::parse(nodes.ours.as_bytes(), "servers").unwrap(),
-        flavour,
-    )
+/// Our ring, with `vnodes` set (`--points`) when given.
+fn ring(nodes: &Nodes, flavour: Flavour, vnodes: Option<u32>) -> Ring {
+    let servers = peer_lists::parse(nodes.ours.as_bytes(), "servers").unwrap();
+    let mut config = RingConfig::flavour(flavour);
+    config.options.points = vnodes;
+    Ring::new(servers, config).unwrap()
 }
 
 /// Text keys and the point labels `name-w` of the first ten nodes.
@@ -78,6 +79,7 @@ fn keys_for(nodes: &Nodes) -> Vec<Vec<u8>> {
 
 fn compare_rings(
     flavour: Flavour,
+    vnodes: Option<u32>,
     all: &[Nodes],
     keys_of: impl Fn(&Nodes) -> Vec<Vec<u8>>,
 ) -> usize {
@@ -87,7 +89,11 @@ fn compare_rings(
     } else {
         "ketama"
     };
-    let rings: Vec<Ring> = all.iter().map(|n| ring(n, flavour)).collect();
+    let mode = match vnodes {
+        Some(v) => format!("{mode} {v}"),
+        None => mode.to_string(),
+    };
+    let rings: Vec<Ring> = all.iter().map(|n| ring(n, flavour, vnodes)).collect();
     let keys: Vec<Vec<Vec<u8>>> = all.iter().map(keys_of).collect();
     let cases: Vec<(String, &[Vec<u8>])> = all
         .iter()
@@ -120,14 +126,14 @@ fn compare_rings(
 
 #[test]
 fn default_ring_places_every_key_as_the_library_does() {
-    let compared = compare_rings(Flavour::Uhashring, &standard(), keys_for);
+    let compared = compare_rings(Flavour::Uhashring, None, &standard(), keys_for);
     assert!(compared >= 10 * 10_000);
     println!("{compared} keys, 0 differences");
 }
 
 #[test]
 fn ketama_ring_places_every_key_as_the_library_does() {
-    let compared = compare_rings(Flavour::UhashringKetama, &standard(), keys_for);
+    let compared = compare_rings(Flavour::UhashringKetama, None, &standard(), keys_for);
     assert!(compared >= 10 * 10_000);
     println!("{compared} keys, 0 differences");
 }
@@ -145,5 +151,23 @@ fn an_equal_point_of_two_nodes_goes_to_the_later_node() {
         ours: hosts.join("\n") + "\n",
         peer: hosts.join("\n") + "\n",
     };
-    compare_rings(Flavour::UhashringKetama, &[tied], keys_for);
+    compare_rings(Flavour::UhashringKetama, None, &[tied], keys_for);
+}
+
+#[test]
+fn vnodes_set_with_points_build_as_uhashring_builds_them() {
+    let lists: Vec<Nodes> = standard()
+        .into_iter()
+        .filter(|n| n.name.starts_with("10 ") || n.name.starts_with("names"))
+        .collect();
+    let few_keys = |nodes: &Nodes| {
+        let mut keys = peers::keys()[..2_000].to_vec();
+        keys.extend(keys_for(nodes).split_off(text_keys().len()));
+        keys
+    };
+    for vnodes in [1, 7, 40, 160, 500] {
+        for flavour in [Flavour::Uhashring, Flavour::UhashringKetama] {
+            compare_rings(flavour, Some(vnodes), &lists, few_keys);
+        }
+    }
 }

@@ -213,7 +213,7 @@ pub fn some_points(ring: &Ring, count: usize) -> Vec<u32> {
 /// `flavour` (where its tie rule decides), sorted.
 pub fn cross_server_ties(servers: &[ServerSpec], flavour: ketama_core::Flavour) -> Vec<u32> {
     let generated = flavour
-        .generate(servers, flavour.default_hash())
+        .generate(servers, flavour.default_hash(), &Default::default())
         .expect("the library builds the ring");
     let mut points = generated.points;
     points.sort_unstable();
@@ -235,7 +235,7 @@ pub fn list_with_ties(flavour: ketama_core::Flavour) -> (Vec<String>, Vec<u32>) 
     for i in 0..100_000 {
         let spec = ServerSpec::unweighted(host(i).as_str());
         let points = flavour
-            .generate(&[spec], flavour.default_hash())
+            .generate(&[spec], flavour.default_hash(), &Default::default())
             .expect("the library builds the ring")
             .points;
         if let Some(&other) = points.iter().find_map(|(p, _)| owner_of.get(p)) {

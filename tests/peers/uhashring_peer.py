@@ -4,7 +4,8 @@
 # or with hash_fn='ketama', and HashRing.get_node on each key (a str).
 #
 # Usage: python3 uhashring_peer.py CASE_DIR...
-# Each CASE_DIR has `servers` (first line `default` or `ketama`, then one
+# Each CASE_DIR has `servers` (first line `default` or `ketama`, with
+# ` VNODES` when vnodes is set, then one
 # node per line: NAME or NAME<TAB>WEIGHT) and `keys` (one key per line in
 # hex, UTF-8 text). The peer writes `out` (each key's node index) and, for
 # the ketama ring, `dump` (the ring, "point index" in ring order, each
@@ -18,13 +19,17 @@ from uhashring import HashRing
 for case in sys.argv[1:]:
     with open(os.path.join(case, 'servers')) as f:
         lines = f.read().split('\n')[:-1]
-    mode, entries = lines[0], [line.split('\t') for line in lines[1:]]
+    mode, *vnodes = lines[0].split(' ')
+    entries = [line.split('\t') for line in lines[1:]]
     names = [entry[0] for entry in entries]
     if any(len(entry) > 1 for entry in entries):
         nodes = {entry[0]: int(entry[1]) if len(entry) > 1 else 1 for entry in entries}
     else:
         nodes = names
-    ring = HashRing(nodes, hash_fn='ketama') if mode == 'ketama' else HashRing(nodes)
+    options = {'vnodes': int(vnodes[0])} if vnodes else {}
+    if mode == 'ketama':
+        options['hash_fn'] = 'ketama'
+    ring = HashRing(nodes, **options)
     index = {name: i for i, name in enumerate(names)}
     with open(os.path.join(case, 'keys')) as f, open(os.path.join(case, 'out'), 'w') as out:
         for hexed in f.read().split('\n')[:-1]:

@@ -159,6 +159,14 @@ _SIGNATURES = {
     "ketama_hash_bytes": (_STATUS, [c_u32, c_char_p, c_size_t, _P(c_u32)]),
     "ketama_ring_new": (_STATUS, [_P(ServerSpec), c_size_t, c_u32, c_u32, _P(c_void_p)]),
     "ketama_ring_new_from_file": (_STATUS, [c_char_p, c_u32, c_u32, c_u32, _P(c_void_p)]),
+    "ketama_ring_new_with_options": (
+        _STATUS,
+        [_P(ServerSpec), c_size_t, c_u32, c_u32, c_char_p, _P(c_void_p)],
+    ),
+    "ketama_ring_new_from_file_with_options": (
+        _STATUS,
+        [c_char_p, c_u32, c_u32, c_u32, c_char_p, _P(c_void_p)],
+    ),
     "ketama_ring_free": (None, [c_void_p]),
     "ketama_ring_server_count": (c_size_t, [c_void_p]),
     "ketama_ring_point_count": (c_size_t, [c_void_p]),
@@ -210,6 +218,7 @@ _SIGNATURES = {
     ),
     "ketama_set_compacted": (_STATUS, [c_void_p, c_u32, _P(SetBuffer)]),
     "ketama_set_should_compact": (_STATUS, [c_void_p, _P(SetPolicy), c_bool, _P(c_bool)]),
+    "ketama_set_policy_default": (_STATUS, [_P(SetPolicy)]),
     "ketama_set_plan_read": (
         _STATUS,
         [

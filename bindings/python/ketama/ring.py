@@ -143,6 +143,11 @@ def _server_specs(servers):
     return entries
 
 
+def _options(options):
+    """Placement options text for the library (None: none)."""
+    return None if options is None else options.encode()
+
+
 class Ring(_Handle):
     """An immutable consistent-hashing ring of any flavour; thread-safe.
 
@@ -154,7 +159,7 @@ class Ring(_Handle):
 
     _free = "ketama_ring_free"
 
-    def __init__(self, servers, flavour="libketama", hash=None):
+    def __init__(self, servers, flavour="libketama", hash=None, options=None):
         entries = _server_specs(servers)
         array = (_lib.ServerSpec * len(entries))()
         for slot, (address, weight, name) in zip(array, entries):
@@ -163,20 +168,26 @@ class Ring(_Handle):
                 slot.name, slot.name_len = name, len(name)
         fid = flavour_id(flavour)
         out = ctypes.c_void_p()
-        check(lib().ketama_ring_new(array, len(entries), fid, hash_id(fid, hash), ctypes.byref(out)))
+        check(
+            lib().ketama_ring_new_with_options(
+                array, len(entries), fid, hash_id(fid, hash), _options(options), ctypes.byref(out)
+            )
+        )
         self._init(out.value, fid)
 
     @classmethod
-    def from_file(cls, path, flavour="libketama", hash=None, parse="strict"):
+    def from_file(cls, path, flavour="libketama", hash=None, parse="strict", options=None):
         """A ring from a server file read as ``parse`` says: ``"strict"``, ``"libketama"``,
         ``"peers"``, ``"sockiopool"``, ``"nginx"``, or ``"flavour"`` (the syntax the
-        flavour's users write, as ``ketama --servers-file`` reads it)."""
+        flavour's users write, as ``ketama --servers-file`` reads it). ``options`` are
+        placement options as the library reads them (``"points=100"``, ``"hash_tag={}"``;
+        None: the peer's defaults)."""
         mode = parse_mode_id(parse)
         fid = flavour_id(flavour)
         out = ctypes.c_void_p()
         check(
-            lib().ketama_ring_new_from_file(
-                os.fsencode(path), fid, hash_id(fid, hash), mode, ctypes.byref(out)
+            lib().ketama_ring_new_from_file_with_options(
+                os.fsencode(path), fid, hash_id(fid, hash), mode, _options(options), ctypes.byref(out)
             )
         )
         ring = cls.__new__(cls)

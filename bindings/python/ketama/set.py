@@ -27,8 +27,16 @@ def _encoding(name):
     return name if isinstance(name, int) else _lib.enum_id("set_encoding", name, "encoding")
 
 
-def _policy(threshold=100, soft_limit=523776, ratio=False):
-    return _lib.SetPolicy(threshold, soft_limit, ratio)
+def _policy(**fields):
+    """The library's default compaction policy with ``fields`` (threshold,
+    soft_limit, ratio) changed."""
+    policy = _lib.SetPolicy()
+    check(lib().ketama_set_policy_default(ctypes.byref(policy)))
+    for name, value in fields.items():
+        if name not in ("threshold", "soft_limit", "ratio"):
+            raise TypeError("unknown compaction policy field %r (threshold, soft_limit, ratio)" % name)
+        setattr(policy, name, value)
+    return policy
 
 
 class Set(_Handle):

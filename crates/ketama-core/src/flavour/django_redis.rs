@@ -32,7 +32,7 @@ pub const REPLICAS: u32 = 128;
 pub const KEY_PREFIX: &[u8] = b":1:";
 
 /// `ShardClient` with its `HashRing`.
-pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::Sha256], |servers| {
+pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::Sha256], |servers, _| {
     Ok(Arc::new(ShardRing::new(servers, REPLICAS)?) as PerKey)
 });
 

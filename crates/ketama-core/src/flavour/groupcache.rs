@@ -15,6 +15,7 @@
 //!   wins.
 
 use super::named::{MAX_POINTS, name_or_address, refuse_weights};
+use super::options::PointsOption;
 use super::placement::Placement;
 use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
@@ -24,10 +25,20 @@ use crate::{Error, ServerSpec};
 /// `HTTPPool`'s `defaultReplicas`.
 pub const DEFAULT_REPLICAS: u32 = 50;
 
-/// `consistenthash.New(50, nil)`: CRC-32 points and keys.
-pub static PLACEMENT: Placement = Placement::continuum(&[HashAlgorithm::Crc32], |servers, _| {
-    generate(servers, DEFAULT_REPLICAS)
-});
+/// `consistenthash.New(50, nil)`: CRC-32 points and keys; `replicas` set
+/// with `--points`.
+pub static PLACEMENT: Placement =
+    Placement::continuum(&[HashAlgorithm::Crc32], |servers, _, options| {
+        generate(servers, REPLICAS.value(options))
+    })
+    .with_points(REPLICAS);
+
+/// `replicas` per peer: 50 (`HTTPPool`'s) unless set.
+pub const REPLICAS: PointsOption = PointsOption {
+    peer_name: "replicas",
+    default: DEFAULT_REPLICAS,
+    max: MAX_POINTS as u32,
+};
 
 /// The map with `replicas` points per peer.
 pub fn generate(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoints, Error> {

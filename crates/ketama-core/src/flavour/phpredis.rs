@@ -40,11 +40,11 @@ const MAX_HOST: usize = 60;
 
 /// `new RedisArray($hosts)`: CRC-32 keys over `n` equal ranges.
 pub static MODULO: Placement =
-    Placement::continuum(&[HashAlgorithm::Crc32], |servers, _| ranges(servers));
+    Placement::continuum(&[HashAlgorithm::Crc32], |servers, _, _| ranges(servers));
 
 /// `new RedisArray($hosts, ['consistent' => true])`.
 pub static CONSISTENT: Placement =
-    Placement::continuum(&[HashAlgorithm::Crc32NoXor], |servers, _| {
+    Placement::continuum(&[HashAlgorithm::Crc32NoXor], |servers, _, _| {
         consistent(servers)
     });
 

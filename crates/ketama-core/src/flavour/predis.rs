@@ -46,12 +46,12 @@ const DEFAULT_PORT: u16 = 6379;
 const MAX_TOTAL_WEIGHT: u64 = 1 << 53;
 
 /// `Predis\Cluster\Distributor\HashRing`: CRC-32 points and keys.
-pub static HASH_RING: Placement = Placement::continuum(&[HashAlgorithm::Crc32], |servers, _| {
+pub static HASH_RING: Placement = Placement::continuum(&[HashAlgorithm::Crc32], |servers, _, _| {
     hash_ring(servers, HASH_RING_REPLICAS)
 });
 
 /// `Predis\Cluster\Distributor\KetamaRing`: MD5 points and keys.
-pub static KETAMA_RING: Placement = Placement::continuum(&[HashAlgorithm::Md5], |servers, _| {
+pub static KETAMA_RING: Placement = Placement::continuum(&[HashAlgorithm::Md5], |servers, _, _| {
     ketama_ring(servers, KETAMA_RING_REPLICAS)
 });
 

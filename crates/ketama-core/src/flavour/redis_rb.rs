@@ -26,7 +26,7 @@ use crate::{Error, ServerSpec};
 pub const POINTS_PER_SERVER: u32 = 160;
 
 /// `Redis::Distributed`: CRC-32 points and keys.
-pub static PLACEMENT: Placement = Placement::continuum(&[HashAlgorithm::Crc32], |servers, _| {
+pub static PLACEMENT: Placement = Placement::continuum(&[HashAlgorithm::Crc32], |servers, _, _| {
     generate(servers, POINTS_PER_SERVER)
 });
 

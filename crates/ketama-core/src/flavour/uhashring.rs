@@ -20,7 +20,8 @@
 
 use std::sync::Arc;
 
-use super::named::{check_point_count, name_or_address, refuse_duplicates};
+use super::named::{MAX_POINTS, check_point_count, name_or_address, refuse_duplicates};
+use super::options::PointsOption;
 use super::placement::{Location, PerKey, PerKeyPlacement, Placement};
 use super::points::Md5Points;
 use super::wide_ring::{WideRing, WideSearch};
@@ -35,15 +36,33 @@ pub const VNODES: u32 = 160;
 /// The ketama ring's `vnodes` (digests; four points each).
 pub const KETAMA_VNODES: u32 = 40;
 
-/// `HashRing(nodes)`: a 128-bit MD5 ring.
-pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::Md5], |servers| {
-    Ok(Arc::new(Uhashring::new(servers, VNODES)?) as PerKey)
-});
+/// `HashRing(nodes)`: a 128-bit MD5 ring; `vnodes` set with `--points`.
+pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::Md5], |servers, options| {
+    Ok(Arc::new(Uhashring::new(servers, DEFAULT_VNODES.value(options))?) as PerKey)
+})
+.with_points(DEFAULT_VNODES);
 
-/// `HashRing(nodes, hash_fn='ketama')`.
-pub static KETAMA: Placement = Placement::continuum(&[HashAlgorithm::Md5], |servers, _| {
-    ketama(servers, KETAMA_VNODES)
-});
+/// `HashRing(nodes, hash_fn='ketama')`; `vnodes` set with `--points`.
+pub static KETAMA: Placement =
+    Placement::continuum(&[HashAlgorithm::Md5], |servers, _, options| {
+        ketama(servers, KETAMA_VNODES_OPTION.value(options))
+    })
+    .with_points(KETAMA_VNODES_OPTION);
+
+/// The default ring's `vnodes` per unit of weight: 160 unless set.
+pub const DEFAULT_VNODES: PointsOption = PointsOption {
+    peer_name: "vnodes",
+    default: VNODES,
+    max: MAX_POINTS as u32,
+};
+
+/// The ketama ring's `vnodes` (MD5 digests of four points) per node of
+/// average weight: 40 unless set.
+pub const KETAMA_VNODES_OPTION: PointsOption = PointsOption {
+    peer_name: "vnodes",
+    default: KETAMA_VNODES,
+    max: (MAX_POINTS / 4) as u32,
+};
 
 /// Each node's name and weight, checked.
 fn nodes(servers: &[ServerSpec]) -> Result<Vec<(&[u8], u64)>, Error> {
