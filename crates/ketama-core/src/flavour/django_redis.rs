@@ -69,16 +69,17 @@ impl ShardRing {
     }
 }
 
-/// The bytes ShardClient hashes for `key`: its tag in `":1:<key>"`.
-pub fn hashed_key(key: &[u8], out: &mut Vec<u8>) {
-    out.clear();
-    out.extend_from_slice(KEY_PREFIX);
-    out.extend_from_slice(key);
-    let tag = hash_tags::django_redis(out);
-    if tag.len() != out.len() {
-        let tag = tag.to_vec();
-        *out = tag;
+/// The SHA-256 ShardClient computes for `key`: of its tag in
+/// `":1:<key>"`, else of the whole made key. The prefix holds no brace and
+/// no newline, so the tag is the one of `key` itself.
+pub fn key_digest(key: &[u8]) -> [u8; 32] {
+    let tag = hash_tags::django_redis(key);
+    let mut digest = Sha256::new();
+    if tag.len() == key.len() {
+        digest.update(KEY_PREFIX);
     }
+    digest.update(tag);
+    digest.finalize().into()
 }
 
 impl PerKeyPlacement for ShardRing {
@@ -92,9 +93,7 @@ impl PerKeyPlacement for ShardRing {
         _hash: HashAlgorithm,
         is_down: &dyn Fn(usize) -> bool,
     ) -> Option<Location> {
-        let mut made = Vec::with_capacity(KEY_PREFIX.len() + key.len());
-        hashed_key(key, &mut made);
-        self.ring.locate(&Sha256::digest(&made).into(), is_down)
+        self.ring.locate(&key_digest(key), is_down)
     }
 }
 
@@ -104,13 +103,11 @@ mod tests {
 
     #[test]
     fn keys_are_made_then_tagged() {
-        let mut out = Vec::new();
-        hashed_key(b"user:1", &mut out);
-        assert_eq!(out, b":1:user:1");
-        hashed_key(b"user:{42}:name", &mut out);
-        assert_eq!(out, b"42");
-        hashed_key(b"a{}b", &mut out);
-        assert_eq!(out, b"");
+        let sha = |bytes: &[u8]| -> [u8; 32] { Sha256::digest(bytes).into() };
+        assert_eq!(key_digest(b"user:1"), sha(b":1:user:1"));
+        assert_eq!(key_digest(b"user:{42}:name"), sha(b"42"));
+        assert_eq!(key_digest(b"a{}b"), sha(b""));
+        assert_eq!(key_digest(b"x\n{y}"), sha(b":1:x\n{y}"));
     }
 
     #[test]

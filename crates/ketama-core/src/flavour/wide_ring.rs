@@ -37,7 +37,7 @@ impl<const N: usize> WideRing<N> {
     /// order; of equal points the one generated last is kept, as a
     /// dictionary keyed by point keeps it).
     pub fn new(mut generated: Vec<([u8; N], u32)>, search: WideSearch) -> Self {
-        generated.sort_by(|a, b| a.0.cmp(&b.0)); // stable: generation order within a point
+        generated.sort_by_key(|entry| entry.0); // stable: generation order within a point
         let mut kept: Vec<([u8; N], u32)> = Vec::with_capacity(generated.len());
         for (point, owner) in generated {
             match kept.last_mut() {
