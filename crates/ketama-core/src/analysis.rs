@@ -437,6 +437,35 @@ mod tests {
     }
 
     #[test]
+    fn after_shares_credit_each_point_with_the_arc_before_it() {
+        let specs = (1..=3)
+            .map(|i| ServerSpec::new(format!("10.0.0.{i}:11211"), i))
+            .collect();
+        let r = Ring::new(specs, RingConfig::flavour(crate::Flavour::UhashringKetama)).unwrap();
+        // First point > the hash: [p_{i-1}, p_i) belongs to p_i's server,
+        // and [p_last, 2^32) + [0, p_0) to the first point's.
+        let (points, owners) = (r.continuum().points(), r.continuum().owners());
+        let mut expected = [0u64; 3];
+        for i in 1..points.len() {
+            expected[owners[i] as usize] += u64::from(points[i] - points[i - 1]);
+        }
+        expected[owners[0] as usize] +=
+            (1u64 << 32) - u64::from(points[points.len() - 1]) + u64::from(points[0]);
+        let shares = keyspace_shares(&r);
+        for (share, arc) in shares.iter().zip(expected) {
+            assert_eq!(*share, arc as f64 / CIRCLE, "{shares:?} vs {expected:?}");
+        }
+        let libketama = flavoured(crate::Flavour::Libketama, 3);
+        let exact = movement(&r, &libketama);
+        assert_eq!(exact.measure, Measure::Exact);
+        let sampled = sampled_movement(&r, &libketama, default_sample());
+        assert!(
+            (exact.moved - sampled.moved).abs() < 0.01,
+            "{exact:?} {sampled:?}"
+        );
+    }
+
+    #[test]
     fn adding_a_server_moves_keys_only_to_it() {
         let old = ring(&[("a:1", 1), ("b:1", 1), ("c:1", 1)]);
         let new = ring(&[("a:1", 1), ("b:1", 1), ("c:1", 1), ("d:1", 1)]);

@@ -269,10 +269,13 @@ impl Ring {
     #[cold]
     fn locate_per_key_up(&self, key: &[u8]) -> Option<Location> {
         let per_key = self.per_key.as_deref()?;
-        per_key.locate_hash(self.hash_key(key)).or_else(|| {
-            let key = self.config.options.tagged(key);
-            per_key.locate(key, self.key_hash, &|_| false)
-        })
+        if per_key.places_hashes() {
+            if let Some(at) = per_key.locate_hash(self.hash_key(key)) {
+                return Some(at);
+            }
+        }
+        let key = self.config.options.tagged(key);
+        per_key.locate(key, self.key_hash, &|_| false)
     }
 
     /// The server that holds `key`.

@@ -95,6 +95,10 @@ impl PerKeyPlacement for ShardRing {
     ) -> Option<Location> {
         self.ring.locate(&key_digest(key), is_down)
     }
+
+    fn places_hashes(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

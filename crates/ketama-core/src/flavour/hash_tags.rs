@@ -39,6 +39,9 @@ pub fn phpredis(key: &[u8]) -> &[u8] {
 /// then at least one byte and the first `}` after it, with no `\n` before
 /// that `}`; the first line that has one gives the tag.
 pub fn redis_rb(key: &[u8]) -> &[u8] {
+    if memchr(b'{', key).is_none() {
+        return key;
+    }
     let starts = std::iter::once(0).chain(
         key.iter()
             .enumerate()
@@ -64,6 +67,9 @@ pub fn redis_rb(key: &[u8]) -> &[u8] {
 /// between the last `}` and the last `{` before it, even none; otherwise
 /// the whole key.
 pub fn django_redis(key: &[u8]) -> &[u8] {
+    if memchr(b'}', key).is_none() {
+        return key;
+    }
     let line = &key[..memchr(b'\n', key).unwrap_or(key.len())];
     let Some(close) = line.iter().rposition(|&b| b == b'}') else {
         return key;

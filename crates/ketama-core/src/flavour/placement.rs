@@ -43,6 +43,13 @@ pub trait PerKeyPlacement: std::fmt::Debug + Send + Sync {
     fn locate_hash(&self, _hash: u32) -> Option<Location> {
         None
     }
+
+    /// False when [`Self::locate_hash`] never answers (the placement needs
+    /// the key itself: a ring of points wider than 32 bits), so that a
+    /// lookup does not compute the 32-bit key hash first.
+    fn places_hashes(&self) -> bool {
+        true
+    }
 }
 
 /// A built per-key placement, shared by the clones of its ring.

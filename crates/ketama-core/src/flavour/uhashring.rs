@@ -143,6 +143,10 @@ impl PerKeyPlacement for Uhashring {
     ) -> Option<Location> {
         self.ring.locate(&md5_digest(key), is_down)
     }
+
+    fn places_hashes(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]
