@@ -24,12 +24,13 @@ pub fn predis(key: &[u8]) -> &[u8] {
 /// all.
 #[inline]
 pub fn phpredis(key: &[u8]) -> &[u8] {
-    let c_string = &key[..memchr(0, key).unwrap_or(key.len())];
-    let Some(open) = memchr(b'{', c_string) else {
+    // The first '{' before any NUL, then the first '}' before any NUL.
+    let Some(open) = find_either(b'{', 0, key).filter(|&at| key[at] == b'{') else {
         return key;
     };
-    match memchr(b'}', &c_string[open + 1..]) {
-        Some(len) => &key[open + 1..open + 1 + len],
+    let body = &key[open + 1..];
+    match find_either(b'}', 0, body).filter(|&at| body[at] == b'}') {
+        Some(len) => &body[..len],
         None => key,
     }
 }
@@ -80,14 +81,60 @@ pub fn django_redis(key: &[u8]) -> &[u8] {
     }
 }
 
+/// The index of the first `byte` in `bytes`.
 #[inline]
 fn memchr(byte: u8, bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == byte)
+    find_either(byte, byte, bytes)
+}
+
+/// The index of the first byte of `bytes` that is `a` or `b`, eight bytes
+/// at a time (a key is scanned on every lookup).
+#[inline]
+fn find_either(a: u8, b: u8, bytes: &[u8]) -> Option<usize> {
+    const LOW: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let (fill_a, fill_b) = (LOW * u64::from(a), LOW * u64::from(b));
+    let mut chunks = bytes.chunks_exact(8);
+    for (n, chunk) in chunks.by_ref().enumerate() {
+        let word = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        let (xa, xb) = (word ^ fill_a, word ^ fill_b);
+        // A zero byte of xa or xb sets its high bit; the lowest one set is
+        // the first match (borrows only reach the bytes after it).
+        let zero = (xa.wrapping_sub(LOW) & !xa) | (xb.wrapping_sub(LOW) & !xb);
+        let found = zero & HIGH;
+        if found != 0 {
+            return Some(n * 8 + (found.trailing_zeros() / 8) as usize);
+        }
+    }
+    let rest = chunks.remainder();
+    let tail = bytes.len() - rest.len();
+    rest.iter()
+        .position(|&c| c == a || c == b)
+        .map(|i| tail + i)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_are_found_as_a_plain_search_finds_them() {
+        let mut state = 7u64;
+        for len in 0..70 {
+            for _ in 0..200 {
+                let bytes: Vec<u8> = (0..len)
+                    .map(|_| {
+                        state = state.wrapping_mul(6364136223846793005).wrapping_add(1);
+                        [b'a', b'{', b'}', 0, 0x7b ^ 0x80, 0xff][(state >> 60) as usize % 6]
+                    })
+                    .collect();
+                for (a, b) in [(b'{', 0), (b'}', b'}'), (0, 0xff)] {
+                    let plain = bytes.iter().position(|&c| c == a || c == b);
+                    assert_eq!(find_either(a, b, &bytes), plain, "{bytes:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn predis_takes_a_non_empty_first_tag() {
