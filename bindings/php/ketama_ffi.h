@@ -160,6 +160,33 @@ typedef enum {
    */
   KETAMA_FLAVOUR_TWEMPROXY_MODULA = 17,
   /**
+   * pecl memcache `hash_strategy=standard`: `(hash >> 16) & 0x7fff`
+   * (0 read as 1) modulo the weighted bucket list (not a continuum).
+   */
+  KETAMA_FLAVOUR_PECL_MEMCACHE_STANDARD = 18,
+  /**
+   * spymemcached's `ArrayModNodeLocator`, `DefaultConnectionFactory`'s
+   * default: `hash % n`, Java's `String.hashCode` unless told
+   * otherwise (not a continuum).
+   */
+  KETAMA_FLAVOUR_SPYMEMCACHED_ARRAY = 19,
+  /**
+   * Go's gomemcache `ServerList`: CRC-32 of the key's first 256 bytes
+   * modulo the list, a server listed twice counting twice (not a
+   * continuum).
+   */
+  KETAMA_FLAVOUR_GOMEMCACHE = 20,
+  /**
+   * npm memjs: `Math.abs(hashCode(key)) % n` (not a continuum).
+   */
+  KETAMA_FLAVOUR_MEMJS = 21,
+  /**
+   * Apache apr-util's `apr_memcache`: `(crc32 >> 16) & 0x7fff`, 0
+   * read as 1, modulo the servers, dead servers skipped by `hash + 1`
+   * (not a continuum).
+   */
+  KETAMA_FLAVOUR_APR_MEMCACHE = 22,
+  /**
    * Predis client-side sharding with its default `HashRing`: CRC-32
    * points of `host:port`, weights, the last point ≤ the key's hash.
    */
@@ -986,8 +1013,9 @@ void ketama_md5_digest(char *inString, unsigned char *md5pword);
 char *ketama_error(void);
 
 /**
- * Reads the server file `path` (bounded, waiting out writers) and builds the
- * first ring; fails when the file is not good now. `parse_mode` is a
+ * Reads the server file `path` (bounded; a file changed in place is waited
+ * for until it settles, 300 ms at most in all) and builds the first ring;
+ * fails when the file is not good now. `parse_mode` is a
  * `ketama_parse_mode`, `policy` a `ketama_reload_policy`. On success
  * `*file_ring_out` receives a handle to release with `ketama_file_ring_free`.
  *
@@ -997,8 +1025,20 @@ char *ketama_error(void);
 ketama_status ketama_file_ring_open(const char *path, uint32_t flavour, uint32_t hash, uint32_t parse_mode, uint32_t policy, const ketama_file_ring **file_ring_out);
 
 /**
+ * `ketama_file_ring_open` with placement options for every ring it builds
+ * (NULL: none; see `ketama_ring_new_with_options`).
+ *
+ * # Safety
+ * As `ketama_file_ring_open`; `options` is NULL or a NUL-terminated
+ * string.
+ */
+ketama_status ketama_file_ring_open_with_options(const char *path, uint32_t flavour, uint32_t hash, uint32_t parse_mode, uint32_t policy, const char *options, const ketama_file_ring **file_ring_out);
+
+/**
  * The ring for the file as it is now: rebuilt when the file changed (same
- * inode, size, mtime and content → the same ring). Returns `KETAMA_OK`; or,
+ * inode, size, mtime and content → the same ring). Never waits: while a
+ * change made in place settles (100 ms) or another thread reads the file,
+ * `KETAMA_OK` with the last good ring at once. Returns `KETAMA_OK`; or,
  * when the file changed but cannot be read or parsed,
  * `KETAMA_KEPT_LAST_GOOD` with the last good ring (policy
  * `KETAMA_RELOAD_KEEP_LAST_GOOD`) or the file's error status (policy

@@ -96,8 +96,9 @@ impl PerKeyPlacement for ShardRing {
         self.ring.locate(&key_digest(key), is_down)
     }
 
-    fn places_hashes(&self) -> bool {
-        false
+    /// Straight to [`Self::locate`]: a 32-bit key hash places nothing here.
+    fn locate_up(&self, key: &[u8], hash: HashAlgorithm) -> Option<Location> {
+        self.locate(key, hash, &|_| false)
     }
 }
 

@@ -6,19 +6,26 @@
 //! The ring and the lookup are shared. One file per peer; the building blocks
 //! they share are in [`points`].
 //!
-//! Three flavours are not continuums: pymemcache scores every server per key
+//! Some flavours are not continuums: pymemcache scores every server per key
 //! ([`rendezvous`]), python-memcached and Perl Cache::Memcached take a hash
-//! modulo a weighted bucket list ([`modulo`]). They build a [`PerKey`]
-//! placement instead of points ([`Flavour::is_continuum`]).
+//! modulo a weighted bucket list ([`modulo`]; pecl memcache's standard
+//! strategy too, in [`pecl_memcache`]), and the defaults of libmemcached
+//! ([`modula`]), spymemcached, gomemcache, memjs and apr_memcache take it
+//! modulo the server list ([`array_mod`]). They build a [`PerKey`] placement
+//! instead of points ([`Flavour::is_continuum`]).
 
+pub mod apr_memcache;
+pub mod array_mod;
 pub mod dalli;
 pub mod django_redis;
+pub mod gomemcache;
 pub mod groupcache;
 pub mod hash_tags;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
 pub mod memcached_fast;
+pub mod memjs;
 pub mod modula;
 pub mod modulo;
 pub mod named;
@@ -91,6 +98,23 @@ crate::named_enum! {
         /// twemproxy (nutcracker) `distribution: modula`: `hash % slots`,
         /// each server `weight` slots in list order (not a continuum).
         TwemproxyModula = 17, KETAMA_FLAVOUR_TWEMPROXY_MODULA, "twemproxy-modula", ["nutcracker-modula"] => twemproxy::MODULA;
+        /// pecl memcache `hash_strategy=standard`: `(hash >> 16) & 0x7fff`
+        /// (0 read as 1) modulo the weighted bucket list (not a continuum).
+        PeclMemcacheStandard = 18, KETAMA_FLAVOUR_PECL_MEMCACHE_STANDARD, "pecl-memcache-standard", ["pecl-standard", "php-memcache-standard", "memcache-standard"] => pecl_memcache::STANDARD;
+        /// spymemcached's `ArrayModNodeLocator`, `DefaultConnectionFactory`'s
+        /// default: `hash % n`, Java's `String.hashCode` unless told
+        /// otherwise (not a continuum).
+        SpymemcachedArray = 19, KETAMA_FLAVOUR_SPYMEMCACHED_ARRAY, "spymemcached-array", ["spy-array", "spymemcached-default", "array-mod"] => spymemcached::ARRAY_MOD;
+        /// Go's gomemcache `ServerList`: CRC-32 of the key's first 256 bytes
+        /// modulo the list, a server listed twice counting twice (not a
+        /// continuum).
+        Gomemcache = 20, KETAMA_FLAVOUR_GOMEMCACHE, "gomemcache", ["go-memcache", "bradfitz-gomemcache"] => gomemcache::PLACEMENT;
+        /// npm memjs: `Math.abs(hashCode(key)) % n` (not a continuum).
+        Memjs = 21, KETAMA_FLAVOUR_MEMJS, "memjs", ["npm-memjs", "node-memjs"] => memjs::PLACEMENT;
+        /// Apache apr-util's `apr_memcache`: `(crc32 >> 16) & 0x7fff`, 0
+        /// read as 1, modulo the servers, dead servers skipped by `hash + 1`
+        /// (not a continuum).
+        AprMemcache = 22, KETAMA_FLAVOUR_APR_MEMCACHE, "apr-memcache", ["apr-util-memcache", "apr-memcache-default"] => apr_memcache::PLACEMENT;
         /// Predis client-side sharding with its default `HashRing`: CRC-32
         /// points of `host:port`, weights, the last point ≤ the key's hash.
         Predis = 23, KETAMA_FLAVOUR_PREDIS, "predis", ["predis-hashring", "php-predis"] => predis::HASH_RING;
