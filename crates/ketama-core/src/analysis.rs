@@ -34,7 +34,7 @@ pub enum Measure {
 /// How a ring's key preparation differs from another's (none, pecl's, dalli's).
 fn preparation(lookup: KeyLookup) -> u8 {
     match lookup {
-        KeyLookup::Direct | KeyLookup::PerKey => 0,
+        KeyLookup::Direct | KeyLookup::Nearest | KeyLookup::NoWrap | KeyLookup::PerKey => 0,
         KeyLookup::PeclBuckets => 1,
         KeyLookup::Dalli => 2,
     }
@@ -177,19 +177,8 @@ fn for_each_arc(rings: &[&Ring], mut visit: impl FnMut(u64, &[usize])) {
         }
         return;
     }
-    // An arc (previous cut, cut] must have one owner in every ring: a ring
-    // that looks up the first point ≥ the hash changes owner after each
-    // point; dalli's (the last point ≤ the hash) just before each point.
-    let mut cuts: Vec<u32> = rings
-        .iter()
-        .flat_map(|r| {
-            let before = u32::from(r.key_lookup() == KeyLookup::Dalli);
-            r.continuum()
-                .points()
-                .iter()
-                .map(move |p| p.wrapping_sub(before))
-        })
-        .collect();
+    // An arc (previous cut, cut] must have one owner in every ring.
+    let mut cuts: Vec<u32> = rings.iter().flat_map(|r| cuts_of(r)).collect();
     cuts.sort_unstable();
     cuts.dedup();
     let mut owners = vec![0usize; rings.len()];
@@ -212,6 +201,30 @@ fn for_each_arc(rings: &[&Ring], mut visit: impl FnMut(u64, &[usize])) {
                 .map_or(usize::MAX, |at| at.server_index);
         }
         visit(tail, &owners);
+    }
+}
+
+/// Where a ring's owner may change: a ring that looks up the first point
+/// ≥ the hash changes owner after each point (Varnish's too: past the last
+/// point it stays with it); dalli's (the last point ≤ the hash) just before
+/// each point; HAProxy's (the nearest point) at each point and half way
+/// between two points.
+fn cuts_of(ring: &Ring) -> Vec<u32> {
+    let points = ring.continuum().points();
+    match ring.key_lookup() {
+        KeyLookup::Dalli => points.iter().map(|p| p.wrapping_sub(1)).collect(),
+        KeyLookup::Nearest => {
+            let mut cuts = points.to_vec();
+            for (i, &point) in points.iter().enumerate() {
+                let following = points[(i + 1) % points.len()];
+                let gap = following.wrapping_sub(point);
+                if gap != 0 {
+                    cuts.push(point.wrapping_add(gap / 2));
+                }
+            }
+            cuts
+        }
+        _ => points.to_vec(),
     }
 }
 

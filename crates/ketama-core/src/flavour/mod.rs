@@ -12,6 +12,7 @@
 //! placement instead of points ([`Flavour::is_continuum`]).
 
 pub mod dalli;
+pub mod haproxy;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
@@ -27,6 +28,7 @@ pub mod points;
 pub mod rendezvous;
 pub mod spymemcached;
 pub mod twemproxy;
+pub mod varnish;
 
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
@@ -82,6 +84,12 @@ crate::named_enum! {
         /// twemproxy (nutcracker) `distribution: modula`: `hash % slots`,
         /// each server `weight` slots in list order (not a continuum).
         TwemproxyModula = 17, KETAMA_FLAVOUR_TWEMPROXY_MODULA, "twemproxy-modula", ["nutcracker-modula"] => twemproxy::MODULA;
+        /// HAProxy `hash-type consistent`: points from each server's `id`
+        /// and weight, the nearest point on either side wins.
+        Haproxy = 32, KETAMA_FLAVOUR_HAPROXY, "haproxy", ["haproxy-consistent", "hash-type-consistent"] => haproxy::PLACEMENT;
+        /// The Varnish shard director (`directors.shard()`): SHA-256 points
+        /// per backend ident, 67 replicas, no wrap-around.
+        VarnishShard = 33, KETAMA_FLAVOUR_VARNISH_SHARD, "varnish-shard", ["varnish", "vmod-directors-shard", "shard-director"] => varnish::PLACEMENT;
     }
 }
 
@@ -108,6 +116,12 @@ pub enum KeyLookup {
     /// dalli: keys are prepared first ([`dalli::prepare_key`]); the *last*
     /// point ≤ the hash, wrapping to the last point.
     Dalli,
+    /// HAProxy: the nearest point on either side (circular distance), the
+    /// point before on a tie.
+    Nearest,
+    /// Varnish's shard director: the first point ≥ the hash, the last
+    /// point past it (no wrap-around).
+    NoWrap,
     /// No continuum: the ring's [`PerKey`] placement places each key.
     PerKey,
 }
@@ -118,7 +132,9 @@ impl KeyLookup {
     #[inline]
     pub fn prepare_key(self, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
         match self {
-            KeyLookup::Direct | KeyLookup::PerKey => std::borrow::Cow::Borrowed(key),
+            KeyLookup::Direct | KeyLookup::Nearest | KeyLookup::NoWrap | KeyLookup::PerKey => {
+                std::borrow::Cow::Borrowed(key)
+            }
             KeyLookup::PeclBuckets => pecl_memcache::prepare_key(key),
             KeyLookup::Dalli => dalli::prepare_key(key),
         }
@@ -128,18 +144,34 @@ impl KeyLookup {
     #[inline]
     pub fn position(self, hash: u32) -> u32 {
         match self {
-            KeyLookup::Direct | KeyLookup::Dalli | KeyLookup::PerKey => hash,
+            KeyLookup::Direct
+            | KeyLookup::Dalli
+            | KeyLookup::Nearest
+            | KeyLookup::NoWrap
+            | KeyLookup::PerKey => hash,
             KeyLookup::PeclBuckets => (hash % 1024) * (u32::MAX / 1024),
         }
     }
 
     /// The index of the point a key hash lands on: the first point at or
     /// after its [`position`](Self::position) (wrapping to the first), or
-    /// for dalli the last point at or before it (wrapping to the last).
+    /// for dalli the last point at or before it (wrapping to the last);
+    /// HAProxy's nearest point, Varnish's first point at or after it
+    /// without wrapping.
     #[inline]
     pub fn locate(self, continuum: &crate::continuum::Continuum, hash: u32) -> Option<usize> {
         match self {
             KeyLookup::Dalli => continuum.locate_at_or_before(hash),
+            KeyLookup::Nearest => continuum.locate_nearest(hash),
+            KeyLookup::NoWrap => {
+                let found = continuum.locate_no_wrap(hash)?;
+                let points = continuum.points();
+                // A key equal to tied points: where Varnish's bisection lands.
+                if points[found] == hash && points.get(found + 1) == Some(&hash) {
+                    return varnish::shard_lookup(points, hash);
+                }
+                Some(found)
+            }
             lookup => continuum.locate(lookup.position(hash)),
         }
     }

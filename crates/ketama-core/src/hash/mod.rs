@@ -1,11 +1,14 @@
 //! Hash functions: MD5 as libketama uses it, and the key hashes of the peers.
 //!
 //! One file per family: [`md5`], [`crc`], [`fnv`], [`one_at_a_time`],
-//! [`murmur`], [`jenkins`], [`hsieh`] and spymemcached's string hashes in
-//! [`java`]. Each is checked against its real peer by the integration tests.
+//! [`murmur`], [`jenkins`], [`hsieh`], spymemcached's string hashes in
+//! [`java`], HAProxy's in [`haproxy`] and Varnish's SHA-256 cuts in
+//! [`sha256`]. Each is checked against its real peer by the integration
+//! tests.
 
 pub mod crc;
 pub mod fnv;
+pub mod haproxy;
 pub mod hsieh;
 pub mod java;
 pub mod jenkins;
@@ -13,6 +16,7 @@ pub mod md5;
 pub mod md5_lanes;
 pub mod murmur;
 pub mod one_at_a_time;
+pub mod sha256;
 
 pub use md5::{md5_digest, md5_word};
 
@@ -77,6 +81,26 @@ crate::named_enum! {
         Murmur3Seed0 = 19, KETAMA_HASH_MURMUR3_SEED0, "murmur3_seed0", ["murmur3_32"];
         /// python-memcached's `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
         Cmemcache = 20, KETAMA_HASH_CMEMCACHE, "cmemcache", ["cmemcache_hash"];
+        /// HAProxy `sdbm` (its default): `hash * 65599 + byte`.
+        Sdbm = 40, KETAMA_HASH_SDBM, "sdbm", [];
+        /// HAProxy `djb2`: `hash * 33 + byte` from 5381.
+        Djb2 = 41, KETAMA_HASH_DJB2, "djb2", [];
+        /// HAProxy `wt6`.
+        Wt6 = 42, KETAMA_HASH_WT6, "wt6", [];
+        /// HAProxy `sdbm avalanche`: sdbm, then Jenkins' integer hash (`full_hash`).
+        SdbmAvalanche = 43, KETAMA_HASH_SDBM_AVALANCHE, "sdbm_avalanche", [];
+        /// HAProxy `djb2 avalanche`.
+        Djb2Avalanche = 44, KETAMA_HASH_DJB2_AVALANCHE, "djb2_avalanche", [];
+        /// HAProxy `wt6 avalanche`.
+        Wt6Avalanche = 45, KETAMA_HASH_WT6_AVALANCHE, "wt6_avalanche", [];
+        /// HAProxy `crc32 avalanche`: the full CRC-32, then `full_hash`.
+        Crc32Avalanche = 46, KETAMA_HASH_CRC32_AVALANCHE, "crc32_avalanche", [];
+        /// The last four bytes of SHA-256(key), little-endian (Varnish
+        /// `VRT_HashStrands32`: the shard director's `key()` and `by=URL`).
+        Sha256Last4Le = 47, KETAMA_HASH_SHA256_LAST4_LE, "sha256_last4_le", ["vrt_hashstrands32"];
+        /// The first four bytes of SHA-256(key), big-endian (Varnish
+        /// `by=HASH` in a backend fetch: the `vcl_hash` digest).
+        Sha256First4Be = 48, KETAMA_HASH_SHA256_FIRST4_BE, "sha256_first4_be", [];
     }
 }
 
@@ -105,6 +129,15 @@ impl HashAlgorithm {
             HashAlgorithm::Crc16 => crc::twemproxy_crc16(key),
             HashAlgorithm::Murmur3Seed0 => murmur::murmur3_seed0(key),
             HashAlgorithm::Cmemcache => crc::cmemcache(key),
+            HashAlgorithm::Sdbm => haproxy::sdbm(key),
+            HashAlgorithm::Djb2 => haproxy::djb2(key),
+            HashAlgorithm::Wt6 => haproxy::wt6(key),
+            HashAlgorithm::SdbmAvalanche => haproxy::full_hash(haproxy::sdbm(key)),
+            HashAlgorithm::Djb2Avalanche => haproxy::full_hash(haproxy::djb2(key)),
+            HashAlgorithm::Wt6Avalanche => haproxy::full_hash(haproxy::wt6(key)),
+            HashAlgorithm::Crc32Avalanche => haproxy::full_hash(crc::crc32(key)),
+            HashAlgorithm::Sha256Last4Le => sha256::last4_le(key),
+            HashAlgorithm::Sha256First4Be => sha256::first4_be(key),
         }
     }
 
