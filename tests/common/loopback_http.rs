@@ -198,19 +198,32 @@ fn ask_one_connection(
     let mut writer = stream.try_clone().unwrap();
     let mut reader = BufReader::new(stream);
     let mut answers = Vec::with_capacity(requests.len());
+    let mut previous: &[u8] = b"";
     for batch in requests.chunks(depth.max(1)) {
         writer.write_all(&batch.concat()).expect("send requests");
-        for _ in batch {
-            answers.push(read_answer(&mut reader, headers));
+        for request in batch {
+            let answer = read_answer(&mut reader, headers).unwrap_or_else(|| {
+                panic!(
+                    "the proxy closed the connection instead of answering {:?} (after {:?})",
+                    String::from_utf8_lossy(request),
+                    String::from_utf8_lossy(previous)
+                )
+            });
+            answers.push(answer);
+            previous = request;
         }
     }
     let _ = writer.shutdown(Shutdown::Both);
     answers
 }
 
-fn read_answer(reader: &mut BufReader<TcpStream>, wanted: &[&str]) -> Answer {
-    let mut status_line = String::new();
-    reader.read_line(&mut status_line).expect("read a status line");
+/// The next answer; `None` when the connection was closed before it.
+fn read_answer(reader: &mut BufReader<TcpStream>, wanted: &[&str]) -> Option<Answer> {
+    let mut status_line = Vec::new();
+    if reader.read_until(b'\n', &mut status_line).expect("read a status line") == 0 {
+        return None;
+    }
+    let status_line = String::from_utf8_lossy(&status_line);
     let status = status_line
         .split_whitespace()
         .nth(1)
@@ -239,5 +252,5 @@ fn read_answer(reader: &mut BufReader<TcpStream>, wanted: &[&str]) -> Answer {
     }
     let mut body = vec![0u8; length];
     reader.read_exact(&mut body).expect("read the body");
-    Answer { status, headers }
+    Some(Answer { status, headers })
 }

@@ -14,9 +14,10 @@
 //!   glibc 2.36), equal points kept in backend order;
 //! * the key is `shard.key(STRING)` (also `by=URL`): the same SHA-256 cut
 //!   of the string (`--hash key`, the default); `by=HASH` in a backend
-//!   fetch reads the first four bytes of the request's `vcl_hash` digest
-//!   big-endian (`--hash hash`: give the library what `vcl_hash` fed
-//!   `hash_data()`, concatenated);
+//!   fetch reads the first four bytes, big-endian, of the request's digest,
+//!   the SHA-256 of what `vcl_hash` fed `hash_data()`, each call followed
+//!   by a NUL byte (`--hash hash`: the library adds the last NUL; for
+//!   several calls give their strings joined by NUL bytes);
 //! * the first point ≥ the key, and **no wrap**: a key past the last point
 //!   goes to the last point ([`super::KeyLookup::NoWrap`]); a key equal to
 //!   several points takes the one Varnish's bisection meets first
@@ -34,13 +35,13 @@ use crate::hash::sha256::sha256;
 use crate::{Error, ServerSpec};
 
 /// `shard.key()` / `by=URL` first, `by=HASH` second.
-const HASHES: &[H] = &[H::Sha256Last4Le, H::Sha256First4Be];
+const HASHES: &[H] = &[H::Sha256Last4Le, H::VarnishDigest];
 
 /// The shard director's `by=` values as its users write them.
 const SPELLINGS: &[(&str, H)] = &[
     ("key", H::Sha256Last4Le),
     ("url", H::Sha256Last4Le),
-    ("hash", H::Sha256First4Be),
+    ("hash", H::VarnishDigest),
 ];
 
 /// The shard director, `replicas` 67 unless set.

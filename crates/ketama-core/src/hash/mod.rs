@@ -97,10 +97,10 @@ crate::named_enum! {
         Crc32Avalanche = 46, KETAMA_HASH_CRC32_AVALANCHE, "crc32_avalanche", [];
         /// The last four bytes of SHA-256(key), little-endian (Varnish
         /// `VRT_HashStrands32`: the shard director's `key()` and `by=URL`).
-        Sha256Last4Le = 47, KETAMA_HASH_SHA256_LAST4_LE, "sha256_last4_le", ["vrt_hashstrands32"];
-        /// The first four bytes of SHA-256(key), big-endian (Varnish
-        /// `by=HASH` in a backend fetch: the `vcl_hash` digest).
-        Sha256First4Be = 48, KETAMA_HASH_SHA256_FIRST4_BE, "sha256_first4_be", [];
+        Sha256Last4Le = 47, KETAMA_HASH_SHA256_LAST4_LE, "sha256_last4_le", ["vrt_hashstrands32", "shard_key"];
+        /// The first four bytes, big-endian, of SHA-256(key + NUL): Varnish's
+        /// request digest after `hash_data(key)` (`by=HASH` in a backend fetch).
+        VarnishDigest = 48, KETAMA_HASH_VARNISH_DIGEST, "varnish_digest", ["vcl_hash"];
     }
 }
 
@@ -137,7 +137,7 @@ impl HashAlgorithm {
             HashAlgorithm::Wt6Avalanche => haproxy::full_hash(haproxy::wt6(key)),
             HashAlgorithm::Crc32Avalanche => haproxy::full_hash(crc::crc32(key)),
             HashAlgorithm::Sha256Last4Le => sha256::last4_le(key),
-            HashAlgorithm::Sha256First4Be => sha256::first4_be(key),
+            HashAlgorithm::VarnishDigest => sha256::varnish_digest(key),
         }
     }
 

@@ -2,7 +2,8 @@
 //! `VRT_HashStrands32` (the shard director's ring points, `shard.key()` and
 //! `by=URL`) reads the digest's last four bytes little-endian; `by=HASH`
 //! in a backend fetch reads the first four bytes of the request's digest
-//! (the SHA-256 of what `vcl_hash` fed it) big-endian.
+//! big-endian, the SHA-256 of what `vcl_hash` fed it, where every
+//! `hash_data()` call adds its strings and then one NUL byte.
 
 use sha2::{Digest, Sha256};
 
@@ -24,11 +25,13 @@ pub fn last4_le(key: &[u8]) -> u32 {
     u32::from_le_bytes([digest[28], digest[29], digest[30], digest[31]])
 }
 
-/// The first four bytes of SHA-256(`key`), big-endian (`vbe32dec` of a
-/// request digest).
+/// The first four bytes, big-endian, of SHA-256(`key` NUL): the request
+/// digest of a `vcl_hash` that calls `hash_data(key)` once, as `by=HASH`
+/// reads it (`vbe32dec`). For several `hash_data()` calls, give their
+/// strings joined by NUL bytes.
 #[inline]
-pub fn first4_be(key: &[u8]) -> u32 {
-    let digest = sha256(&[key]);
+pub fn varnish_digest(key: &[u8]) -> u32 {
+    let digest = sha256(&[key, &[0]]);
     u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
 }
 
@@ -39,8 +42,11 @@ mod tests {
     #[test]
     fn published_digest() {
         // FIPS 180-2 example: SHA-256("abc") = ba7816bf ... f20015ad.
-        assert_eq!(first4_be(b"abc"), 0xba78_16bf);
         assert_eq!(last4_le(b"abc"), 0xad15_00f2);
+        let digest = sha256(&[b"abc"]);
+        assert_eq!(&digest[..4], &[0xba, 0x78, 0x16, 0xbf]);
+        let with_nul = sha256(&[b"abc\0"]);
+        assert_eq!(varnish_digest(b"abc").to_be_bytes(), with_nul[..4]);
         assert_eq!(sha256(&[b"a", b"bc"]), sha256(&[b"abc"]));
     }
 }
