@@ -106,6 +106,12 @@ perl -MCache::Memcached::Fast -e 1 >/dev/null 2>&1 || need libcache-memcached-fa
 command -v node >/dev/null 2>&1 || need nodejs
 command -v npm >/dev/null 2>&1 || need npm
 # --- end of the continuum flavours' block
+# --- Proxies observed live on loopback (tests/peer_haproxy.rs,
+# tests/peer_varnish.rs): HAProxy, and varnishd with its bundled directors
+# and blob vmods (it compiles each VCL with gcc, probed above).
+[ -x /usr/sbin/haproxy ] || need haproxy
+[ -x /usr/sbin/varnishd ] || need varnish
+# --- end of the proxies' block
 # Per-key placements' peers: pymemcache and python-memcached load through
 # /usr/bin/python3 above; Perl Cache::Memcached (without perl, missing too).
 perl -MCache::Memcached -e 1 >/dev/null 2>&1 || need libcache-memcached-perl

@@ -87,7 +87,10 @@ fn first_list_value(key: &[u8]) -> Option<Vec<u8>> {
             break;
         }
     }
-    let end = value[..end].iter().rposition(|b| !blank(b)).map_or(0, |e| e + 1);
+    let end = value[..end]
+        .iter()
+        .rposition(|b| !blank(b))
+        .map_or(0, |e| e + 1);
     (end > 0).then(|| value[..end].to_vec())
 }
 
@@ -169,7 +172,9 @@ fn members(ports: &[u16], weights: Weights) -> Vec<Member> {
 /// Bytes of the constructed keys: printable ASCII but the comma and the
 /// double quote (which `balance hdr()` reads as list syntax).
 fn key_bytes() -> Vec<u8> {
-    (0x21u8..0x7f).filter(|b| !matches!(b, b',' | b'"')).collect()
+    (0x21u8..0x7f)
+        .filter(|b| !matches!(b, b',' | b'"'))
+        .collect()
 }
 
 /// sdbm is `h * 65599 + byte`: a key whose sdbm is `target`, found by
@@ -295,7 +300,10 @@ fn start(pools: &[Pool]) -> Proxy {
 }
 
 fn haproxy_version() -> String {
-    let out = Command::new(HAPROXY).arg("-v").output().expect("haproxy -v");
+    let out = Command::new(HAPROXY)
+        .arg("-v")
+        .output()
+        .expect("haproxy -v");
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .next()
@@ -332,21 +340,33 @@ fn haproxy_consistent_hash_picks_the_library_s_server() {
     for (i, id) in [(0, 5), (3, 1), (4, 1000), (7, 70000), (8, 9), (11, 2)] {
         mixed[i].id = Some(id);
     }
-    pools.push(Pool::new("12 servers, ids 5, 1, 1000, 70000, 9, 2 and automatic", "sdbm", mixed));
+    pools.push(Pool::new(
+        "12 servers, ids 5, 1, 1000, 70000, 9, 2 and automatic",
+        "sdbm",
+        mixed,
+    ));
     // id × 4096 wraps at 2^32: ids equal modulo 2^20 share every point.
     let mut tied = members(&ports[30..35], Weights::None);
     for (m, id) in tied.iter_mut().zip([1, 1 + (1 << 20), 2, 3 + (3 << 20), 3]) {
         m.id = Some(id);
     }
     tied[2].weight = Some(3);
-    pools.push(Pool::new("5 servers, ids colliding on the ring", "sdbm", tied));
+    pools.push(Pool::new(
+        "5 servers, ids colliding on the ring",
+        "sdbm",
+        tied,
+    ));
     // Servers in maintenance: their points are out of the tree.
     let mut down = members(&ports[40..50], Weights::Unequal);
     for i in [0, 3, 4, 9] {
         down[i].disabled = true;
     }
     pools.push(Pool::new("10 servers, 4 disabled", "sdbm", down));
-    let mut uri = Pool::new("10 servers, balance uri", "sdbm", members(&ports[50..60], Weights::Unequal));
+    let mut uri = Pool::new(
+        "10 servers, balance uri",
+        "sdbm",
+        members(&ports[50..60], Weights::Unequal),
+    );
     uri.balance = Balance::Uri;
     pools.push(uri);
     let mut full = Pool::new(
@@ -370,7 +390,10 @@ fn haproxy_consistent_hash_picks_the_library_s_server() {
         let ring = pool.ring();
         let by_uri = pool.balance == Balance::Uri;
         let mut sent: Vec<Vec<u8>> = if by_uri {
-            keys().into_iter().map(|k| [b"/".as_slice(), &k].concat()).collect()
+            keys()
+                .into_iter()
+                .map(|k| [b"/".as_slice(), &k].concat())
+                .collect()
         } else {
             header_keys.clone()
         };
@@ -404,7 +427,13 @@ fn haproxy_consistent_hash_picks_the_library_s_server() {
         }
         cases.push((ring, sent, hashed));
     }
-    let answers = ask(proxy.port, &requests, &["x-backend-port", "x-server-id"], 4, 64);
+    let answers = ask(
+        proxy.port,
+        &requests,
+        &["x-backend-port", "x-server-id"],
+        4,
+        64,
+    );
     drop(proxy);
 
     let mut answers = answers.into_iter();

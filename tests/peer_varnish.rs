@@ -88,7 +88,11 @@ impl Director {
     fn list(&self, ports: &[u16], dead: &[u16]) -> String {
         let mut text = String::new();
         for m in &self.members {
-            let port = if m.sick { dead[m.backend] } else { ports[m.backend] };
+            let port = if m.sick {
+                dead[m.backend]
+            } else {
+                ports[m.backend]
+            };
             text += &format!("127.0.0.1:{port}");
             if let Some(w) = m.weight {
                 text += &format!(":{w}");
@@ -163,7 +167,10 @@ fn vcl(directors: &[Director], ports: &[u16], dead: &[u16]) -> String {
     text += "}\n\nsub vcl_recv {\n";
     for (n, d) in directors.iter().enumerate() {
         if !d.by_hash {
-            for (when, key) in [("!req.http.X-Key-Hex", "req.http.X-Key"), ("req.http.X-Key-Hex", decoded)] {
+            for (when, key) in [
+                ("!req.http.X-Key-Hex", "req.http.X-Key"),
+                ("req.http.X-Key-Hex", decoded),
+            ] {
                 text += &format!(
                     "  if (req.http.X-Dir == \"{n}\" && {when}) {{ set req.backend_hint = d{n}.backend(by=KEY, key=d{n}.key({key})); }}\n"
                 );
@@ -201,7 +208,9 @@ fn start(vcl_text: &str) -> Proxy {
         .arg(dir.join("work"))
         .args(["-s", "malloc,32m", "-p", "thread_pools=1"])
         .stdout(std::fs::File::create(&log).unwrap())
-        .stderr(Stdio::from(std::fs::File::create(dir.join("varnishd.err")).unwrap()))
+        .stderr(Stdio::from(
+            std::fs::File::create(dir.join("varnishd.err")).unwrap(),
+        ))
         .spawn()
         .expect("spawn varnishd");
     let mut proxy = Proxy { child, port, log };
@@ -210,7 +219,10 @@ fn start(vcl_text: &str) -> Proxy {
 }
 
 fn varnish_version() -> String {
-    let out = Command::new(VARNISHD).arg("-V").output().expect("varnishd -V");
+    let out = Command::new(VARNISHD)
+        .arg("-V")
+        .output()
+        .expect("varnishd -V");
     String::from_utf8_lossy(&out.stderr)
         .lines()
         .chain(String::from_utf8_lossy(&out.stdout).lines())
@@ -262,7 +274,10 @@ fn varnish_shard_director_picks_the_library_s_server() {
     );
     by_hash.by_hash = true;
     directors.push(by_hash);
-    let mut sparse = Director::new("3 backends, replicas=1".into(), members(20, 3, Weights::None, &ports));
+    let mut sparse = Director::new(
+        "3 backends, replicas=1".into(),
+        members(20, 3, Weights::None, &ports),
+    );
     sparse.replicas = Some(1);
     directors.push(sparse);
     let mut dense = Director::new(
@@ -276,7 +291,10 @@ fn varnish_shard_director_picks_the_library_s_server() {
     let mut twice = members(40, 6, Weights::None, &ports);
     twice[4].ident = Some("b41".into());
     twice[5].backend = 40;
-    directors.push(Director::new("6 backends, two idents added twice".into(), twice));
+    directors.push(Director::new(
+        "6 backends, two idents added twice".into(),
+        twice,
+    ));
     let mut sick = members(50, 10, Weights::Unequal, &ports);
     for (s, member) in [2, 5, 6].into_iter().enumerate() {
         sick[member] = Member {
@@ -311,7 +329,13 @@ fn varnish_shard_director_picks_the_library_s_server() {
         }
         cases.push((ring, sent));
     }
-    let answers = ask(proxy.port, &requests, &["x-backend-port", "x-backend-name"], 8, 32);
+    let answers = ask(
+        proxy.port,
+        &requests,
+        &["x-backend-port", "x-backend-name"],
+        8,
+        32,
+    );
     drop(proxy);
 
     let mut answers = answers.into_iter();

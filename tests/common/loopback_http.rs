@@ -67,8 +67,7 @@ fn serve(stream: TcpStream, port: u16) {
         Ok(writer) => writer,
         Err(_) => return,
     };
-    let reply =
-        format!("HTTP/1.1 200 OK\r\nX-Backend-Port: {port}\r\nContent-Length: 0\r\n\r\n");
+    let reply = format!("HTTP/1.1 200 OK\r\nX-Backend-Port: {port}\r\nContent-Length: 0\r\n\r\n");
     let mut reader = BufReader::new(stream);
     loop {
         let mut length = 0usize;
@@ -90,7 +89,9 @@ fn serve(stream: TcpStream, port: u16) {
             }
             first = false;
         }
-        if length > 0 && std::io::copy(&mut (&mut reader).take(length as u64), &mut std::io::sink()).is_err() {
+        if length > 0
+            && std::io::copy(&mut (&mut reader).take(length as u64), &mut std::io::sink()).is_err()
+        {
             return;
         }
         if writer.write_all(reply.as_bytes()).is_err() {
@@ -220,7 +221,11 @@ fn ask_one_connection(
 /// The next answer; `None` when the connection was closed before it.
 fn read_answer(reader: &mut BufReader<TcpStream>, wanted: &[&str]) -> Option<Answer> {
     let mut status_line = Vec::new();
-    if reader.read_until(b'\n', &mut status_line).expect("read a status line") == 0 {
+    if reader
+        .read_until(b'\n', &mut status_line)
+        .expect("read a status line")
+        == 0
+    {
         return None;
     }
     let status_line = String::from_utf8_lossy(&status_line);
@@ -234,7 +239,10 @@ fn read_answer(reader: &mut BufReader<TcpStream>, wanted: &[&str]) -> Option<Ans
     loop {
         let mut line = Vec::new();
         reader.read_until(b'\n', &mut line).expect("read a header");
-        assert!(!line.is_empty(), "the proxy closed the connection mid-answer");
+        assert!(
+            !line.is_empty(),
+            "the proxy closed the connection mid-answer"
+        );
         let line = String::from_utf8_lossy(&line).trim_end().to_string();
         if line.is_empty() {
             break;

@@ -446,6 +446,50 @@ mod tests {
     }
 
     #[test]
+    fn nearest_and_no_wrap_shares_follow_their_rules() {
+        use crate::Flavour as F;
+        for flavour in [F::Haproxy, F::VarnishShard] {
+            let r = flavoured_weighted(flavour);
+            let (points, owners) = (r.continuum().points(), r.continuum().owners());
+            let n = points.len();
+            let mut expected = [0u64; 3];
+            for i in 0..n {
+                let (a, b) = (u64::from(points[i]), u64::from(points[(i + 1) % n]));
+                let gap = if i + 1 < n { b - a } else { b + (1 << 32) - a };
+                let (at_a, at_b) = (owners[i] as usize, owners[(i + 1) % n] as usize);
+                match flavour {
+                    // HAProxy: [a, a + gap/2] is a's, the rest up to b is b's.
+                    F::Haproxy => {
+                        expected[at_a] += gap / 2 + 1;
+                        expected[at_b] += gap - gap / 2 - 1;
+                    }
+                    // Varnish: (a, b] is b's; past the last point, the last's.
+                    _ if i + 1 < n => expected[at_b] += gap,
+                    _ => {
+                        expected[at_a] += (1 << 32) - 1 - a;
+                        expected[at_b] += b + 1;
+                    }
+                }
+            }
+            let shares = keyspace_shares(&r);
+            for (share, arc) in shares.iter().zip(expected) {
+                assert_eq!(
+                    *share,
+                    arc as f64 / CIRCLE,
+                    "{flavour:?}: {shares:?} vs {expected:?}"
+                );
+            }
+        }
+    }
+
+    fn flavoured_weighted(flavour: crate::Flavour) -> Ring {
+        let specs = (1..=3)
+            .map(|i| ServerSpec::new(format!("10.0.0.{i}:11211"), i))
+            .collect();
+        Ring::new(specs, RingConfig::flavour(flavour)).unwrap()
+    }
+
+    #[test]
     fn adding_a_server_moves_keys_only_to_it() {
         let old = ring(&[("a:1", 1), ("b:1", 1), ("c:1", 1)]);
         let new = ring(&[("a:1", 1), ("b:1", 1), ("c:1", 1), ("d:1", 1)]);

@@ -479,6 +479,40 @@ mod tests {
     }
 
     #[test]
+    fn nearest_point_and_no_wrap() {
+        // Points 100, 200 (twice: owners 1 then 2), 1000.
+        let c = Continuum::new(
+            vec![(100, 0), (200, 1), (200, 2), (1000, 3)],
+            TiePolicy::FirstWins,
+        );
+        let owner = |i: Option<usize>| c.owners()[i.unwrap()];
+        assert_eq!(
+            owner(c.locate_nearest(150)),
+            0,
+            "half way: the point before"
+        );
+        assert_eq!(
+            owner(c.locate_nearest(151)),
+            1,
+            "below a tie: the first of it"
+        );
+        assert_eq!(owner(c.locate_nearest(200)), 1);
+        assert_eq!(
+            owner(c.locate_nearest(201)),
+            2,
+            "above a tie: the last of it"
+        );
+        assert_eq!(owner(c.locate_nearest(u32::MAX)), 0, "across the wrap");
+        assert_eq!(owner(c.locate_nearest(2000)), 3);
+        let live = |i: usize| c.owners()[i] != 0 && c.owners()[i] != 1;
+        assert_eq!(owner(c.locate_nearest_live(120, live)), 2);
+        assert_eq!(c.locate_nearest_live(120, |_| false), None);
+        assert_eq!(owner(c.locate_no_wrap(1001)), 3, "past the last: the last");
+        assert_eq!(owner(c.locate_no_wrap(0)), 0);
+        assert_eq!(owner(c.locate_no_wrap(101)), 1);
+    }
+
+    #[test]
     fn ties_last_wins_keeps_one_point_per_value() {
         let c = Continuum::new(vec![(5, 0), (9, 1), (5, 2), (5, 3)], TiePolicy::LastWins);
         assert_eq!(c.points(), &[5, 9]);

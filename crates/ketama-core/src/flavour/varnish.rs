@@ -45,12 +45,11 @@ const SPELLINGS: &[(&str, H)] = &[
 ];
 
 /// The shard director, `replicas` 67 unless set.
-pub static PLACEMENT: Placement =
-    Placement::continuum(HASHES, |servers, _, options| {
-        generate(servers, REPLICAS.value(options))
-    })
-    .with_spellings(SPELLINGS)
-    .with_points(REPLICAS);
+pub static PLACEMENT: Placement = Placement::continuum(HASHES, |servers, _, options| {
+    generate(servers, REPLICAS.value(options))
+})
+.with_spellings(SPELLINGS)
+.with_points(REPLICAS);
 
 /// `reconfigure(replicas)`: 67 unless set.
 pub const REPLICAS: PointsOption = PointsOption {
@@ -148,7 +147,15 @@ mod tests {
     #[test]
     fn bisection_finds_the_first_point_at_or_above_without_wrapping() {
         let points = [10, 20, 20, 20, 30, 40];
-        for (key, want) in [(0, 0), (10, 0), (11, 1), (21, 4), (40, 5), (41, 5), (u32::MAX, 5)] {
+        for (key, want) in [
+            (0, 0),
+            (10, 0),
+            (11, 1),
+            (21, 4),
+            (40, 5),
+            (41, 5),
+            (u32::MAX, 5),
+        ] {
             assert_eq!(shard_lookup(&points, key), Some(want), "key {key}");
         }
         // A key equal to a tied point: where the bisection lands.
@@ -164,7 +171,11 @@ mod tests {
         let plain = ServerSpec::unweighted("127.0.0.1:8081");
         let again = named.clone();
         let generated = generate(&[named, plain, again], 3).unwrap();
-        assert_eq!(generated.points.len(), 6 + 3, "the repeated ident is skipped");
+        assert_eq!(
+            generated.points.len(),
+            6 + 3,
+            "the repeated ident is skipped"
+        );
         assert_eq!(
             generated.points[4].0,
             crate::hash::sha256::last4_le(b"be_a4")

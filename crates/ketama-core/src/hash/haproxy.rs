@@ -66,8 +66,9 @@ mod tests {
     fn published_forms() {
         // The textbook definitions (sdbm: hash * 65599 + c; djb2: hash * 33 + c).
         let sdbm_ref = |k: &[u8]| {
-            k.iter()
-                .fold(0u32, |h, &c| h.wrapping_mul(65599).wrapping_add(u32::from(c)))
+            k.iter().fold(0u32, |h, &c| {
+                h.wrapping_mul(65599).wrapping_add(u32::from(c))
+            })
         };
         for key in [&b""[..], b"a", b"key:1", b"\xff\x80 bytes"] {
             assert_eq!(sdbm(key), sdbm_ref(key));

@@ -123,7 +123,21 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_TWEMPROXY_MODULA = 17}.
      */
-    TWEMPROXY_MODULA(17, "KETAMA_FLAVOUR_TWEMPROXY_MODULA");
+    TWEMPROXY_MODULA(17, "KETAMA_FLAVOUR_TWEMPROXY_MODULA"),
+    /**
+     * HAProxy {@code hash-type consistent}: points from each server's {@code id}
+     * and weight, the nearest point on either side wins.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_HAPROXY = 32}.
+     */
+    HAPROXY(32, "KETAMA_FLAVOUR_HAPROXY"),
+    /**
+     * The Varnish shard director ({@code directors.shard()}): SHA-256 points
+     * per backend ident, 67 replicas, no wrap-around.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_VARNISH_SHARD = 33}.
+     */
+    VARNISH_SHARD(33, "KETAMA_FLAVOUR_VARNISH_SHARD");
 
     private final int id;
     private final String cName;
