@@ -170,8 +170,9 @@ impl Continuum {
     /// Index of the point nearest to `hash` on the circle (HAProxy's
     /// `chash_get_server_hash`): the first point ≥ `hash` (wrapping to the
     /// first) or the one before it (wrapping to the last), whichever is
-    /// closer; the one before on a tie.
-    #[inline]
+    /// closer; the one before on a tie. Out of line, so that the other
+    /// flavours' lookups keep their size.
+    #[inline(never)]
     pub fn locate_nearest(&self, hash: u32) -> Option<usize> {
         let next = self.locate(hash)?;
         let previous = next.checked_sub(1).unwrap_or(self.points.len() - 1);

@@ -163,15 +163,7 @@ impl KeyLookup {
         match self {
             KeyLookup::Dalli => continuum.locate_at_or_before(hash),
             KeyLookup::Nearest => continuum.locate_nearest(hash),
-            KeyLookup::NoWrap => {
-                let found = continuum.locate_no_wrap(hash)?;
-                let points = continuum.points();
-                // A key equal to tied points: where Varnish's bisection lands.
-                if points[found] == hash && points.get(found + 1) == Some(&hash) {
-                    return varnish::shard_lookup(points, hash);
-                }
-                Some(found)
-            }
+            KeyLookup::NoWrap => varnish::locate(continuum, hash),
             lookup => continuum.locate(lookup.position(hash)),
         }
     }

@@ -112,6 +112,20 @@ pub fn generate(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoints
     })
 }
 
+/// The point a key hash lands on: the first point ≥ it, the last point
+/// past it; a hash equal to tied points goes where Varnish's bisection
+/// lands ([`shard_lookup`]). Out of line, so that the other flavours'
+/// lookups keep their size.
+#[inline(never)]
+pub fn locate(continuum: &crate::continuum::Continuum, hash: u32) -> Option<usize> {
+    let found = continuum.locate_no_wrap(hash)?;
+    let points = continuum.points();
+    if points[found] == hash && points.get(found + 1) == Some(&hash) {
+        return shard_lookup(points, hash);
+    }
+    Some(found)
+}
+
 /// `shard_lookup` as Varnish bisects its sorted points: the index of a
 /// point equal to `key` (the first one the bisection meets), else of the
 /// first point above it, else the last point. `None` when empty.

@@ -5,7 +5,7 @@
 //! ([`super::crc::crc32`]).
 
 /// sdbm: `hash = c + (hash << 6) + (hash << 16) - hash` from 0.
-#[inline]
+#[inline(never)]
 pub fn sdbm(key: &[u8]) -> u32 {
     key.iter().fold(0u32, |hash, &c| {
         u32::from(c)
@@ -16,7 +16,7 @@ pub fn sdbm(key: &[u8]) -> u32 {
 }
 
 /// djb2: `hash = hash * 33 + c` from 5381.
-#[inline]
+#[inline(never)]
 pub fn djb2(key: &[u8]) -> u32 {
     key.iter().fold(5381u32, |hash, &c| {
         (hash << 5).wrapping_add(hash).wrapping_add(u32::from(c))
@@ -25,7 +25,7 @@ pub fn djb2(key: &[u8]) -> u32 {
 
 /// Willy Tarreau's wt6: two 32-bit lanes rotated by steps that depend on
 /// the data.
-#[inline]
+#[inline(never)]
 pub fn wt6(key: &[u8]) -> u32 {
     let (mut h0, mut h1) = (0xa53c_965a_u32, 0x5ca6_953a_u32);
     let (mut step0, mut step1) = (6u32, 18u32);
@@ -56,6 +56,13 @@ pub fn full_hash(a: u32) -> u32 {
     a = a.wrapping_add(0xfd70_46c5).wrapping_add(a << 3);
     a = (a ^ 0xb55a_4f09) ^ (a >> 16);
     a.wrapping_mul(3_221_225_473)
+}
+
+/// The `avalanche` modifier applied to a key hash: [`full_hash`], out of
+/// line (it sits in [`super::HashAlgorithm::hash`] four times).
+#[inline(never)]
+pub fn avalanche(hash: u32) -> u32 {
+    full_hash(hash)
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@ pub fn sha256(parts: &[&[u8]]) -> [u8; 32] {
 
 /// The last four bytes of SHA-256(`key`), little-endian
 /// (`VRT_HashStrands32`).
-#[inline]
+#[inline(never)]
 pub fn last4_le(key: &[u8]) -> u32 {
     let digest = sha256(&[key]);
     u32::from_le_bytes([digest[28], digest[29], digest[30], digest[31]])
@@ -29,7 +29,7 @@ pub fn last4_le(key: &[u8]) -> u32 {
 /// digest of a `vcl_hash` that calls `hash_data(key)` once, as `by=HASH`
 /// reads it (`vbe32dec`). For several `hash_data()` calls, give their
 /// strings joined by NUL bytes.
-#[inline]
+#[inline(never)]
 pub fn varnish_digest(key: &[u8]) -> u32 {
     let digest = sha256(&[key, &[0]]);
     u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
