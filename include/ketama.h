@@ -260,6 +260,16 @@ typedef enum {
    */
   KETAMA_FLAVOUR_GROUPCACHE = 31,
   /**
+   * HAProxy `hash-type consistent`: points from each server's `id`
+   * and weight, the nearest point on either side wins.
+   */
+  KETAMA_FLAVOUR_HAPROXY = 32,
+  /**
+   * The Varnish shard director (`directors.shard()`): SHA-256 points
+   * per backend ident, 67 replicas, no wrap-around.
+   */
+  KETAMA_FLAVOUR_VARNISH_SHARD = 33,
+  /**
    * mcrouter's Ch3 (`furc_hash` of the routing key over the pool;
    * not a continuum).
    */
@@ -384,6 +394,44 @@ typedef enum {
    * whole SHA-256 digests; this is their top 32 bits).
    */
   KETAMA_HASH_SHA256 = 31,
+  /**
+   * HAProxy `sdbm` (its default): `hash * 65599 + byte`.
+   */
+  KETAMA_HASH_SDBM = 40,
+  /**
+   * HAProxy `djb2`: `hash * 33 + byte` from 5381.
+   */
+  KETAMA_HASH_DJB2 = 41,
+  /**
+   * HAProxy `wt6`.
+   */
+  KETAMA_HASH_WT6 = 42,
+  /**
+   * HAProxy `sdbm avalanche`: sdbm, then Jenkins' integer hash (`full_hash`).
+   */
+  KETAMA_HASH_SDBM_AVALANCHE = 43,
+  /**
+   * HAProxy `djb2 avalanche`.
+   */
+  KETAMA_HASH_DJB2_AVALANCHE = 44,
+  /**
+   * HAProxy `wt6 avalanche`.
+   */
+  KETAMA_HASH_WT6_AVALANCHE = 45,
+  /**
+   * HAProxy `crc32 avalanche`: the full CRC-32, then `full_hash`.
+   */
+  KETAMA_HASH_CRC32_AVALANCHE = 46,
+  /**
+   * The last four bytes of SHA-256(key), little-endian (Varnish
+   * `VRT_HashStrands32`: the shard director's `key()` and `by=URL`).
+   */
+  KETAMA_HASH_SHA256_LAST4_LE = 47,
+  /**
+   * The first four bytes, big-endian, of SHA-256(key + NUL): Varnish's
+   * request digest after `hash_data(key)` (`by=HASH` in a backend fetch).
+   */
+  KETAMA_HASH_VARNISH_DIGEST = 48,
   /**
    * mcrouter's `furc_hash` key hash: MurmurHash64A of the key with seed
    * 4193360111, low 32 bits (its Ch3 placements rehash all 64).

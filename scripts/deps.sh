@@ -118,6 +118,12 @@ command -v go >/dev/null 2>&1 || need golang-go
 [ -f /usr/share/gocode/src/github.com/golang/groupcache/consistenthash/consistenthash.go ] \
   || need golang-github-golang-groupcache-dev
 # --- end of the Redis-client block
+# --- Proxies observed live on loopback (tests/peer_haproxy.rs,
+# tests/peer_varnish.rs): HAProxy, and varnishd with its bundled directors
+# and blob vmods (it compiles each VCL with gcc, probed above).
+[ -x /usr/sbin/haproxy ] || need haproxy
+[ -x /usr/sbin/varnishd ] || need varnish
+# --- end of the proxies' block
 # Per-key placements' peers: pymemcache and python-memcached load through
 # /usr/bin/python3 above; Perl Cache::Memcached (without perl, missing too).
 perl -MCache::Memcached -e 1 >/dev/null 2>&1 || need libcache-memcached-perl

@@ -167,6 +167,49 @@ impl Continuum {
         })
     }
 
+    /// Index of the point nearest to `hash` on the circle (HAProxy's
+    /// `chash_get_server_hash`): the first point ≥ `hash` (wrapping to the
+    /// first) or the one before it (wrapping to the last), whichever is
+    /// closer; the one before on a tie. Out of line, so that the other
+    /// flavours' lookups keep their size.
+    #[inline(never)]
+    pub fn locate_nearest(&self, hash: u32) -> Option<usize> {
+        let next = self.locate(hash)?;
+        let previous = next.checked_sub(1).unwrap_or(self.points.len() - 1);
+        Some(self.nearer(hash, previous, next))
+    }
+
+    /// [`Self::locate_nearest`] over the points `live` accepts (the index
+    /// of a point), as HAProxy searches once the points of servers that
+    /// are down left its tree; `None` when it accepts none.
+    pub fn locate_nearest_live(&self, hash: u32, live: impl Fn(usize) -> bool) -> Option<usize> {
+        let len = self.points.len();
+        let start = self.locate(hash)?;
+        let next = (0..len).map(|s| (start + s) % len).find(|&i| live(i))?;
+        let previous = (1..=len)
+            .map(|s| (next + len - s) % len)
+            .find(|&i| live(i))?;
+        Some(self.nearer(hash, previous, next))
+    }
+
+    #[inline(always)]
+    fn nearer(&self, hash: u32, previous: usize, next: usize) -> usize {
+        let behind = hash.wrapping_sub(self.points[previous]);
+        let ahead = self.points[next].wrapping_sub(hash);
+        if behind <= ahead { previous } else { next }
+    }
+
+    /// Index of the first point ≥ `hash`, or of the last point when `hash`
+    /// is past it (Varnish's shard director does not wrap around).
+    #[inline]
+    pub fn locate_no_wrap(&self, hash: u32) -> Option<usize> {
+        let last = self.points.len().checked_sub(1)?;
+        if hash > self.points[last] {
+            return Some(last);
+        }
+        self.locate(hash)
+    }
+
     /// The same answer as [`Self::locate`] by plain binary search over the
     /// whole array; kept as the reference the index is tested against.
     pub fn locate_by_binary_search(&self, hash: u32) -> Option<usize> {
@@ -434,6 +477,40 @@ mod tests {
             "past the last point wraps to entry 0"
         );
         assert_eq!(c.locate(0), Some(0));
+    }
+
+    #[test]
+    fn nearest_point_and_no_wrap() {
+        // Points 100, 200 (twice: owners 1 then 2), 1000.
+        let c = Continuum::new(
+            vec![(100, 0), (200, 1), (200, 2), (1000, 3)],
+            TiePolicy::FirstWins,
+        );
+        let owner = |i: Option<usize>| c.owners()[i.unwrap()];
+        assert_eq!(
+            owner(c.locate_nearest(150)),
+            0,
+            "half way: the point before"
+        );
+        assert_eq!(
+            owner(c.locate_nearest(151)),
+            1,
+            "below a tie: the first of it"
+        );
+        assert_eq!(owner(c.locate_nearest(200)), 1);
+        assert_eq!(
+            owner(c.locate_nearest(201)),
+            2,
+            "above a tie: the last of it"
+        );
+        assert_eq!(owner(c.locate_nearest(u32::MAX)), 0, "across the wrap");
+        assert_eq!(owner(c.locate_nearest(2000)), 3);
+        let live = |i: usize| c.owners()[i] != 0 && c.owners()[i] != 1;
+        assert_eq!(owner(c.locate_nearest_live(120, live)), 2);
+        assert_eq!(c.locate_nearest_live(120, |_| false), None);
+        assert_eq!(owner(c.locate_no_wrap(1001)), 3, "past the last: the last");
+        assert_eq!(owner(c.locate_no_wrap(0)), 0);
+        assert_eq!(owner(c.locate_no_wrap(101)), 1);
     }
 
     #[test]

@@ -206,7 +206,7 @@ impl Ring {
     pub fn hash_key(&self, key: &[u8]) -> u32 {
         let key = self.config.options.tagged(key);
         match self.lookup {
-            KeyLookup::Direct => self.key_hash.hash(key),
+            KeyLookup::Direct | KeyLookup::Nearest | KeyLookup::NoWrap => self.key_hash.hash(key),
             KeyLookup::PerKey => match self.per_key.as_deref() {
                 Some(per_key) => self.key_hash.hash(&per_key.prepare_key(key)),
                 None => self.key_hash.hash(key),
@@ -218,7 +218,9 @@ impl Ring {
     /// [`Ring::hash_key`] for many keys at once (MD5 in SIMD lanes).
     pub fn hash_keys(&self, keys: &[&[u8]], out: &mut [u32]) {
         match self.lookup {
-            KeyLookup::Direct if self.config.options.hash_tag.is_none() => {
+            KeyLookup::Direct | KeyLookup::Nearest | KeyLookup::NoWrap
+                if self.config.options.hash_tag.is_none() =>
+            {
                 self.key_hash.hash_many(keys, out)
             }
             _ => out
@@ -284,8 +286,8 @@ impl Ring {
     }
 
     /// Failover lookup: the first point at or after `key`'s position whose
-    /// server is not down, walking the continuum (without rebuilding it).
-    /// The per-key placements skip down servers as their peer does:
+    /// server is not down, walking the continuum (without rebuilding it);
+    /// HAProxy's, the nearest point of a server that is up. The per-key placements skip down servers as their peer does:
     /// pymemcache scores only live servers; python-memcached and
     /// Cache::Memcached rehash the key and give up after 10 and 20 buckets.
     /// When no server can take the key, the error says why
@@ -311,6 +313,16 @@ impl Ring {
             });
         }
         let owners = self.continuum.owners();
+        if self.lookup == KeyLookup::Nearest {
+            // HAProxy takes a down server's points out of its tree.
+            return self
+                .continuum
+                .locate_nearest_live(self.hash_key(key), |i| !is_down(owners[i] as usize))
+                .map(|i| self.location(i))
+                .ok_or_else(|| {
+                    Error::NoServerAvailable("every server owning points is marked down".into())
+                });
+        }
         self.lookup
             .locate(&self.continuum, self.hash_key(key))
             .and_then(|start| {

@@ -27,6 +27,7 @@ pub mod envoy_maglev;
 pub mod envoy_ring;
 pub mod gomemcache;
 pub mod groupcache;
+pub mod haproxy;
 pub mod hash_tags;
 pub mod libketama;
 pub mod libketama_java;
@@ -50,6 +51,7 @@ pub mod rendezvous;
 pub mod spymemcached;
 pub mod twemproxy;
 pub mod uhashring;
+pub mod varnish;
 pub mod wide_ring;
 
 use crate::continuum::TiePolicy;
@@ -168,6 +170,12 @@ crate::named_enum! {
         /// Envoy's maglev load balancer: a 65537-slot table, keys hashed with
         /// xxHash64 (not a continuum).
         EnvoyMaglev = 38, KETAMA_FLAVOUR_ENVOY_MAGLEV, "envoy-maglev", ["maglev"] => envoy::MAGLEV;
+        /// HAProxy `hash-type consistent`: points from each server's `id`
+        /// and weight, the nearest point on either side wins.
+        Haproxy = 32, KETAMA_FLAVOUR_HAPROXY, "haproxy", ["haproxy-consistent", "hash-type-consistent"] => haproxy::PLACEMENT;
+        /// The Varnish shard director (`directors.shard()`): SHA-256 points
+        /// per backend ident, 67 replicas, no wrap-around.
+        VarnishShard = 33, KETAMA_FLAVOUR_VARNISH_SHARD, "varnish-shard", ["varnish", "vmod-directors-shard", "shard-director"] => varnish::PLACEMENT;
     }
 }
 
@@ -194,6 +202,12 @@ pub enum KeyLookup {
     /// dalli: keys are prepared first ([`dalli::prepare_key`]); the *last*
     /// point ≤ the hash, wrapping to the last point.
     Dalli,
+    /// HAProxy: the nearest point on either side (circular distance), the
+    /// point before on a tie.
+    Nearest,
+    /// Varnish's shard director: the first point ≥ the hash, the last
+    /// point past it (no wrap-around).
+    NoWrap,
     /// No continuum: the ring's [`PerKey`] placement places each key.
     PerKey,
     /// The first point strictly greater than the hash, wrapping to the
@@ -221,7 +235,11 @@ impl KeyLookup {
     pub fn prepare_key(self, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
         use std::borrow::Cow::Borrowed;
         match self {
-            KeyLookup::Direct | KeyLookup::PerKey | KeyLookup::After => Borrowed(key),
+            KeyLookup::Direct
+            | KeyLookup::PerKey
+            | KeyLookup::After
+            | KeyLookup::Nearest
+            | KeyLookup::NoWrap => Borrowed(key),
             KeyLookup::PeclBuckets => pecl_memcache::prepare_key(key),
             KeyLookup::Dalli => dalli::prepare_key(key),
             KeyLookup::PredisHashRing | KeyLookup::PredisKetama => Borrowed(hash_tags::predis(key)),
@@ -254,13 +272,16 @@ impl KeyLookup {
     /// The index of the point a key hash lands on: the first point at or
     /// after its [`position`](Self::position) (wrapping to the first), or
     /// for dalli, Predis `HashRing` and redis-rb the last point at or
-    /// before it (wrapping to the last).
+    /// before it (wrapping to the last); HAProxy's nearest point, Varnish's
+    /// first point at or after it without wrapping.
     #[inline]
     pub fn locate(self, continuum: &crate::continuum::Continuum, hash: u32) -> Option<usize> {
         match self {
             KeyLookup::Dalli | KeyLookup::PredisHashRing | KeyLookup::RedisRb => {
                 continuum.locate_at_or_before(hash)
             }
+            KeyLookup::Nearest => continuum.locate_nearest(hash),
+            KeyLookup::NoWrap => varnish::locate(continuum, hash),
             lookup => continuum.locate(lookup.position(hash)),
         }
     }

@@ -2,12 +2,15 @@
 //!
 //! One file per family: [`md5`], [`crc`], [`fnv`], [`one_at_a_time`],
 //! [`murmur`], [`jenkins`], [`hsieh`], spymemcached's string hashes in
-//! [`java`]; the 64-bit hashes of mcrouter and Envoy: [`murmur64`],
-//! [`furc`], [`spooky`], [`xxhash64`]. Each is checked against its real peer by the integration tests.
+//! [`java`], HAProxy's in [`haproxy`], Varnish's SHA-256 cuts in
+//! [`sha256`]; the 64-bit hashes of mcrouter and Envoy: [`murmur64`],
+//! [`furc`], [`spooky`], [`xxhash64`]. Each is checked against its real
+//! peer by the integration tests.
 
 pub mod crc;
 pub mod fnv;
 pub mod furc;
+pub mod haproxy;
 pub mod hsieh;
 pub mod java;
 pub mod jenkins;
@@ -16,6 +19,7 @@ pub mod md5_lanes;
 pub mod murmur;
 pub mod murmur64;
 pub mod one_at_a_time;
+pub mod sha256;
 pub mod spooky;
 pub mod xxhash64;
 
@@ -94,6 +98,26 @@ crate::named_enum! {
         /// XXH64 with seed 0, low 32 bits (Envoy's header hash policy hashes
         /// with all 64).
         XxHash64 = 51, KETAMA_HASH_XXHASH64, "xxhash64", ["xxh64", "xx_hash64"];
+        /// HAProxy `sdbm` (its default): `hash * 65599 + byte`.
+        Sdbm = 40, KETAMA_HASH_SDBM, "sdbm", [];
+        /// HAProxy `djb2`: `hash * 33 + byte` from 5381.
+        Djb2 = 41, KETAMA_HASH_DJB2, "djb2", [];
+        /// HAProxy `wt6`.
+        Wt6 = 42, KETAMA_HASH_WT6, "wt6", [];
+        /// HAProxy `sdbm avalanche`: sdbm, then Jenkins' integer hash (`full_hash`).
+        SdbmAvalanche = 43, KETAMA_HASH_SDBM_AVALANCHE, "sdbm_avalanche", [];
+        /// HAProxy `djb2 avalanche`.
+        Djb2Avalanche = 44, KETAMA_HASH_DJB2_AVALANCHE, "djb2_avalanche", [];
+        /// HAProxy `wt6 avalanche`.
+        Wt6Avalanche = 45, KETAMA_HASH_WT6_AVALANCHE, "wt6_avalanche", [];
+        /// HAProxy `crc32 avalanche`: the full CRC-32, then `full_hash`.
+        Crc32Avalanche = 46, KETAMA_HASH_CRC32_AVALANCHE, "crc32_avalanche", [];
+        /// The last four bytes of SHA-256(key), little-endian (Varnish
+        /// `VRT_HashStrands32`: the shard director's `key()` and `by=URL`).
+        Sha256Last4Le = 47, KETAMA_HASH_SHA256_LAST4_LE, "sha256_last4_le", ["vrt_hashstrands32", "shard_key"];
+        /// The first four bytes, big-endian, of SHA-256(key + NUL): Varnish's
+        /// request digest after `hash_data(key)` (`by=HASH` in a backend fetch).
+        VarnishDigest = 48, KETAMA_HASH_VARNISH_DIGEST, "varnish_digest", ["vcl_hash"];
     }
 }
 
@@ -126,6 +150,15 @@ impl HashAlgorithm {
             HashAlgorithm::Sha256 => sha256_top(key),
             HashAlgorithm::Furc => murmur64::murmur64a(key, murmur64::FURC_SEED) as u32,
             HashAlgorithm::XxHash64 => xxhash64::xxhash64(key, 0) as u32,
+            HashAlgorithm::Sdbm => haproxy::sdbm(key),
+            HashAlgorithm::Djb2 => haproxy::djb2(key),
+            HashAlgorithm::Wt6 => haproxy::wt6(key),
+            HashAlgorithm::SdbmAvalanche => haproxy::avalanche(haproxy::sdbm(key)),
+            HashAlgorithm::Djb2Avalanche => haproxy::avalanche(haproxy::djb2(key)),
+            HashAlgorithm::Wt6Avalanche => haproxy::avalanche(haproxy::wt6(key)),
+            HashAlgorithm::Crc32Avalanche => haproxy::avalanche(crc::crc32(key)),
+            HashAlgorithm::Sha256Last4Le => sha256::last4_le(key),
+            HashAlgorithm::VarnishDigest => sha256::varnish_digest(key),
         }
     }
 

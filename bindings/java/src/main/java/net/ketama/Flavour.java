@@ -228,6 +228,20 @@ public enum Flavour {
      */
     GROUPCACHE(31, "KETAMA_FLAVOUR_GROUPCACHE"),
     /**
+     * HAProxy {@code hash-type consistent}: points from each server's {@code id}
+     * and weight, the nearest point on either side wins.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_HAPROXY = 32}.
+     */
+    HAPROXY(32, "KETAMA_FLAVOUR_HAPROXY"),
+    /**
+     * The Varnish shard director ({@code directors.shard()}): SHA-256 points
+     * per backend ident, 67 replicas, no wrap-around.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_VARNISH_SHARD = 33}.
+     */
+    VARNISH_SHARD(33, "KETAMA_FLAVOUR_VARNISH_SHARD"),
+    /**
      * mcrouter's Ch3 ({@code furc_hash} of the routing key over the pool;
      * not a continuum).
      *

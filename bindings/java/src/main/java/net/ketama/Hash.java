@@ -149,6 +149,62 @@ public enum Hash {
      */
     SHA256(31, "KETAMA_HASH_SHA256"),
     /**
+     * HAProxy {@code sdbm} (its default): {@code hash * 65599 + byte}.
+     *
+     * <p>C: {@code KETAMA_HASH_SDBM = 40}.
+     */
+    SDBM(40, "KETAMA_HASH_SDBM"),
+    /**
+     * HAProxy {@code djb2}: {@code hash * 33 + byte} from 5381.
+     *
+     * <p>C: {@code KETAMA_HASH_DJB2 = 41}.
+     */
+    DJB2(41, "KETAMA_HASH_DJB2"),
+    /**
+     * HAProxy {@code wt6}.
+     *
+     * <p>C: {@code KETAMA_HASH_WT6 = 42}.
+     */
+    WT6(42, "KETAMA_HASH_WT6"),
+    /**
+     * HAProxy {@code sdbm avalanche}: sdbm, then Jenkins' integer hash ({@code full_hash}).
+     *
+     * <p>C: {@code KETAMA_HASH_SDBM_AVALANCHE = 43}.
+     */
+    SDBM_AVALANCHE(43, "KETAMA_HASH_SDBM_AVALANCHE"),
+    /**
+     * HAProxy {@code djb2 avalanche}.
+     *
+     * <p>C: {@code KETAMA_HASH_DJB2_AVALANCHE = 44}.
+     */
+    DJB2_AVALANCHE(44, "KETAMA_HASH_DJB2_AVALANCHE"),
+    /**
+     * HAProxy {@code wt6 avalanche}.
+     *
+     * <p>C: {@code KETAMA_HASH_WT6_AVALANCHE = 45}.
+     */
+    WT6_AVALANCHE(45, "KETAMA_HASH_WT6_AVALANCHE"),
+    /**
+     * HAProxy {@code crc32 avalanche}: the full CRC-32, then {@code full_hash}.
+     *
+     * <p>C: {@code KETAMA_HASH_CRC32_AVALANCHE = 46}.
+     */
+    CRC32_AVALANCHE(46, "KETAMA_HASH_CRC32_AVALANCHE"),
+    /**
+     * The last four bytes of SHA-256(key), little-endian (Varnish
+     * {@code VRT_HashStrands32}: the shard director's {@code key()} and {@code by=URL}).
+     *
+     * <p>C: {@code KETAMA_HASH_SHA256_LAST4_LE = 47}.
+     */
+    SHA256_LAST4_LE(47, "KETAMA_HASH_SHA256_LAST4_LE"),
+    /**
+     * The first four bytes, big-endian, of SHA-256(key + NUL): Varnish's
+     * request digest after {@code hash_data(key)} ({@code by=HASH} in a backend fetch).
+     *
+     * <p>C: {@code KETAMA_HASH_VARNISH_DIGEST = 48}.
+     */
+    VARNISH_DIGEST(48, "KETAMA_HASH_VARNISH_DIGEST"),
+    /**
      * mcrouter's {@code furc_hash} key hash: MurmurHash64A of the key with seed
      * 4193360111, low 32 bits (its Ch3 placements rehash all 64).
      *
