@@ -12,7 +12,7 @@ use super::boundary::{
 use super::handle::{ArcHandle, Handle, arc_clone, arc_free, arc_out, arc_ref};
 use super::status::ketama_status;
 use ketama_core::ring::Location;
-use ketama_core::{Error, Ring, RingConfig, ServerSpec};
+use ketama_core::{Error, Options, Ring, RingConfig, ServerSpec};
 
 /// An immutable consistent-hashing ring. Opaque; create it with
 /// `ketama_ring_new` or `ketama_ring_new_from_file`, release it with
@@ -78,10 +78,33 @@ pub struct ketama_server_info {
 }
 
 pub(crate) fn config(flavour: u32, hash: u32) -> Result<RingConfig, Error> {
-    Ok(RingConfig {
-        flavour: crate::names::from_id(flavour)?,
-        hash: crate::names::hash_from_id(hash)?,
-    })
+    Ok(RingConfig::new(
+        crate::names::from_id(flavour)?,
+        crate::names::hash_from_id(hash)?,
+    ))
+}
+
+/// [`config`] with the options text `options` (NULL: none), checked
+/// against the flavour.
+///
+/// # Safety
+/// `options` is NULL or a NUL-terminated string.
+pub(crate) unsafe fn config_with(
+    flavour: u32,
+    hash: u32,
+    options: *const c_char,
+) -> Result<RingConfig, Error> {
+    let mut config = config(flavour, hash)?;
+    if !options.is_null() {
+        // SAFETY: per the caller, a NUL-terminated string.
+        let text = unsafe { arg_cstr(options, "options") }?;
+        let text = text
+            .to_str()
+            .map_err(|_| Error::InvalidArgument("options is not UTF-8".into()))?;
+        config.options = Options::parse(text)?;
+        config.flavour.check_options(&config.options)?;
+    }
+    Ok(config)
 }
 
 fn hand_out(ring: Ring) -> *const ketama_ring {
@@ -115,9 +138,34 @@ pub unsafe extern "C" fn ketama_ring_new(
     hash: u32,
     ring_out: *mut *const ketama_ring,
 ) -> ketama_status {
+    // SAFETY: the same contract, with no options.
+    unsafe {
+        ketama_ring_new_with_options(servers, count, flavour, hash, std::ptr::null(), ring_out)
+    }
+}
+
+/// `ketama_ring_new` with placement options: `options` is NULL (none) or
+/// text such as `"points=100"` or `"hash_tag={}"` (`NAME=VALUE` separated by
+/// commas; names: `points` — also `replicas`, `vnodes`, `ketama_points` —
+/// and `hash_tag`). An option the flavour's peer does not offer, or a bad
+/// value, fails with `KETAMA_ERR_INVALID_ARGUMENT` naming it.
+///
+/// # Safety
+/// As `ketama_ring_new`; `options` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_new_with_options(
+    servers: *const ketama_server,
+    count: usize,
+    flavour: u32,
+    hash: u32,
+    options: *const c_char,
+    ring_out: *mut *const ketama_ring,
+) -> ketama_status {
     guard_status(|| {
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(ring_out, "ring_out") }?;
+        // SAFETY: per the contract above.
+        let config = unsafe { config_with(flavour, hash, options) }?;
         // SAFETY: per the contract above.
         let entries = unsafe { arg_slice(servers, count, "servers") }?;
         let specs = entries
@@ -146,7 +194,7 @@ pub unsafe extern "C" fn ketama_ring_new(
                 })
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        *out = hand_out(Ring::new(specs, config(flavour, hash)?)?);
+        *out = hand_out(Ring::new(specs, config)?);
         Ok(())
     })
 }
@@ -168,15 +216,45 @@ pub unsafe extern "C" fn ketama_ring_new_from_file(
     parse_mode: u32,
     ring_out: *mut *const ketama_ring,
 ) -> ketama_status {
+    // SAFETY: the same contract, with no options.
+    unsafe {
+        ketama_ring_new_from_file_with_options(
+            path,
+            flavour,
+            hash,
+            parse_mode,
+            std::ptr::null(),
+            ring_out,
+        )
+    }
+}
+
+/// `ketama_ring_new_from_file` with placement options (NULL: none; see
+/// `ketama_ring_new_with_options`).
+///
+/// # Safety
+/// As `ketama_ring_new_from_file`; `options` is NULL or a NUL-terminated
+/// string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_new_from_file_with_options(
+    path: *const c_char,
+    flavour: u32,
+    hash: u32,
+    parse_mode: u32,
+    options: *const c_char,
+    ring_out: *mut *const ketama_ring,
+) -> ketama_status {
     guard_status(|| {
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(ring_out, "ring_out") }?;
+        // SAFETY: per the contract above.
+        let config = unsafe { config_with(flavour, hash, options) }?;
         // SAFETY: per the contract above.
         let path = unsafe { arg_cstr(path, "path") }?;
         let path = Path::new(OsStr::from_bytes(path.to_bytes()));
         *out = hand_out(Ring::from_file(
             path,
-            config(flavour, hash)?,
+            config,
             crate::names::from_id(parse_mode)?,
         )?);
         Ok(())

@@ -7,7 +7,9 @@
 //! lines with a name column, nginx `upstream` blocks or SockIOPool lines),
 //! the CLI, the C ABI (names resolved by `ketama_flavour_from_name`,
 //! `ketama_hash_from_name` and `ketama_parse_mode_from_name`), PHP, Python
-//! and Java place the same 2,000 keys on the same servers. A flavour, a
+//! and Java place the same 2,000 keys on the same servers; so do they with
+//! each placement option a flavour's peer offers (`points`, `hash_tag`). A
+//! flavour, a
 //! spelling or a syntax added to the core is in the matrix without a change
 //! here. Java answers every case in one JVM (`FindKeys --cases`).
 
@@ -88,6 +90,8 @@ struct Case {
     hash: &'static str,
     parse: &'static str,
     cli_option: Option<&'static str>,
+    /// Placement options (`--options`; empty: none).
+    options: String,
 }
 
 /// Java's answers for every case, from one JVM (`FindKeys --cases`): the
@@ -107,6 +111,7 @@ fn java_answers(dir: &Path, input: &Path, cases: &[Case]) -> Vec<Result<String, 
                 c.flavour,
                 c.hash,
                 c.parse,
+                &c.options,
                 &out.to_string_lossy(),
             ]
             .join("\t");
@@ -175,8 +180,32 @@ fn every_flavour_and_hash_spelling_places_keys_alike_in_every_language() {
                     hash,
                     parse,
                     cli_option,
+                    options: String::new(),
                 });
             }
+        }
+        // Each option the flavour's peer offers, on its own file.
+        let mut options = Vec::new();
+        if let Some(points) = flavour.points_option() {
+            options.push(format!("points={}", points.default / 3 + 1));
+        }
+        if flavour.takes_hash_tag() {
+            options.push("hash_tag=//".to_string()); // user/N/profile hashes N
+        }
+        for options in options {
+            cases.push(Case {
+                label: format!("{} --options {options}", flavour.name()),
+                file: dir
+                    .join(format!("{}-file.servers", flavour.name()))
+                    .to_str()
+                    .unwrap()
+                    .to_string(),
+                flavour: flavour.name(),
+                hash: flavour.default_hash().name(),
+                parse: flavour.file_syntax().name(),
+                cli_option: None,
+                options,
+            });
         }
     }
     java_classpath(); // compiled before the JVM's clock starts
@@ -190,10 +219,19 @@ fn every_flavour_and_hash_spelling_places_keys_alike_in_every_language() {
         let mut cli = Command::new(common::cli());
         cli.args(["find", "--flavor", case.flavour, "--hash", case.hash]);
         cli.args(case.cli_option).arg(&case.file);
+        if !case.options.is_empty() {
+            cli.args(["--options", &case.options]);
+        }
         let cli =
             answers(&mut cli, &input).unwrap_or_else(|e| panic!("{label}: the CLI failed: {e}"));
         assert_eq!(cli.lines().count(), KEYS, "{label}: the CLI's answers");
-        let args = [case.file.as_str(), case.flavour, case.hash, case.parse];
+        let args = [
+            case.file.as_str(),
+            case.flavour,
+            case.hash,
+            case.parse,
+            &case.options,
+        ];
         let languages = [
             ("C", answers(Command::new(&c_program).args(args), &input)),
             (

@@ -55,10 +55,7 @@ fn servers_with_weights_and_peer_hash_spelling_match_the_library() {
         ];
         let ring = Ring::new(
             specs,
-            RingConfig {
-                flavour: Flavour::from_name(flavour).unwrap(),
-                hash: Some(hash),
-            },
+            RingConfig::new(Flavour::from_name(flavour).unwrap(), Some(hash)),
         )
         .unwrap();
         for (key, server) in out {

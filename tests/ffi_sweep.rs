@@ -118,6 +118,7 @@ fn plausible(ty: &str, name: &str, slot: usize) -> Option<String> {
         | "ketama_set_stats *"
         | "ketama_set_error *"
         | "ketama_set_compaction *"
+        | "ketama_set_policy *"
         | "ketama_set_buffer *" => out(ty),
         "size_t" => match name {
             "value_len" => "6".into(),
@@ -169,6 +170,16 @@ const NULL_ALLOWED: &[(&str, &str, &str)] = &[
     ("ketama_set_srandmember", "set", "`set` is NULL or live"),
     ("ketama_set_spop", "set", "As `ketama_set_srandmember`"),
     ("ketama_set_smove", "source", "`source` NULL or live"),
+    (
+        "ketama_ring_new_with_options",
+        "options",
+        "`options` is NULL (none)",
+    ),
+    (
+        "ketama_ring_new_from_file_with_options",
+        "options",
+        "(NULL: none",
+    ),
 ];
 
 /// True when NULL has a documented meaning for `function`'s `param`.

@@ -231,10 +231,10 @@ fn spymemcached_weighted_path_rounds_100_equal_servers_to_156_points() {
 #[test]
 fn twemproxy_md5_equals_libmemcached_ketama_weighted() {
     for list in peers::standard_lists() {
-        let twemproxy = RingConfig {
-            flavour: Flavour::Twemproxy,
-            hash: Some(ketama_core::hash::HashAlgorithm::Md5),
-        };
+        let twemproxy = RingConfig::new(
+            Flavour::Twemproxy,
+            Some(ketama_core::hash::HashAlgorithm::Md5),
+        );
         let a = Ring::new(list.specs(), twemproxy).unwrap();
         let b = Ring::new(list.specs(), RingConfig::flavour(Flavour::Libmemcached)).unwrap();
         assert_eq!(

@@ -57,14 +57,7 @@ fn check(questions: &[(Flavour, Option<HashAlgorithm>, ServerList)]) -> usize {
     let rings: Vec<Ring> = questions
         .iter()
         .map(|(flavour, hash, list)| {
-            Ring::new(
-                list.specs(),
-                RingConfig {
-                    flavour: *flavour,
-                    hash: *hash,
-                },
-            )
-            .unwrap()
+            Ring::new(list.specs(), RingConfig::new(*flavour, *hash)).unwrap()
         })
         .collect();
     let keys: Vec<Vec<Vec<u8>>> = questions

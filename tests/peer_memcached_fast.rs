@@ -2,10 +2,12 @@
 //! (Debian `libcache-memcached-fast-perl`), whose placement lives in its XS
 //! code: 100 real memcached servers on 127.0.0.1 (started and stopped by
 //! this test, by PID) receive every key through the Perl client with
-//! `ketama_points => 150` (tests/peers/memcached_fast_peer.pl), and
+//! `ketama_points => 150` and other counts (`--points`;
+//! tests/peers/memcached_fast_peer.pl), and
 //! `lru_crawler metadump all` on each server then shows where each key went.
 //! That must be the library's server for it, on 3, 10 and 100 servers,
-//! unweighted, equal and unequal weights, ASCII and non-ASCII keys. Each
+//! unweighted, equal and unequal weights, ASCII and non-ASCII keys, and
+//! with 1, 7, 160 and 400 points on 10 weighted servers. Each
 //! configuration's keys carry their own prefix (`cN:`), so all of them share
 //! the servers.
 
@@ -20,7 +22,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::Memcached;
-use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
+use ketama_core::{Flavour, Options, Ring, RingConfig, ServerSpec};
 use peers::{Weights, assert_same, keys, non_ascii_keys, our_indices};
 
 /// Every key a server holds, from `lru_crawler metadump all` (URI-decoded).
@@ -77,41 +79,47 @@ fn cache_memcached_fast_stores_each_key_where_the_library_places_it() {
     let servers: Vec<Memcached> = (0..100).map(|_| Memcached::start_with(16, &[])).collect();
     let dir = common::scratch_dir("memcached-fast-cases");
     let mut cases = Vec::new();
-    for n in [3, 10, 100] {
-        for w in [Weights::None, Weights::Equal, Weights::Unequal] {
-            let list = peers::servers(n, w);
-            let case = cases.len();
-            let specs: Vec<ServerSpec> = servers[..n]
-                .iter()
-                .zip(&list.servers)
-                .map(|(m, s)| ServerSpec {
-                    address: m.address().into_bytes(),
-                    weight: s.weight,
-                    name: None,
-                })
-                .collect();
-            let mut case_keys = keys();
-            case_keys.extend(non_ascii_keys());
-            let case_keys: Vec<Vec<u8>> = case_keys
-                .into_iter()
-                .map(|k| [format!("c{case}:").into_bytes(), k].concat())
-                .collect();
-            let case_dir = dir.join(format!("case{case}"));
-            std::fs::create_dir_all(&case_dir).unwrap();
-            let lines: String = specs
-                .iter()
-                .map(|s| {
-                    let address = String::from_utf8_lossy(&s.address);
-                    match s.weight {
-                        Some(w) => format!("{address}\t{w}\n"),
-                        None => format!("{address}\n"),
-                    }
-                })
-                .collect();
-            std::fs::write(case_dir.join("servers"), lines).unwrap();
-            peers::write_keys(&case_dir.join("keys"), &case_keys);
-            cases.push((list.name, case_dir, specs, case_keys));
-        }
+    // ketama_points 150 (the default) on every list, and other counts
+    // (`--points`) on 10 unequally weighted servers.
+    let configurations = [3, 10, 100]
+        .into_iter()
+        .flat_map(|n| [Weights::None, Weights::Equal, Weights::Unequal].map(|w| (n, w, 150)))
+        .chain([1, 7, 160, 400].map(|points| (10, Weights::Unequal, points)));
+    for (n, w, points) in configurations {
+        let list = peers::servers(n, w);
+        let case = cases.len();
+        let specs: Vec<ServerSpec> = servers[..n]
+            .iter()
+            .zip(&list.servers)
+            .map(|(m, s)| ServerSpec {
+                address: m.address().into_bytes(),
+                weight: s.weight,
+                name: None,
+            })
+            .collect();
+        let mut case_keys = keys();
+        case_keys.extend(non_ascii_keys());
+        let case_keys: Vec<Vec<u8>> = case_keys
+            .into_iter()
+            .map(|k| [format!("c{case}:").into_bytes(), k].concat())
+            .collect();
+        let case_dir = dir.join(format!("case{case}"));
+        std::fs::create_dir_all(&case_dir).unwrap();
+        let lines: String = specs
+            .iter()
+            .map(|s| {
+                let address = String::from_utf8_lossy(&s.address);
+                match s.weight {
+                    Some(w) => format!("{address}\t{w}\n"),
+                    None => format!("{address}\n"),
+                }
+            })
+            .collect();
+        std::fs::write(case_dir.join("servers"), lines).unwrap();
+        std::fs::write(case_dir.join("points"), points.to_string()).unwrap();
+        peers::write_keys(&case_dir.join("keys"), &case_keys);
+        let name = format!("{} ketama_points={points}", list.name);
+        cases.push((name, case_dir, specs, case_keys, points));
     }
     let script = common::repo_root().join("tests/peers/memcached_fast_peer.pl");
     let output = common::run_with_timeout(
@@ -137,8 +145,12 @@ fn cache_memcached_fast_stores_each_key_where_the_library_places_it() {
         }
     }
     let mut compared = 0;
-    for (name, _, specs, case_keys) in &cases {
-        let ring = Ring::new(specs.clone(), RingConfig::flavour(Flavour::MemcachedFast)).unwrap();
+    for (name, _, specs, case_keys, points) in &cases {
+        let mut config = RingConfig::flavour(Flavour::MemcachedFast);
+        if *points != 150 {
+            config.options = Options::parse(&format!("points={points}")).unwrap();
+        }
+        let ring = Ring::new(specs.clone(), config).unwrap();
         let peer: Vec<usize> = case_keys
             .iter()
             .map(|k| {
@@ -152,6 +164,9 @@ fn cache_memcached_fast_stores_each_key_where_the_library_places_it() {
             .collect();
         compared += assert_same(name, case_keys, &our_indices(&ring, case_keys), &peer);
     }
-    assert!(compared >= 9 * 10_000);
-    println!("9 configurations, {compared} keys, 0 differences");
+    assert!(compared >= 13 * 10_000);
+    println!(
+        "{} configurations, {compared} keys, 0 differences",
+        cases.len()
+    );
 }

@@ -37,7 +37,7 @@ fn case(
     options: &[(&str, &str)],
     list: &ServerList,
 ) -> Case {
-    let ring = Ring::new(list.specs(), RingConfig { flavour, hash }).expect("library ring");
+    let ring = Ring::new(list.specs(), RingConfig::new(flavour, hash)).expect("library ring");
     let mut keys = keys_for(list, &ring);
     // Bytes >= 0x80 (valid UTF-8 and not): the C code reads them as signed
     // chars; and keys pecl memcache rewrites before hashing (`mmc_prepare_key`).

@@ -84,10 +84,7 @@ fn old_server_hash_function_is_the_full_crc32() {
         let specs = list.specs();
         Ring::new(
             specs,
-            RingConfig {
-                flavour: FLAVOUR,
-                hash: FLAVOUR.hash_from_name("crc32"),
-            },
+            RingConfig::new(FLAVOUR, FLAVOUR.hash_from_name("crc32")),
         )
         .unwrap()
     };

@@ -88,14 +88,7 @@ fn check(questions: &[(Flavour, HashAlgorithm, ServerList)]) -> Vec<Ring> {
     let mut nodes = Vec::new();
     for (flavour, hash, list) in questions {
         let (spy, specs) = spy_servers(*flavour, list);
-        let ring = Ring::new(
-            specs,
-            RingConfig {
-                flavour: *flavour,
-                hash: Some(*hash),
-            },
-        )
-        .expect("library ring");
+        let ring = Ring::new(specs, RingConfig::new(*flavour, Some(*hash))).expect("library ring");
         let utf8 = peers::non_ascii_keys()
             .into_iter()
             .filter(|k| std::str::from_utf8(k).is_ok());

@@ -2,7 +2,7 @@
 //! against a real nutcracker 0.5.0 (Debian
 //! `nutcracker`) in the same run: real memcached backends and nutcracker on
 //! 127.0.0.1 only; keys are set through each nutcracker pool and then looked
-//! for on every backend. Every process is started here and stopped by PID,
+//! for on every backend; pools with `hash_tag` too. Every process is started here and stopped by PID,
 //! every wait is bounded.
 
 mod common;
@@ -15,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::Memcached;
-use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
+use ketama_core::{Flavour, Options, Ring, RingConfig, ServerSpec};
 
 const IO_TIMEOUT: Duration = Duration::from_secs(20);
 
@@ -146,6 +146,8 @@ struct Pool {
     listen: u16,
     /// `distribution: modula` instead of `ketama`.
     modula: bool,
+    /// `hash_tag: "XY"` (`--hash-tag`).
+    hash_tag: Option<&'static str>,
 }
 
 impl Pool {
@@ -157,6 +159,9 @@ impl Pool {
         );
         if let Some(hash) = self.hash {
             y += &format!("  hash: {hash}\n");
+        }
+        if let Some(tag) = self.hash_tag {
+            y += &format!("  hash_tag: \"{tag}\"\n");
         }
         y += "  timeout: 5000\n  auto_eject_hosts: false\n  servers:\n";
         for (i, &b) in self.backends.iter().enumerate() {
@@ -190,7 +195,11 @@ impl Pool {
                 .hash_from_name(h)
                 .unwrap_or_else(|| panic!("library lacks twemproxy hash {h}"))
         });
-        Ring::new(specs, RingConfig { flavour, hash }).expect("library ring")
+        let mut config = RingConfig::new(flavour, hash);
+        if let Some(tag) = self.hash_tag {
+            config.options = Options::parse(&format!("hash_tag={tag}")).unwrap();
+        }
+        Ring::new(specs, config).expect("library ring")
     }
 }
 
@@ -211,7 +220,32 @@ fn keys_for(ring: &Ring, pool: &Pool, backends: &[Memcached]) -> Vec<Vec<u8>> {
             .into_iter()
             .filter(|k| !k.contains(&0x7f)),
     );
+    if let Some(tag) = pool.hash_tag {
+        keys.extend(tagged_keys(tag.as_bytes()));
+    }
     keys
+}
+
+/// Keys for a hash tag `[open, close]`: tags shared by many keys, tags at
+/// the start and the end, empty tags, an open byte with no close, a close
+/// before the open, and two tags (the first counts).
+fn tagged_keys(tag: &[u8]) -> Vec<Vec<u8>> {
+    let (o, c) = (tag[0] as char, tag[1] as char);
+    let mut keys = Vec::new();
+    for i in 0..4000 {
+        let t = i % 250;
+        keys.push(format!("user:{o}{t}{c}:field{i}"));
+        keys.push(format!("{o}{t}{c}tail{i}"));
+        keys.push(format!("head{i}{o}{t}{c}"));
+    }
+    for i in 0..300 {
+        keys.push(format!("empty{o}{c}{i}"));
+        keys.push(format!("open{o}only{i}"));
+        keys.push(format!("close{c}first{o}{i}{c}"));
+        keys.push(format!("two{o}a{i}{c}{o}b{c}"));
+        keys.push(format!("nested{o}{o}{i}{c}{c}"));
+    }
+    keys.into_iter().map(String::into_bytes).collect()
 }
 
 fn set_through_proxy(port: u16, keys: &[Vec<u8>]) {
@@ -292,7 +326,9 @@ fn check_pools(backends: &[Memcached], pools: &[Pool]) {
             } else {
                 ""
             }
-        );
+        ) + &pool
+            .hash_tag
+            .map_or(String::new(), |t| format!(" hash_tag {t}"));
         peers::assert_same(&name, &keys, &ours, &peer);
     }
     drop(proxy);
@@ -314,6 +350,7 @@ fn nutcracker_places_keys_like_the_twemproxy_flavour_on_3_and_10_servers_with_ev
             hash: None,
             listen: common::free_port(),
             modula: false,
+            hash_tag: None,
         },
         Pool {
             backends: (0..10).collect(),
@@ -322,6 +359,7 @@ fn nutcracker_places_keys_like_the_twemproxy_flavour_on_3_and_10_servers_with_ev
             hash: None,
             listen: common::free_port(),
             modula: false,
+            hash_tag: None,
         },
     ];
     for hash in [
@@ -345,6 +383,18 @@ fn nutcracker_places_keys_like_the_twemproxy_flavour_on_3_and_10_servers_with_ev
             hash: Some(hash),
             listen: common::free_port(),
             modula: false,
+            hash_tag: None,
+        });
+    }
+    for (tag, hash) in [("{}", None), ("<>", Some("crc32a")), ("$$", Some("murmur"))] {
+        pools.push(Pool {
+            backends: (0..10).collect(),
+            weights: unequal.clone(),
+            names: None,
+            hash,
+            listen: common::free_port(),
+            modula: false,
+            hash_tag: Some(tag),
         });
     }
     // The same pools under `distribution: modula` (twemproxy-modula).
@@ -357,6 +407,7 @@ fn nutcracker_places_keys_like_the_twemproxy_flavour_on_3_and_10_servers_with_ev
             hash: p.hash,
             listen: common::free_port(),
             modula: true,
+            hash_tag: p.hash_tag,
         })
         .collect();
     check_pools(&backends, &pools);
@@ -377,6 +428,7 @@ fn nutcracker_places_keys_like_the_twemproxy_flavour_on_100_servers() {
             hash: None,
             listen: common::free_port(),
             modula: false,
+            hash_tag: None,
         },
         Pool {
             backends: (0..100).collect(),
@@ -385,6 +437,7 @@ fn nutcracker_places_keys_like_the_twemproxy_flavour_on_100_servers() {
             hash: None,
             listen: common::free_port(),
             modula: true,
+            hash_tag: None,
         },
     ];
     check_pools(&backends, &pools);

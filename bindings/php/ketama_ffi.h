@@ -730,7 +730,8 @@ typedef struct {
 /**
  * Compaction policy: compact when `redundant > threshold` (in ratio mode
  * `max(threshold, members)`), or when the value is over `soft_limit` bytes
- * and holds any redundant record. Defaults: 100, 523776, false.
+ * and holds any redundant record. Defaults (`ketama_set_policy_default`):
+ * 100, 523776, false.
  */
 typedef struct {
   /**
@@ -1092,6 +1093,18 @@ size_t ketama_status_list(uint32_t *ids, size_t capacity);
 ketama_status ketama_ring_new(const ketama_server *servers, size_t count, uint32_t flavour, uint32_t hash, const ketama_ring **ring_out);
 
 /**
+ * `ketama_ring_new` with placement options: `options` is NULL (none) or
+ * text such as `"points=100"` or `"hash_tag={}"` (`NAME=VALUE` separated by
+ * commas; names: `points` — also `replicas`, `vnodes`, `ketama_points` —
+ * and `hash_tag`). An option the flavour's peer does not offer, or a bad
+ * value, fails with `KETAMA_ERR_INVALID_ARGUMENT` naming it.
+ *
+ * # Safety
+ * As `ketama_ring_new`; `options` is NULL or a NUL-terminated string.
+ */
+ketama_status ketama_ring_new_with_options(const ketama_server *servers, size_t count, uint32_t flavour, uint32_t hash, const char *options, const ketama_ring **ring_out);
+
+/**
  * Builds a ring from a server file (`ADDRESS<TAB>WEIGHT` lines, or a
  * peer-style list with `KETAMA_PARSE_PEERS`).
  *
@@ -1103,6 +1116,16 @@ ketama_status ketama_ring_new(const ketama_server *servers, size_t count, uint32
  * `path` is a NUL-terminated string; `ring_out` is writable.
  */
 ketama_status ketama_ring_new_from_file(const char *path, uint32_t flavour, uint32_t hash, uint32_t parse_mode, const ketama_ring **ring_out);
+
+/**
+ * `ketama_ring_new_from_file` with placement options (NULL: none; see
+ * `ketama_ring_new_with_options`).
+ *
+ * # Safety
+ * As `ketama_ring_new_from_file`; `options` is NULL or a NUL-terminated
+ * string.
+ */
+ketama_status ketama_ring_new_from_file_with_options(const char *path, uint32_t flavour, uint32_t hash, uint32_t parse_mode, const char *options, const ketama_ring **ring_out);
 
 /**
  * Returns a new reference to the same ring (release each with
@@ -1617,6 +1640,16 @@ ketama_status ketama_set_detect(const uint8_t *value, size_t value_len, uint32_t
  * `members` points to `count` entries whose data is valid; `out` is writable.
  */
 ketama_status ketama_set_encode(uint32_t op, uint32_t encoding, const ketama_set_member_ref *members, size_t count, size_t max_member_len, ketama_set_buffer *out);
+
+/**
+ * Writes the library's default compaction policy to `*out`, for callers
+ * that start from the defaults and change one field (the bindings read
+ * theirs here).
+ *
+ * # Safety
+ * `out` is writable.
+ */
+ketama_status ketama_set_policy_default(ketama_set_policy *out);
 
 /**
  * Whether a decoded set should be compacted (`policy` NULL = defaults).

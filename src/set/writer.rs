@@ -9,7 +9,8 @@ use ketama_core::setcodec::{self, CompactionPolicy};
 
 /// Compaction policy: compact when `redundant > threshold` (in ratio mode
 /// `max(threshold, members)`), or when the value is over `soft_limit` bytes
-/// and holds any redundant record. Defaults: 100, 523776, false.
+/// and holds any redundant record. Defaults (`ketama_set_policy_default`):
+/// 100, 523776, false.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct ketama_set_policy {
@@ -47,6 +48,27 @@ impl Handle for ketama_set_writer {
     type Rust = Writer;
 }
 impl BoxHandle for ketama_set_writer {}
+
+/// Writes the library's default compaction policy to `*out`, for callers
+/// that start from the defaults and change one field (the bindings read
+/// theirs here).
+///
+/// # Safety
+/// `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_set_policy_default(out: *mut ketama_set_policy) -> ketama_status {
+    guard_status(|| {
+        // SAFETY: per the contract above.
+        let out = unsafe { arg_out(out, "out") }?;
+        let policy = CompactionPolicy::default();
+        *out = ketama_set_policy {
+            threshold: policy.threshold,
+            soft_limit: policy.soft_limit,
+            ratio: policy.ratio,
+        };
+        Ok(())
+    })
+}
 
 fn policy_from(policy: Option<&ketama_set_policy>) -> CompactionPolicy {
     policy.map_or_else(CompactionPolicy::default, |p| CompactionPolicy {

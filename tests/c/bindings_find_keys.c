@@ -14,7 +14,7 @@
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s SERVERS_FILE [FLAVOUR] [HASH] [PARSE]\n", argv[0]);
+        fprintf(stderr, "usage: %s SERVERS_FILE [FLAVOUR] [HASH] [PARSE] [OPTIONS]\n", argv[0]);
         return 2;
     }
     uint32_t flavour = KETAMA_FLAVOUR_LIBKETAMA;
@@ -35,7 +35,8 @@ int main(int argc, char **argv) {
         return 1;
     }
     const ketama_ring *ring = NULL;
-    if (ketama_ring_new_from_file(argv[1], flavour, hash, parse, &ring) != KETAMA_OK) {
+    const char *options = argc > 5 && argv[5][0] != '\0' ? argv[5] : NULL;
+    if (ketama_ring_new_from_file_with_options(argv[1], flavour, hash, parse, options, &ring) != KETAMA_OK) {
         fprintf(stderr, "%s\n", ketama_error());
         return 1;
     }

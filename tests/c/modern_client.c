@@ -121,6 +121,33 @@ int main(int argc, char **argv)
     CHECK(ketama_ring_new(servers, 3, 0, 9999, &bad) == KETAMA_ERR_INVALID_ARGUMENT);
     CHECK(ketama_ring_new(NULL, 3, 0, 0, &bad) == KETAMA_ERR_NULL_ARGUMENT);
     CHECK(ketama_ring_new(servers, 0, 0, 0, &bad) == KETAMA_ERR_NO_SERVERS);
+    /* Placement options: a peer's own setting, or an error naming it. */
+    const ketama_ring *fast = NULL;
+    CHECK(ketama_ring_new_with_options(servers, 3, KETAMA_FLAVOUR_MEMCACHED_FAST, KETAMA_HASH_DEFAULT,
+                                       "ketama_points=10", &fast) == KETAMA_OK);
+    CHECK(ketama_ring_point_count(fast) == 10 * (100 + 200 + 1));
+    ketama_ring_free(fast);
+    CHECK(ketama_ring_new_with_options(servers, 3, KETAMA_FLAVOUR_MEMCACHED_FAST, KETAMA_HASH_DEFAULT,
+                                       NULL, &fast) == KETAMA_OK);
+    CHECK(ketama_ring_point_count(fast) == 150 * (100 + 200 + 1));
+    ketama_ring_free(fast);
+    CHECK(ketama_ring_new_with_options(servers, 3, KETAMA_FLAVOUR_LIBKETAMA, KETAMA_HASH_DEFAULT,
+                                       "points=10", &bad) == KETAMA_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ketama_error(), "flavour libketama has a fixed number of points") != NULL);
+    CHECK(ketama_ring_new_with_options(servers, 3, KETAMA_FLAVOUR_TWEMPROXY, KETAMA_HASH_DEFAULT,
+                                       "hash_tag={", &bad) == KETAMA_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ketama_error(), "hash tag '{'") != NULL);
+    CHECK(ketama_ring_new_with_options(servers, 3, KETAMA_FLAVOUR_TWEMPROXY, KETAMA_HASH_DEFAULT,
+                                       "colour=red", &bad) == KETAMA_ERR_INVALID_ARGUMENT);
+    CHECK(strstr(ketama_error(), "unknown placement option 'colour'") != NULL);
+    CHECK(bad == NULL);
+    CHECK(ketama_ring_new_from_file_with_options(argv[1], KETAMA_FLAVOUR_TWEMPROXY, KETAMA_HASH_DEFAULT,
+                                                 KETAMA_PARSE_STRICT, "hash_tag={}", &fast) == KETAMA_OK);
+    ketama_server_ref tagged, plain;
+    CHECK(ketama_find_server(fast, "a{user:7}b", 10, &tagged) == KETAMA_OK);
+    CHECK(ketama_find_server(fast, "user:7", 6, &plain) == KETAMA_OK);
+    CHECK(tagged.point == plain.point);
+    ketama_ring_free(fast);
     CHECK(ketama_find_server(NULL, "k", 1, &without) == KETAMA_ERR_NULL_ARGUMENT);
     CHECK(strstr(ketama_error(), "ring") != NULL);
     CHECK(ketama_find_server(ring, NULL, 5, &without) == KETAMA_ERR_NULL_ARGUMENT);

@@ -43,10 +43,7 @@ pub fn check_server_lists(data: &[u8]) {
                 ParseMode::Peers => Flavour::Twemproxy,
                 _ => Flavour::Libketama,
             };
-            let config = RingConfig {
-                flavour,
-                hash: None,
-            };
+            let config = RingConfig::new(flavour, None);
             if let Ok(ring) = Ring::new(servers, config) {
                 let _ = ring.locate(content);
             }

@@ -1,5 +1,6 @@
 # Stores keys through Perl Cache::Memcached::Fast (Debian
-# libcache-memcached-fast-perl) with ketama_points => 150, so that the
+# libcache-memcached-fast-perl) with ketama_points => 150 (or the number in
+# CASE_DIR/points), so that the
 # memcached servers on 127.0.0.1 show where its XS dispatch put each key.
 #
 # Usage: perl memcached_fast_peer.pl CASE_DIR...
@@ -27,9 +28,15 @@ for my $dir (@ARGV) {
         push @keys, $key;
     }
     close $kf;
+    my $points = 150;
+    if (open my $pf, '<', "$dir/points") {
+        $points = <$pf>;
+        chomp $points;
+        close $pf;
+    }
     my $memd = Cache::Memcached::Fast->new({
         servers         => \@servers,
-        ketama_points   => 150,
+        ketama_points   => $points,
         connect_timeout => 5,
         io_timeout      => 30,
         max_failures    => 0,

@@ -46,18 +46,21 @@ final class Ring
      *             name ('strict', 'libketama', 'peers', 'sockiopool', 'nginx', or
      *             'flavour': the syntax the flavour's users write, as
      *             `ketama --servers-file` reads it), resolved by the library
+     * @param ?string $options placement options as the library reads them,
+     *             `'points=100'` or `'hash_tag={}'` (null: the peer's defaults)
      * @throws KetamaException with the library's message (naming the line) on failure
      */
-    public static function fromFile(string $path, string $flavour = 'libketama', string $hash = 'default', bool|string $parse = false): self
+    public static function fromFile(string $path, string $flavour = 'libketama', string $hash = 'default', bool|string $parse = false, ?string $options = null): self
     {
         $ffi = Library::ffi();
         $ring = $ffi->new('const ketama_ring*');
         $flavourId = self::flavourId($flavour);
-        Library::check($ffi->ketama_ring_new_from_file(
+        Library::check($ffi->ketama_ring_new_from_file_with_options(
             $path,
             $flavourId,
             self::hashId($hash, $flavourId),
             self::parseModeId(is_string($parse) ? $parse : ($parse ? 'libketama' : 'strict')),
+            $options,
             FFI::addr($ring),
         ));
         return new self($ring);
@@ -69,9 +72,10 @@ final class Ring
      * `['address' => ..., 'weight' => ..., 'name' => ...]` (weight and name optional).
      *
      * @param array<int|string, mixed> $servers
-     * @throws KetamaException when the list or a server is rejected
+     * @param ?string $options placement options, as {@see Ring::fromFile()} takes them
+     * @throws KetamaException when the list, a server or an option is rejected
      */
-    public static function fromServers(array $servers, string $flavour = 'libketama', string $hash = 'default'): self
+    public static function fromServers(array $servers, string $flavour = 'libketama', string $hash = 'default', ?string $options = null): self
     {
         $ffi = Library::ffi();
         $entries = [];
@@ -104,7 +108,8 @@ final class Ring
             }
         }
         $ring = $ffi->new('const ketama_ring*');
-        Library::check($ffi->ketama_ring_new($list, $count, $flavourId = self::flavourId($flavour), self::hashId($hash, $flavourId), FFI::addr($ring)));
+        $flavourId = self::flavourId($flavour);
+        Library::check($ffi->ketama_ring_new_with_options($list, $count, $flavourId, self::hashId($hash, $flavourId), $options, FFI::addr($ring)));
         return new self($ring);
     }
 

@@ -294,10 +294,16 @@ final class Set implements \Countable, \IteratorAggregate
         if ($policy === null) {
             return null;
         }
-        $keep = Library::ffi()->new('ketama_set_policy');
-        $keep->threshold = $policy['threshold'] ?? 100;
-        $keep->soft_limit = $policy['soft_limit'] ?? 523776;
-        $keep->ratio = $policy['ratio'] ?? false;
+        $ffi = Library::ffi();
+        $keep = $ffi->new('ketama_set_policy');
+        Library::check($ffi->ketama_set_policy_default(FFI::addr($keep)));
+        foreach ($policy as $field => $value) {
+            match ($field) {
+                'threshold', 'soft_limit' => $keep->$field = (int) $value,
+                'ratio' => $keep->ratio = (bool) $value,
+                default => throw new KetamaException("unknown compaction policy field '$field' (threshold, soft_limit, ratio)"),
+            };
+        }
         return FFI::addr($keep);
     }
 

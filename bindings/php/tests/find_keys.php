@@ -7,7 +7,7 @@ declare(strict_types=1);
 
 require __DIR__ . '/../ketama.php';
 
-$ring = Ketama\Ring::fromFile($argv[1], $argv[2] ?? 'libketama', $argv[3] ?? 'default', $argv[4] ?? false);
+$ring = Ketama\Ring::fromFile($argv[1], $argv[2] ?? 'libketama', $argv[3] ?? 'default', $argv[4] ?? false, ($argv[5] ?? '') ?: null);
 $out = '';
 while (($line = fgets(STDIN)) !== false) {
     $key = rtrim($line, "\r\n");

@@ -29,6 +29,7 @@ class Ring:
         servers: Union[Iterable[_Server], Mapping[_Bytes, Optional[int]]],
         flavour: Union[_Name, int, None] = "libketama",
         hash: Optional[_Name] = None,
+        options: Optional[_Name] = None,
     ) -> None: ...
     @classmethod
     def from_file(
@@ -37,6 +38,7 @@ class Ring:
         flavour: Union[_Name, int, None] = "libketama",
         hash: Optional[_Name] = None,
         parse: Optional[_Name] = "strict",
+        options: Optional[_Name] = None,
     ) -> "Ring": ...
     @property
     def flavour(self) -> str: ...

@@ -9,20 +9,22 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
 
+use ketama_core::flavour::Options;
 use ketama_core::parser::ParseMode;
 use ketama_core::ring::Location;
 use ketama_core::{Error, Ring as CoreRing, RingConfig, ServerSpec, split_packed};
 
 use crate::errors::{OrRaise, ketama_error, types};
-use crate::keys::{Held, bytes_of, slices};
+use crate::keys::{Held, bytes_of, name_of, slices};
 use crate::names::{flavour_of, hash_of, variant_of};
 use crate::shared::{DETACH_KEYS, Shared, detach_when};
 
 /// An immutable consistent-hashing ring of any flavour; thread-safe.
 ///
-/// Ring(servers, flavour="libketama", hash=None): `servers` is a list of
-/// addresses, (address, weight) or (address, weight, name) tuples, or a dict
-/// address -> weight. Ring.from_file(path, ...) reads a server file. Close
+/// Ring(servers, flavour="libketama", hash=None, options=None): `servers`
+/// is a list of addresses, (address, weight) or (address, weight, name)
+/// tuples, or a dict address -> weight; `options` are placement options
+/// ("points=100", "hash_tag={}"). Ring.from_file(path, ...) reads a server file. Close
 /// it with close() or a `with` block.
 #[pyclass(module = "ketama", name = "Ring", frozen)]
 pub struct Ring {
@@ -98,19 +100,23 @@ fn server_specs(servers: &Bound<'_, PyAny>) -> PyResult<Vec<ServerSpec>> {
     Ok(specs)
 }
 
-/// The ring configuration for a flavour argument (None: the default) and a hash name.
+/// The ring configuration for a flavour argument (None: the default), a
+/// hash name and placement options (`"points=100"`, `"hash_tag={}"`; None:
+/// the peer's defaults), each read by the core.
 fn config(
     flavour: Option<&Bound<'_, PyAny>>,
     hash: Option<&Bound<'_, PyAny>>,
+    options: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RingConfig> {
     let flavour = match flavour {
         Some(flavour) if !flavour.is_none() => flavour_of(flavour)?,
         _ => RingConfig::default().flavour,
     };
-    Ok(RingConfig {
-        flavour,
-        hash: hash_of(flavour, hash)?,
-    })
+    let mut config = RingConfig::new(flavour, hash_of(flavour, hash)?);
+    if let Some(options) = options.filter(|options| !options.is_none()) {
+        config.options = Options::parse(&name_of(options, "options")?).or_raise(options.py())?;
+    }
+    Ok(config)
 }
 
 impl Ring {
@@ -169,15 +175,16 @@ impl Ring {
 #[pymethods]
 impl Ring {
     #[new]
-    #[pyo3(signature = (servers, flavour=None, hash=None))]
+    #[pyo3(signature = (servers, flavour=None, hash=None, options=None))]
     fn new(
         py: Python<'_>,
         servers: &Bound<'_, PyAny>,
         flavour: Option<&Bound<'_, PyAny>>,
         hash: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Ring> {
         let specs = server_specs(servers)?;
-        let config = config(flavour, hash)?;
+        let config = config(flavour, hash, options)?;
         let shared = Shared::build(py, "Ring", move || CoreRing::new(specs, config))?;
         Ok(Ring {
             shared,
@@ -185,12 +192,14 @@ impl Ring {
         })
     }
 
-    /// Ring.from_file(path, flavour="libketama", hash=None, parse="strict"):
-    /// a ring from a server file read as `parse` says: "strict",
-    /// "libketama", "peers", "sockiopool", "nginx", or "flavour" (the syntax
-    /// the flavour's users write, as `ketama --servers-file` reads it).
+    /// Ring.from_file(path, flavour="libketama", hash=None, parse="strict",
+    /// options=None): a ring from a server file read as `parse` says:
+    /// "strict", "libketama", "peers", "sockiopool", "nginx", or "flavour"
+    /// (the syntax the flavour's users write, as `ketama --servers-file`
+    /// reads it). `options` are placement options as the library reads them
+    /// ("points=100", "hash_tag={}"; None: the peer's defaults).
     #[classmethod]
-    #[pyo3(signature = (path, flavour=None, hash=None, parse=None))]
+    #[pyo3(signature = (path, flavour=None, hash=None, parse=None, options=None))]
     fn from_file(
         _cls: &Bound<'_, PyType>,
         py: Python<'_>,
@@ -198,12 +207,13 @@ impl Ring {
         flavour: Option<&Bound<'_, PyAny>>,
         hash: Option<&Bound<'_, PyAny>>,
         parse: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Ring> {
         let mode = match parse {
             Some(parse) if !parse.is_none() => variant_of::<ParseMode>(parse, "parse mode")?,
             _ => ParseMode::Strict,
         };
-        let config = config(flavour, hash)?;
+        let config = config(flavour, hash, options)?;
         Ring::read_file(py, "Ring", fs_path(path)?, config, mode)
     }
 

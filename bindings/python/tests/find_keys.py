@@ -9,7 +9,10 @@ import ketama
 
 flavour = sys.argv[2] if len(sys.argv) > 2 else "libketama"
 hash_name = sys.argv[3] if len(sys.argv) > 3 else None
-ring = ketama.Ring.from_file(sys.argv[1], flavour, hash_name, sys.argv[4] if len(sys.argv) > 4 else "strict")
+options = sys.argv[5] if len(sys.argv) > 5 and sys.argv[5] else None
+ring = ketama.Ring.from_file(
+    sys.argv[1], flavour, hash_name, sys.argv[4] if len(sys.argv) > 4 else "strict", options=options
+)
 keys = sys.stdin.buffer.read().decode("utf-8").split("\n")
 if keys and keys[-1] == "":
     keys.pop()

@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use ketama_core::parser::{ParseMode, parse_server_file, peers};
-use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
+use ketama_core::{Flavour, Options, Ring, RingConfig, ServerSpec};
 
 use crate::Failure;
 use crate::cli::{PlacementArgs, ServerListArgs};
@@ -131,7 +131,35 @@ pub fn ring_config(placement: &PlacementArgs) -> Result<RingConfig, Failure> {
             ))
         })?);
     }
+    config.options = placement_options(placement)?;
+    config
+        .flavour
+        .check_options(&config.options)
+        .map_err(usage)?;
     Ok(config)
+}
+
+/// `--options`, then `--points` and `--hash-tag` over it.
+pub fn placement_options(placement: &PlacementArgs) -> Result<Options, Failure> {
+    let mut options = match &placement.options {
+        Some(text) => Options::parse(text).map_err(usage)?,
+        None => Options::default(),
+    };
+    if let Some(points) = &placement.points {
+        options.points = Options::parse(&format!("points={points}"))
+            .map_err(usage)?
+            .points;
+    }
+    if let Some(tag) = &placement.hash_tag {
+        let tag = ketama_core::flavour::options::parse_hash_tag(tag).map_err(usage)?;
+        options.hash_tag = Some(tag);
+    }
+    Ok(options)
+}
+
+/// A bad option is a usage error (exit 2), as clap's own are.
+pub fn usage(error: ketama_core::Error) -> Failure {
+    Failure::usage(error.to_string())
 }
 
 /// `--servers a:1,b:2:5,[::1]:3` (peer list syntax, comma-separated).

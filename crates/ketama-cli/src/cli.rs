@@ -171,6 +171,17 @@ pub struct PlacementArgs {
     /// Key hash in the peer's own spelling (default: the flavour's own)
     #[arg(long, value_name = "NAME")]
     pub hash: Option<String>,
+    /// Points per server (per unit of weight where the peer multiplies): Cache::Memcached::Fast
+    /// ketama_points, groupcache replicas, uhashring vnodes... (default: the peer's)
+    #[arg(long, value_name = "N")]
+    pub points: Option<String>,
+    /// Hash only the part of each key between these two characters, e.g. '{}' (twemproxy
+    /// hash_tag)
+    #[arg(long = "hash-tag", value_name = "XY")]
+    pub hash_tag: Option<String>,
+    /// Placement options as the library reads them: NAME=VALUE,... (points, hash_tag)
+    #[arg(long, value_name = "LIST")]
+    pub options: Option<String>,
     /// Read the server file exactly like the original libketama (default: strict, rejecting
     /// lines the original misreads)
     #[arg(long = "libketama-parser")]
@@ -286,6 +297,13 @@ pub struct DiffArgs {
     /// The key hash after the change (default: --hash, else the flavour's own)
     #[arg(long = "to-hash", value_name = "NAME")]
     pub to_hash: Option<String>,
+    /// Placement options before the change, NAME=VALUE,... (default: --options, --points,
+    /// --hash-tag)
+    #[arg(long = "from-options", value_name = "LIST")]
+    pub from_options: Option<String>,
+    /// Placement options after the change (default: --options, --points, --hash-tag)
+    #[arg(long = "to-options", value_name = "LIST")]
+    pub to_options: Option<String>,
     /// Measure on the keys of FILE (one per line) instead of exactly (two continuums hashing
     /// keys alike) or on 100,000 generated keys key:0..key:99999 (otherwise)
     #[arg(long, value_name = "FILE")]

@@ -253,7 +253,8 @@ pub fn diff(args: DiffArgs) -> Result<(), Failure> {
         .as_deref()
         .map(flavour_named)
         .transpose()?;
-    let side = |chosen: Option<&str>, hash_name: Option<&str>, what: &str| {
+    let options = crate::args::placement_options(&args.placement)?;
+    let side = |chosen: Option<&str>, hash_name: Option<&str>, what: &str, text: Option<&str>| {
         let flavour = match chosen {
             Some(name) => flavour_named(name)?,
             None => base.unwrap_or_default(),
@@ -270,18 +271,31 @@ pub fn diff(args: DiffArgs) -> Result<(), Failure> {
                 })
             })
             .transpose()?;
-        Ok::<_, Failure>(RingConfig { flavour, hash })
+        let options = match text {
+            Some(text) => ketama_core::Options::parse(text).map_err(crate::args::usage)?,
+            None => options,
+        };
+        flavour
+            .check_options(&options)
+            .map_err(crate::args::usage)?;
+        Ok::<_, Failure>(RingConfig {
+            flavour,
+            hash,
+            options,
+        })
     };
     let hash = args.placement.hash.as_deref();
     let old_config = side(
         args.from_flavor.as_deref(),
         args.from_hash.as_deref().or(hash),
         "--from",
+        args.from_options.as_deref(),
     )?;
     let new_config = side(
         args.to_flavor.as_deref(),
         args.to_hash.as_deref().or(hash),
         "--to",
+        args.to_options.as_deref(),
     )?;
     let two_sides = || {
         Failure::usage(

@@ -53,7 +53,7 @@ pub mod status;
 
 pub use batch::{KeyGroup, split_packed};
 pub use error::Error;
-pub use flavour::Flavour;
+pub use flavour::{Flavour, Options};
 pub use ring::{Ring, RingConfig, Server};
 pub use server::ServerSpec;
 pub use status::Status;

@@ -5,7 +5,7 @@ use std::ffi::CString;
 use std::path::Path;
 
 use crate::continuum::Continuum;
-use crate::flavour::{Flavour, KeyLookup, PerKey, PerKeyPlacement};
+use crate::flavour::{Flavour, KeyLookup, Options, PerKey, PerKeyPlacement};
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
 use crate::{Error, ServerSpec};
@@ -17,14 +17,25 @@ pub struct RingConfig {
     pub flavour: Flavour,
     /// Key hash; `None` uses the flavour's default.
     pub hash: Option<HashAlgorithm>,
+    /// Points per server and hash tag, where the flavour's peer offers them.
+    pub options: Options,
 }
 
 impl RingConfig {
-    /// A configuration for `flavour` with its default key hash.
+    /// A configuration for `flavour` with its default key hash and options.
     pub fn flavour(flavour: Flavour) -> Self {
         RingConfig {
             flavour,
-            hash: None,
+            ..RingConfig::default()
+        }
+    }
+
+    /// A configuration for `flavour` with `hash` (`None`: the default).
+    pub fn new(flavour: Flavour, hash: Option<HashAlgorithm>) -> Self {
+        RingConfig {
+            flavour,
+            hash,
+            ..RingConfig::default()
         }
     }
 }
@@ -88,8 +99,11 @@ impl Ring {
         }
         let key_hash = config.hash.unwrap_or_else(|| config.flavour.default_hash());
         config.flavour.check_hash(key_hash)?;
-        let per_key = config.flavour.per_key(&servers)?;
-        let generated = config.flavour.generate(&servers, key_hash)?;
+        config.flavour.check_options(&config.options)?;
+        let per_key = config.flavour.per_key(&servers, &config.options)?;
+        let generated = config
+            .flavour
+            .generate(&servers, key_hash, &config.options)?;
         let lookup = generated.lookup;
         let continuum = Continuum::new(generated.points, generated.ties);
         // Count what each server holds on the continuum after the tie rule
@@ -185,10 +199,11 @@ impl Ring {
         )))
     }
 
-    /// Hashes `key` with the ring's key hash (after the flavour's key
-    /// preparation, see [`KeyLookup::prepare_key`]).
+    /// Hashes `key` with the ring's key hash (after the hash tag and the
+    /// flavour's key preparation, see [`KeyLookup::prepare_key`]).
     #[inline]
     pub fn hash_key(&self, key: &[u8]) -> u32 {
+        let key = self.config.options.tagged(key);
         match self.lookup {
             KeyLookup::Direct => self.key_hash.hash(key),
             lookup => self.key_hash.hash(&lookup.prepare_key(key)),
@@ -198,7 +213,9 @@ impl Ring {
     /// [`Ring::hash_key`] for many keys at once (MD5 in SIMD lanes).
     pub fn hash_keys(&self, keys: &[&[u8]], out: &mut [u32]) {
         match self.lookup {
-            KeyLookup::Direct => self.key_hash.hash_many(keys, out),
+            KeyLookup::Direct if self.config.options.hash_tag.is_none() => {
+                self.key_hash.hash_many(keys, out)
+            }
             _ => out
                 .iter_mut()
                 .zip(keys)
@@ -243,6 +260,7 @@ impl Ring {
     /// rehashing, which gives up after 10 or 20 buckets).
     #[cold]
     fn locate_per_key(&self, key: &[u8], is_down: &dyn Fn(usize) -> bool) -> Option<Location> {
+        let key = self.config.options.tagged(key);
         self.per_key.as_deref()?.locate(key, self.key_hash, is_down)
     }
 
@@ -251,9 +269,10 @@ impl Ring {
     #[cold]
     fn locate_per_key_up(&self, key: &[u8]) -> Option<Location> {
         let per_key = self.per_key.as_deref()?;
-        per_key
-            .locate_hash(self.hash_key(key))
-            .or_else(|| per_key.locate(key, self.key_hash, &|_| false))
+        per_key.locate_hash(self.hash_key(key)).or_else(|| {
+            let key = self.config.options.tagged(key);
+            per_key.locate(key, self.key_hash, &|_| false)
+        })
     }
 
     /// The server that holds `key`.

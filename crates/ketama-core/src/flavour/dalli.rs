@@ -30,7 +30,7 @@ use crate::hash::HashAlgorithm;
 
 /// Dalli::Ring: CRC-32 keys.
 pub static PLACEMENT: Placement =
-    Placement::continuum(&[HashAlgorithm::Crc32], |servers, _| generate(servers));
+    Placement::continuum(&[HashAlgorithm::Crc32], |servers, _, _| generate(servers));
 
 /// Points per server in an equally weighted ring (`POINTS_PER_SERVER`).
 const POINTS_PER_SERVER: u128 = 160;

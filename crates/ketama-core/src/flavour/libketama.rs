@@ -11,7 +11,7 @@ use crate::hash::HashAlgorithm;
 
 /// The original libketama: MD5 keys and points.
 pub static PLACEMENT: Placement =
-    Placement::continuum(&[HashAlgorithm::Md5], |servers, _| generate(servers));
+    Placement::continuum(&[HashAlgorithm::Md5], |servers, _, _| generate(servers));
 
 /// Number of MD5 digests (each giving four points) libketama computes for a
 /// server of weight `weight` out of `total` among `servers` servers.

@@ -27,7 +27,7 @@ use crate::parser::ParseMode;
 
 /// libketama's Java port: MD5, and its own `SERVER<TAB>WEIGHT` files.
 pub static PLACEMENT: Placement =
-    Placement::continuum(&[HashAlgorithm::Md5], |servers, _| generate(servers))
+    Placement::continuum(&[HashAlgorithm::Md5], |servers, _, _| generate(servers))
         .with_syntax(ParseMode::SockIoPool, ParseMode::SockIoPool);
 
 /// Most points a ring of this flavour may have (2^24): an overflowed int

@@ -52,16 +52,16 @@ pub static WEIGHTED: Placement = Placement::continuum(
         H::Jenkins,
         H::Murmur3,
     ],
-    |servers, hash| generate(servers, hash, Distribution::Weighted),
+    |servers, hash, _| generate(servers, hash, Distribution::Weighted),
 );
 
 /// CONSISTENT / KETAMA: 100 hashed points per server.
-pub static CONSISTENT: Placement = Placement::continuum(HASHES, |servers, hash| {
+pub static CONSISTENT: Placement = Placement::continuum(HASHES, |servers, hash, _| {
     generate(servers, hash, Distribution::Consistent)
 });
 
 /// CONSISTENT_KETAMA_SPY.
-pub static SPY: Placement = Placement::continuum(HASHES, |servers, hash| {
+pub static SPY: Placement = Placement::continuum(HASHES, |servers, hash, _| {
     generate(servers, hash, Distribution::Spy)
 });
 

@@ -19,15 +19,23 @@ use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::{Error, ServerSpec};
 
+use super::options::PointsOption;
 use super::placement::Placement;
 use crate::hash::HashAlgorithm;
 
-/// `ketama_points => 150`: CRC-32 keys.
+/// `ketama_points => 150` unless set (`--points`): CRC-32 keys.
 pub static PLACEMENT: Placement =
-    Placement::continuum(&[HashAlgorithm::Crc32], |servers, _| generate(servers));
+    Placement::continuum(&[HashAlgorithm::Crc32], |servers, _, options| {
+        generate(servers, u64::from(POINTS.value(options)))
+    })
+    .with_points(POINTS);
 
-/// `ketama_points` per unit of weight.
-pub const KETAMA_POINTS: u64 = 150;
+/// `ketama_points` per unit of weight: 150 unless set.
+pub const POINTS: PointsOption = PointsOption {
+    peer_name: "ketama_points",
+    default: 150,
+    max: MAX_POINTS as u32,
+};
 
 /// Most points a ring of this flavour may have (2^24).
 const MAX_POINTS: u64 = 1 << 24;
@@ -40,13 +48,14 @@ pub fn host_and_port(address: &[u8]) -> (&[u8], &[u8]) {
     }
 }
 
-/// Generates Cache::Memcached::Fast's ketama continuum.
-pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
+/// Generates Cache::Memcached::Fast's ketama continuum with
+/// `ketama_points` points per unit of weight.
+pub fn generate(servers: &[ServerSpec], ketama_points: u64) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
-    let all = total.saturating_mul(KETAMA_POINTS);
+    let all = total.saturating_mul(ketama_points);
     if all > MAX_POINTS {
         return Err(Error::InvalidArgument(format!(
-            "memcached-fast: weights sum to {total}, {all} points (150 per unit), more than {MAX_POINTS}"
+            "memcached-fast: weights sum to {total}, {all} points ({ketama_points} per unit), more than {MAX_POINTS}"
         )));
     }
     let mut points = crate::prefault::vec_with_capacity(all as usize);
@@ -55,7 +64,7 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
         push_crc32_chain(
             host,
             port,
-            weight * KETAMA_POINTS,
+            weight * ketama_points,
             index as u32,
             &mut points,
         );
@@ -92,7 +101,7 @@ mod tests {
         let servers: Vec<ServerSpec> = (1..=4)
             .map(|i| ServerSpec::new(format!("10.0.0.{i}:11211"), i))
             .collect();
-        let fast = generate(&servers).unwrap();
+        let fast = generate(&servers, 150).unwrap();
         assert_eq!(fast.points.len(), 150 * 10);
         let nginx = super::super::nginx::generate(&servers).unwrap();
         // The chain is the same; nginx just runs it 160 times per unit.

@@ -20,6 +20,7 @@ pub mod modula;
 pub mod modulo;
 pub mod nginx;
 pub mod node_memcached;
+pub mod options;
 pub mod pecl_memcache;
 pub mod placement;
 pub mod points;
@@ -92,6 +93,7 @@ impl Default for Flavour {
     }
 }
 
+pub use options::{Options, PointsOption};
 pub use placement::{Location, PerKey, PerKeyPlacement};
 
 /// How a key hash becomes the position searched on the continuum.
@@ -245,15 +247,70 @@ impl Flavour {
         )))
     }
 
+    /// The points per server its users may set, with the peer's default;
+    /// `None` when the flavour's points are fixed.
+    pub fn points_option(self) -> Option<PointsOption> {
+        self.placement().points
+    }
+
+    /// True when its users may set a hash tag (twemproxy `hash_tag`).
+    pub fn takes_hash_tag(self) -> bool {
+        self.placement().hash_tag
+    }
+
+    /// Fails, naming the flavour and the flavours that take it, when an
+    /// option is set that the flavour's peer does not offer or out of range.
+    pub fn check_options(self, options: &Options) -> Result<(), Error> {
+        let takers = |takes: fn(Flavour) -> bool| -> String {
+            let names: Vec<&str> = Flavour::ALL
+                .iter()
+                .filter(|f| takes(**f))
+                .map(|f| f.name())
+                .collect();
+            names.join(", ")
+        };
+        if let Some(points) = options.points {
+            match self.points_option() {
+                None => {
+                    return Err(Error::InvalidArgument(format!(
+                        "flavour {} has a fixed number of points per server; points are set \
+                         for: {}",
+                        self.name(),
+                        takers(|f| f.points_option().is_some())
+                    )));
+                }
+                Some(rule) if points > rule.max => {
+                    return Err(Error::InvalidArgument(format!(
+                        "flavour {}: points={points} is more than its peer's {} allows ({})",
+                        self.name(),
+                        rule.peer_name,
+                        rule.max
+                    )));
+                }
+                Some(_) => {}
+            }
+        }
+        if options.hash_tag.is_some() && !self.takes_hash_tag() {
+            return Err(Error::InvalidArgument(format!(
+                "flavour {} takes no hash tag; hash tags are set for: {}",
+                self.name(),
+                takers(Flavour::takes_hash_tag)
+            )));
+        }
+        Ok(())
+    }
+
     /// Generates the continuum points for `servers`; `hash` is the key hash
-    /// (some peers hash their points with it too).
+    /// (some peers hash their points with it too); `options` as checked by
+    /// [`Flavour::check_options`].
     pub fn generate(
         self,
         servers: &[ServerSpec],
         hash: HashAlgorithm,
+        options: &Options,
     ) -> Result<GeneratedPoints, Error> {
         match self.placement().build {
-            Build::Continuum(generate) => generate(servers, hash),
+            Build::Continuum(generate) => generate(servers, hash, options),
             Build::PerKey(_) => Ok(GeneratedPoints {
                 points: Vec::new(),
                 ties: TiePolicy::FirstWins,
@@ -271,9 +328,13 @@ impl Flavour {
 
     /// The per-key placement of `servers` for a flavour that is not a
     /// continuum; `None` for a continuum flavour.
-    pub fn per_key(self, servers: &[ServerSpec]) -> Result<Option<PerKey>, Error> {
+    pub fn per_key(
+        self,
+        servers: &[ServerSpec],
+        options: &Options,
+    ) -> Result<Option<PerKey>, Error> {
         match self.placement().build {
-            Build::PerKey(build) => build(servers).map(Some),
+            Build::PerKey(build) => build(servers, options).map(Some),
             Build::Continuum(_) => Ok(None),
         }
     }

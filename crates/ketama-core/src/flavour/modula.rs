@@ -16,7 +16,7 @@ use crate::{Error, ServerSpec};
 
 /// libmemcached `MEMCACHED_DISTRIBUTION_MODULA`, with libmemcached's hashes.
 pub static LIBMEMCACHED: Placement =
-    Placement::per_key(libmemcached::CONSISTENT.hashes, |servers| {
+    Placement::per_key(libmemcached::CONSISTENT.hashes, |servers, _| {
         Ok(Arc::new(Modula::new(servers)?) as PerKey)
     });
 

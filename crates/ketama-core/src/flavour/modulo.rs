@@ -26,7 +26,7 @@ use super::placement::{Location, PerKey, PerKeyPlacement};
 /// python-memcached: `cmemcache_hash` (its `crc32` is binascii's), 10 tries.
 pub static PYTHON_MEMCACHED: Placement = Placement::per_key(
     &[HashAlgorithm::Cmemcache, HashAlgorithm::Crc32],
-    |servers| Ok(std::sync::Arc::new(Modulo::new(servers, Rehash::PythonMemcached)?) as PerKey),
+    |servers, _| Ok(std::sync::Arc::new(Modulo::new(servers, Rehash::PythonMemcached)?) as PerKey),
 )
 .with_spellings(&[
     ("crc32", HashAlgorithm::Crc32),
@@ -36,7 +36,7 @@ pub static PYTHON_MEMCACHED: Placement = Placement::per_key(
 ]);
 
 /// Perl Cache::Memcached: `(crc32 >> 16) & 0x7fff`, 20 tries.
-pub static CACHE_MEMCACHED: Placement = Placement::per_key(&[HashAlgorithm::Crc], |servers| {
+pub static CACHE_MEMCACHED: Placement = Placement::per_key(&[HashAlgorithm::Crc], |servers, _| {
     Ok(std::sync::Arc::new(Modulo::new(servers, Rehash::CacheMemcached)?) as PerKey)
 });
 

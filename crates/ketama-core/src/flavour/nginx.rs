@@ -22,7 +22,7 @@ use crate::parser::ParseMode;
 
 /// `hash $key consistent`: CRC-32 keys, servers from `upstream` blocks.
 pub static PLACEMENT: Placement =
-    Placement::continuum(&[HashAlgorithm::Crc32], |servers, _| generate(servers))
+    Placement::continuum(&[HashAlgorithm::Crc32], |servers, _, _| generate(servers))
         .with_syntax(ParseMode::Strict, ParseMode::Nginx);
 
 /// Points per unit of weight.

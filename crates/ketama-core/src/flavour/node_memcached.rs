@@ -20,7 +20,7 @@ use crate::hash::HashAlgorithm;
 
 /// hashring in ketama compatibility: MD5.
 pub static PLACEMENT: Placement =
-    Placement::continuum(&[HashAlgorithm::Md5], |servers, _| generate(servers));
+    Placement::continuum(&[HashAlgorithm::Md5], |servers, _, _| generate(servers));
 
 /// hashring's `vnode count` default.
 const VNODES: f64 = 40.0;

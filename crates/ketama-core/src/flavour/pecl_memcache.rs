@@ -14,8 +14,10 @@ use crate::{Error, ServerSpec};
 use super::placement::Placement;
 
 /// `hash_strategy=consistent`: crc32 (full) or fnv (FNV-1a 32).
-pub static PLACEMENT: Placement =
-    Placement::continuum(&[HashAlgorithm::Crc32, HashAlgorithm::Fnv1a32], generate);
+pub static PLACEMENT: Placement = Placement::continuum(
+    &[HashAlgorithm::Crc32, HashAlgorithm::Fnv1a32],
+    |servers, hash, _| generate(servers, hash),
+);
 
 /// Longest key the extension hashes; longer keys are cut.
 const MAX_KEY_LEN: usize = 250;

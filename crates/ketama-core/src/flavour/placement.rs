@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::GeneratedPoints;
+use super::options::{Options, PointsOption};
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
 use crate::{Error, ServerSpec};
@@ -51,10 +52,11 @@ pub type PerKey = Arc<dyn PerKeyPlacement>;
 #[derive(Debug, Clone, Copy)]
 pub enum Build {
     /// A continuum: `(point, server)` pairs generated for the servers, with
-    /// the key hash in use (some peers hash their points with it too).
-    Continuum(fn(&[ServerSpec], HashAlgorithm) -> Result<GeneratedPoints, Error>),
+    /// the key hash in use (some peers hash their points with it too) and
+    /// the options set (checked against the placement's declaration).
+    Continuum(fn(&[ServerSpec], HashAlgorithm, &Options) -> Result<GeneratedPoints, Error>),
     /// Each key placed on its own (rendezvous, modulo): no points.
-    PerKey(fn(&[ServerSpec]) -> Result<PerKey, Error>),
+    PerKey(fn(&[ServerSpec], &Options) -> Result<PerKey, Error>),
 }
 
 /// Everything about a flavour but its names: declared once, in the
@@ -74,13 +76,17 @@ pub struct Placement {
     pub list_syntax: ParseMode,
     /// How it is built.
     pub build: Build,
+    /// Whether users set its points per server, and the peer's default.
+    pub points: Option<PointsOption>,
+    /// Whether users set a hash tag (twemproxy `hash_tag`).
+    pub hash_tag: bool,
 }
 
 impl Placement {
     /// A continuum of `hashes` (default first) read from peer-style lists.
     pub const fn continuum(
         hashes: &'static [HashAlgorithm],
-        generate: fn(&[ServerSpec], HashAlgorithm) -> Result<GeneratedPoints, Error>,
+        generate: fn(&[ServerSpec], HashAlgorithm, &Options) -> Result<GeneratedPoints, Error>,
     ) -> Placement {
         Placement {
             hashes,
@@ -88,13 +94,15 @@ impl Placement {
             file_syntax: ParseMode::Strict,
             list_syntax: ParseMode::Peers,
             build: Build::Continuum(generate),
+            points: None,
+            hash_tag: false,
         }
     }
 
     /// A per-key placement of `hashes` read from peer-style lists.
     pub const fn per_key(
         hashes: &'static [HashAlgorithm],
-        build: fn(&[ServerSpec]) -> Result<PerKey, Error>,
+        build: fn(&[ServerSpec], &Options) -> Result<PerKey, Error>,
     ) -> Placement {
         Placement {
             hashes,
@@ -102,6 +110,8 @@ impl Placement {
             file_syntax: ParseMode::Strict,
             list_syntax: ParseMode::Peers,
             build: Build::PerKey(build),
+            points: None,
+            hash_tag: false,
         }
     }
 
@@ -122,6 +132,22 @@ impl Placement {
         Placement {
             file_syntax,
             list_syntax,
+            ..self
+        }
+    }
+
+    /// The same, with points per server its users set (`--points`).
+    pub const fn with_points(self, points: PointsOption) -> Placement {
+        Placement {
+            points: Some(points),
+            ..self
+        }
+    }
+
+    /// The same, taking a hash tag (`--hash-tag`).
+    pub const fn with_hash_tag(self) -> Placement {
+        Placement {
+            hash_tag: true,
             ..self
         }
     }

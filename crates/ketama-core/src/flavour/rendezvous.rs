@@ -27,9 +27,10 @@ use super::placement::Placement;
 use super::placement::{Location, PerKey, PerKeyPlacement};
 
 /// pymemcache `HashClient`: murmur3_32 scores, not a continuum.
-pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::Murmur3Seed0], |servers| {
-    Ok(std::sync::Arc::new(Rendezvous::new(servers)?) as PerKey)
-});
+pub static PLACEMENT: Placement =
+    Placement::per_key(&[HashAlgorithm::Murmur3Seed0], |servers, _| {
+        Ok(std::sync::Arc::new(Rendezvous::new(servers)?) as PerKey)
+    });
 
 /// The servers' node names, prepared for scoring.
 #[derive(Debug, Clone)]

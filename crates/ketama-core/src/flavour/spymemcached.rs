@@ -45,13 +45,13 @@ const SPELLINGS: &[(&str, H)] = &[
 ];
 
 /// `KetamaNodeLocator` with node keys in SPYMEMCACHED format.
-pub static SPYMEMCACHED: Placement = Placement::continuum(HASHES, |servers, hash| {
+pub static SPYMEMCACHED: Placement = Placement::continuum(HASHES, |servers, hash, _| {
     generate(servers, hash, NodeKeyFormat::Spymemcached)
 })
 .with_spellings(SPELLINGS);
 
 /// `KetamaNodeLocator` with node keys in LIBMEMCACHED format.
-pub static LIBMEMCACHED_KEYS: Placement = Placement::continuum(HASHES, |servers, hash| {
+pub static LIBMEMCACHED_KEYS: Placement = Placement::continuum(HASHES, |servers, hash, _| {
     generate(servers, hash, NodeKeyFormat::Libmemcached)
 })
 .with_spellings(SPELLINGS);

@@ -10,6 +10,9 @@
 //! the list's: checking names for duplicates (`conf_validate_server`) sorts
 //! the servers by name (the name column, else `host` or `host:port`),
 //! shorter names first, then bytewise (`string_compare`).
+//!
+//! Both take `hash_tag` (`--hash-tag '{}'`): only the part of a key between
+//! the tag's two characters is hashed ([`super::options::Options::tagged`]).
 
 use super::points::{HostPort, float_weighted_digests, push_md5_server, weights};
 use super::{GeneratedPoints, KeyLookup};
@@ -40,19 +43,21 @@ const HASHES: &[H] = &[
 const SPELLINGS: &[(&str, H)] = &[("crc32", H::Crc)];
 
 /// `distribution: ketama`.
-pub static PLACEMENT: Placement =
-    Placement::continuum(HASHES, |servers, _| generate(servers)).with_spellings(SPELLINGS);
+pub static PLACEMENT: Placement = Placement::continuum(HASHES, |servers, _, _| generate(servers))
+    .with_spellings(SPELLINGS)
+    .with_hash_tag();
 
 /// `distribution: modula`, with `auto_eject_hosts` taking down servers out
 /// of the slots.
-pub static MODULA: Placement = Placement::per_key(HASHES, |servers| {
+pub static MODULA: Placement = Placement::per_key(HASHES, |servers, _| {
     let names = server_names(servers)?;
     let mut order: Vec<usize> = (0..servers.len()).collect();
     order.sort_by(|&a, &b| (names[a].len(), &names[a]).cmp(&(names[b].len(), &names[b])));
     let modulo = Modulo::in_order(servers, order.into_iter(), Rehash::Eject)?;
     Ok(std::sync::Arc::new(modulo) as PerKey)
 })
-.with_spellings(SPELLINGS);
+.with_spellings(SPELLINGS)
+.with_hash_tag();
 
 /// Each server's name as nutcracker gives it: the name column, else `host`
 /// (port 11211) or `host:port`; two servers of one name are an error.

@@ -111,6 +111,10 @@ final class KetamaNative {
 
     static native int ketama_ring_new_from_file(String path, int flavour, int hash, int parseMode, long[] ringOut);
 
+    static native int ketama_ring_new_with_options(Pointer servers, long count, int flavour, int hash, String options, long[] ringOut);
+
+    static native int ketama_ring_new_from_file_with_options(String path, int flavour, int hash, int parseMode, String options, long[] ringOut);
+
     static native void ketama_ring_free(long ring);
 
     /** {@code out} receives a {@code ketama_server_ref} ({@link NativeStructs.KetamaServerRef}). */
@@ -200,6 +204,8 @@ final class KetamaNative {
     static native int ketama_set_encode(int op, int encoding, Pointer members, long count, long maxMemberLen, Pointer bufferOut);
 
     static native int ketama_set_should_compact(long set, Pointer policy, byte force, byte[] out);
+
+    static native int ketama_set_policy_default(Pointer out);
 
     static native int ketama_set_compacted(long set, int encoding, Pointer bufferOut);
 

@@ -24,8 +24,16 @@ public final class KetamaSet implements AutoCloseable {
 
     /** Compaction policy: compact when {@code redundant > threshold}, or over {@code softLimit} bytes with any redundancy. */
     public record Policy(long threshold, long softLimit, boolean ratio) {
-        /** The library's defaults. */
-        public static final Policy DEFAULT = new Policy(100, 523_776, false);
+        /** The library's defaults ({@code ketama_set_policy_default}). */
+        public static final Policy DEFAULT = libraryDefault();
+
+        private static Policy libraryDefault() {
+            KetamaNative.ensureLoaded();
+            Memory p = new Memory(NativeStructs.KetamaSetPolicy.SIZE);
+            KetamaNative.check(KetamaNative.ketama_set_policy_default(p));
+            return new Policy(NativeStructs.KetamaSetPolicy.getThreshold(p),
+                    NativeStructs.KetamaSetPolicy.getSoftLimit(p), NativeStructs.KetamaSetPolicy.getRatio(p));
+        }
     }
 
     /** A compaction write: store {@code value} under CAS {@code cas} with {@code exptime} (null: TTL was unknown). */

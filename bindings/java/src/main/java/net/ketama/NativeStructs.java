@@ -326,7 +326,8 @@ final class NativeStructs {
     /**
      * Compaction policy: compact when {@code redundant > threshold} (in ratio mode
      * {@code max(threshold, members)}), or when the value is over {@code soft_limit} bytes
-     * and holds any redundant record. Defaults: 100, 523776, false.
+     * and holds any redundant record. Defaults ({@code ketama_set_policy_default}):
+     * 100, 523776, false.
      *
      * <p>The C struct {@code ketama_set_policy} of include/ketama.h.
      */

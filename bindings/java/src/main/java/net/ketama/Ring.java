@@ -98,16 +98,31 @@ public final class Ring implements AutoCloseable {
      * @throws KetamaException naming the known names when a name is unknown
      */
     public static Ring fromFile(Path path, String flavour, String hash, String parseMode) {
+        return fromFile(path, flavour, hash, parseMode, null);
+    }
+
+    /**
+     * As {@link #fromFile(Path, String, String, String)}, with placement options as the library
+     * reads them: {@code "points=100"}, {@code "hash_tag={}"} ({@code null}: the peer's defaults).
+     *
+     * @throws KetamaException naming the option when the flavour's peer has no such option
+     */
+    public static Ring fromFile(Path path, String flavour, String hash, String parseMode, String options) {
         KetamaNative.ensureLoaded();
         int flavourId = flavourId(flavour);
         int[] mode = new int[1];
         KetamaNative.check(KetamaNative.ketama_parse_mode_from_name(parseMode, mode));
-        return fromFileIds(path, flavourId, hashId(flavourId, hash), mode[0]);
+        return fromFileIds(path, flavourId, hashId(flavourId, hash), mode[0], options);
     }
 
     private static Ring fromFileIds(Path path, int flavour, int hash, int parseMode) {
+        return fromFileIds(path, flavour, hash, parseMode, null);
+    }
+
+    private static Ring fromFileIds(Path path, int flavour, int hash, int parseMode, String options) {
         long[] out = new long[1];
-        KetamaNative.check(KetamaNative.ketama_ring_new_from_file(path.toString(), flavour, hash, parseMode, out));
+        KetamaNative.check(KetamaNative.ketama_ring_new_from_file_with_options(
+                path.toString(), flavour, hash, parseMode, options, out));
         return new Ring(out[0]);
     }
 
@@ -170,8 +185,18 @@ public final class Ring implements AutoCloseable {
      * @throws KetamaException with the library's message when a name or the list is rejected
      */
     public static Ring fromServers(List<Server> servers, String flavour, String hash) {
+        return fromServers(servers, flavour, hash, null);
+    }
+
+    /**
+     * As {@link #fromServers(List, String, String)}, with placement options as the library
+     * reads them ({@code "points=100"}, {@code "hash_tag={}"}; {@code null}: the peer's defaults).
+     *
+     * @throws KetamaException with the library's message when a name, an option or the list is rejected
+     */
+    public static Ring fromServers(List<Server> servers, String flavour, String hash, String options) {
         int flavourId = flavourId(flavour);
-        return fromServerIds(servers, flavourId, hashId(flavourId, hash));
+        return fromServerIds(servers, flavourId, hashId(flavourId, hash), options);
     }
 
     /** A weighted ring (address to weight, in the map's iteration order), flavour and hash by name. */
@@ -182,6 +207,10 @@ public final class Ring implements AutoCloseable {
     }
 
     private static Ring fromServerIds(List<Server> servers, int flavour, int hash) {
+        return fromServerIds(servers, flavour, hash, null);
+    }
+
+    private static Ring fromServerIds(List<Server> servers, int flavour, int hash, String options) {
         final long entrySize = NativeStructs.KetamaServer.SIZE;
         Memory list = new Memory(Math.max(1, servers.size()) * entrySize);
         list.clear();
@@ -206,7 +235,7 @@ public final class Ring implements AutoCloseable {
             }
         }
         long[] out = new long[1];
-        KetamaNative.check(KetamaNative.ketama_ring_new(list, servers.size(), flavour, hash, out));
+        KetamaNative.check(KetamaNative.ketama_ring_new_with_options(list, servers.size(), flavour, hash, options, out));
         return new Ring(out[0]);
     }
 

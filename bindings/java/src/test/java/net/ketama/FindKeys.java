@@ -31,8 +31,8 @@ import java.util.List;
 public final class FindKeys {
     public static void main(String[] args) throws IOException {
         boolean cases = args.length == 2 && args[0].equals("--cases");
-        if (!cases && (args.length < 1 || args.length > 4)) {
-            System.err.println("usage: FindKeys SERVERS_FILE [FLAVOUR] [HASH] [PARSE] | FindKeys --cases CASES_FILE");
+        if (!cases && (args.length < 1 || args.length > 5)) {
+            System.err.println("usage: FindKeys SERVERS_FILE [FLAVOUR] [HASH] [PARSE] [OPTIONS] | FindKeys --cases CASES_FILE");
             System.exit(2);
         }
         List<String> keys = readKeys();
@@ -42,23 +42,24 @@ public final class FindKeys {
                     continue;
                 }
                 String[] f = line.split("\t", -1);
-                if (f.length != 5) {
+                if (f.length != 6) {
                     throw new IllegalArgumentException(
-                            "a case is SERVERS_FILE<TAB>FLAVOUR<TAB>HASH<TAB>PARSE<TAB>OUTFILE, not " + line);
+                            "a case is SERVERS_FILE<TAB>FLAVOUR<TAB>HASH<TAB>PARSE<TAB>OPTIONS<TAB>OUTFILE, not " + line);
                 }
-                Path out = Path.of(f[4]);
+                Path out = Path.of(f[5]);
                 try (OutputStream file = Files.newOutputStream(out)) {
-                    write(Path.of(f[0]), f[1], f[2], f[3], keys, file);
+                    write(Path.of(f[0]), f[1], f[2], f[3], f[4].isEmpty() ? null : f[4], keys, file);
                 } catch (KetamaException | IllegalStateException e) {
                     Files.deleteIfExists(out);
-                    Files.writeString(Path.of(f[4] + ".error"), e.getMessage(), StandardCharsets.UTF_8);
+                    Files.writeString(Path.of(f[5] + ".error"), e.getMessage(), StandardCharsets.UTF_8);
                 }
             }
             return;
         }
         try {
             write(Path.of(args[0]), args.length > 1 ? args[1] : "libketama", args.length > 2 ? args[2] : null,
-                    args.length > 3 ? args[3] : "strict", keys, System.out);
+                    args.length > 3 ? args[3] : "strict", args.length > 4 && !args[4].isEmpty() ? args[4] : null,
+                    keys, System.out);
         } catch (KetamaException | IllegalStateException e) {
             System.err.println(e.getMessage());
             System.exit(1);
@@ -74,10 +75,10 @@ public final class FindKeys {
         return keys;
     }
 
-    /** The answers for one flavour, hash (null: the flavour's own) and parse mode. */
-    private static void write(Path servers, String flavour, String hash, String parse, List<String> keys,
-            OutputStream to) {
-        try (Ring ring = Ring.fromFile(servers, flavour, hash, parse)) {
+    /** The answers for one flavour, hash (null: the flavour's own), parse mode and options (null: none). */
+    private static void write(Path servers, String flavour, String hash, String parse, String options,
+            List<String> keys, OutputStream to) {
+        try (Ring ring = Ring.fromFile(servers, flavour, hash, parse, options)) {
             List<String> found = ring.serversFor(keys);
             for (int i = 0; i < keys.size(); i += 10) {
                 if (!ring.server(keys.get(i)).equals(found.get(i))) {
