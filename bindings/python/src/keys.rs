@@ -22,7 +22,7 @@ unsafe extern "C" {
 }
 
 /// The UTF-8 bytes of `text`, borrowed from the object.
-fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<&'a [u8]> {
+pub fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<&'a [u8]> {
     let mut size: ffi::Py_ssize_t = 0;
     // SAFETY: `text` is a live str (the caller holds a reference and the
     // interpreter is attached); the call returns NULL with an exception set
@@ -37,10 +37,27 @@ fn utf8<'a>(text: &'a Bound<'_, PyString>) -> PyResult<&'a [u8]> {
     Ok(unsafe { std::slice::from_raw_parts(data.cast::<u8>(), len) })
 }
 
+/// [`utf8`], or `None` with no exception left set (a lone surrogate).
+pub fn utf8_or_clear<'a>(text: &'a Bound<'_, PyString>) -> Option<&'a [u8]> {
+    utf8(text).ok()
+}
+
 /// A key (or member, value, name) as bytes: `bytes` and `str` without a
 /// copy; `bytearray` and `memoryview` copied; anything else is TypeError
 /// naming `what`.
 pub fn bytes_of<'a>(object: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Cow<'a, [u8]>> {
+    // Exact types first: a pointer comparison each (the checks below call
+    // into the interpreter under abi3).
+    if object.is_exact_instance_of::<PyString>() {
+        // SAFETY: an exact str.
+        return utf8(unsafe { object.cast_unchecked::<PyString>() }).map(Cow::Borrowed);
+    }
+    if object.is_exact_instance_of::<PyBytes>() {
+        // SAFETY: an exact bytes.
+        return Ok(Cow::Borrowed(
+            unsafe { object.cast_unchecked::<PyBytes>() }.as_bytes(),
+        ));
+    }
     if let Ok(text) = object.cast::<PyString>() {
         return utf8(text).map(Cow::Borrowed);
     }

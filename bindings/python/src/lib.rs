@@ -14,6 +14,7 @@ use pyo3::prelude::*;
 
 mod continuum;
 mod errors;
+mod fast;
 mod keys;
 mod names;
 mod ring;
@@ -26,6 +27,7 @@ mod writer;
 #[pymodule]
 fn _ketama(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ring::Ring>()?;
+    fast::install(&m.py().get_type::<ring::Ring>())?;
     m.add_class::<continuum::Continuum>()?;
     m.add_class::<set::Set>()?;
     m.add_class::<writer::SetWriter>()?;

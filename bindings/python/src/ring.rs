@@ -161,6 +161,17 @@ impl Ring {
         })
     }
 
+    /// The index (input order) of the server for `key`: `Ring.server_index`
+    /// and `Ring.server` (src/fast.rs) for what they do not answer directly.
+    pub fn index_of(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
+        let py = key.py();
+        let key = bytes_of(key, "key")?;
+        self.shared.with(|ring| {
+            ring.server_index(&key)
+                .ok_or_else(|| ketama_error(py, &Error::no_points()))
+        })
+    }
+
     fn indices(&self, py: Python<'_>, keys: &[&[u8]]) -> PyResult<Vec<u32>> {
         let ring = self.shared.arc()?;
         let mut out = vec![0u32; keys.len()];
@@ -297,25 +308,6 @@ impl Ring {
             .shared
             .with(|ring| ring.locate_avoiding(&key, &indices).or_raise(py))?;
         self.location(py, at)
-    }
-
-    /// The address of the server for `key`.
-    fn server<'py>(
-        &self,
-        py: Python<'py>,
-        key: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyString>> {
-        let index = self.server_index(py, key)?;
-        Ok(self.shared.address(py, index as usize))
-    }
-
-    /// The index (input order) of the server for `key`.
-    fn server_index(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<u32> {
-        let key = bytes_of(key, "key")?;
-        self.shared.with(|ring| {
-            ring.server_index(&key)
-                .ok_or_else(|| ketama_error(py, &Error::no_points()))
-        })
     }
 
     /// Server indices for many keys in one native call (same answers as

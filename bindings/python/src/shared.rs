@@ -60,6 +60,13 @@ impl Shared {
         }
     }
 
+    /// `read` on the ring; `None` when it was closed (or `read` found nothing).
+    #[inline]
+    pub fn peek<R>(&self, read: impl FnOnce(&Ring) -> Option<R>) -> Option<R> {
+        let guard = self.ring.read().unwrap_or_else(PoisonError::into_inner);
+        guard.as_deref().and_then(read)
+    }
+
     /// A reference to the ring for work done while detached: closing the
     /// handle meanwhile releases the ring after that work.
     pub fn arc(&self) -> PyResult<Arc<Ring>> {
