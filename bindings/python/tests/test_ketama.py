@@ -218,6 +218,26 @@ class RingTests(unittest.TestCase):
         self.assertIn("no-such-flavour", str(caught.exception))
         self.assertIn("libketama", str(caught.exception))
 
+    def test_placement_options_are_the_librarys(self):
+        keys = KEYS + [f"{{user:{i}}}:profile" for i in range(100)]
+        for flavour, options, flags in [
+            ("memcached-fast", "points=7", ["--points", "7"]),
+            ("twemproxy", "hash_tag={}", ["--hash-tag", "{}"]),
+        ]:
+            expected = cli("--flavor", flavour, *flags, "--servers", ",".join(self.servers), keys=keys)
+            self.assertEqual(ketama.Ring(self.servers, flavour, options=options).servers_for(keys), expected)
+            path = write(tempfile.mkdtemp(), "servers", "".join(s + "\n" for s in self.servers))
+            ring = ketama.Ring.from_file(path, flavour, parse="peers", options=options.encode())
+            self.assertEqual(ring.servers_for(keys), expected)
+        self.assertNotEqual(
+            ketama.Ring(self.servers, "memcached-fast", options="points=7").servers_for(keys),
+            ketama.Ring(self.servers, "memcached-fast").servers_for(keys),
+        )
+        with self.assertRaises(ketama.KetamaError) as caught:
+            ketama.Ring(self.servers, "libketama", options="points=7")
+        self.assertEqual(caught.exception.status_name, "KETAMA_ERR_INVALID_ARGUMENT")
+        self.assertIn("memcached-fast", str(caught.exception))
+
     def test_names_are_the_librarys(self):
         # "default" and None are the flavour's own hash, as the library resolves it.
         self.assertEqual(ketama.hash_id("twemproxy", None), ketama.hash_id("twemproxy", "default"))
