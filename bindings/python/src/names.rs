@@ -123,6 +123,9 @@ pub fn hashi(key: &Bound<'_, PyAny>) -> PyResult<u32> {
     Ok(HashAlgorithm::Md5.hash(&bytes_of(key, "key")?))
 }
 
+/// Builds the `{name: id}` table of one enum.
+type Table<'py> = fn(Python<'py>) -> PyResult<Bound<'py, PyDict>>;
+
 /// `{name: id}` of one enum, its extra name first (as `ketama_*_list` orders them).
 fn table<'py, E: Named>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
@@ -141,7 +144,7 @@ fn table<'py, E: Named>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
 /// "reload_policy" (the C enum's name without `ketama_`).
 #[pyfunction]
 pub fn names<'py>(py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyDict>> {
-    let tables: [(&str, fn(Python<'py>) -> PyResult<Bound<'py, PyDict>>); 11] = [
+    let tables: [(&str, Table<'py>); 11] = [
         (Flavour::C_TYPE, table::<Flavour>),
         (HashAlgorithm::C_TYPE, table::<HashAlgorithm>),
         (ParseMode::C_TYPE, table::<ParseMode>),
