@@ -5,9 +5,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString, PyTuple};
 
-use ketama_core::RingConfig;
 use ketama_core::flavour::Flavour;
 use ketama_core::parser::ParseMode;
+use ketama_core::{Error, RingConfig};
 
 use crate::errors::OrRaise;
 use crate::ring::{Ring, fs_path};
@@ -63,15 +63,20 @@ impl Continuum {
     /// Every (point, ip) in continuum order.
     fn get_points<'py>(&self, py: Python<'py>) -> PyResult<Vec<(u32, Bound<'py, PyString>)>> {
         let shared = self.ring.shared();
-        shared.with(|ring| {
-            let continuum = ring.require_continuum().or_raise(py)?;
+        let points: Result<Vec<(u32, u32)>, Error> = shared.with(|ring| {
+            let continuum = ring.require_continuum()?;
             Ok(continuum
                 .points()
                 .iter()
-                .zip(continuum.owners())
-                .map(|(&point, &owner)| (point, shared.address(py, owner as usize)))
+                .copied()
+                .zip(continuum.owners().iter().copied())
                 .collect())
-        })
+        })?;
+        Ok(points
+            .or_raise(py)?
+            .into_iter()
+            .map(|(point, owner)| (point, shared.address(py, owner as usize)))
+            .collect())
     }
 
     /// Releases the continuum now (it is also released when collected).

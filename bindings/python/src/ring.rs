@@ -155,10 +155,9 @@ impl Ring {
     pub fn locate(&self, key: &Bound<'_, PyAny>) -> PyResult<Location> {
         let py = key.py();
         let key = bytes_of(key, "key")?;
-        self.shared.with(|ring| {
-            ring.locate(&key)
-                .ok_or_else(|| ketama_error(py, &Error::no_points()))
-        })
+        self.shared
+            .with(|ring| ring.locate(&key))?
+            .ok_or_else(|| ketama_error(py, &Error::no_points()))
     }
 
     /// The index (input order) of the server for `key`: `Ring.server_index`
@@ -166,10 +165,9 @@ impl Ring {
     pub fn index_of(&self, key: &Bound<'_, PyAny>) -> PyResult<u32> {
         let py = key.py();
         let key = bytes_of(key, "key")?;
-        self.shared.with(|ring| {
-            ring.server_index(&key)
-                .ok_or_else(|| ketama_error(py, &Error::no_points()))
-        })
+        self.shared
+            .with(|ring| ring.server_index(&key))?
+            .ok_or_else(|| ketama_error(py, &Error::no_points()))
     }
 
     fn indices(&self, py: Python<'_>, keys: &[&[u8]]) -> PyResult<Vec<u32>> {
@@ -244,7 +242,7 @@ impl Ring {
     #[getter]
     fn point_counts(&self) -> PyResult<Vec<u32>> {
         self.shared
-            .with(|ring| Ok(ring.servers().iter().map(|s| s.point_count()).collect()))
+            .with(|ring| ring.servers().iter().map(|s| s.point_count()).collect())
     }
 
     fn __len__(&self) -> usize {
@@ -253,22 +251,24 @@ impl Ring {
 
     /// Number of points on the continuum.
     fn point_count(&self) -> PyResult<usize> {
-        self.shared.with(|ring| Ok(ring.continuum().len()))
+        self.shared.with(|ring| ring.continuum().len())
     }
 
     /// Every (point, server_index) in continuum order. A flavour that is not
     /// a continuum (pymemcache, python-memcached, cache-memcached...) raises
     /// KetamaError (KETAMA_ERR_INVALID_ARGUMENT) naming it.
     fn points(&self, py: Python<'_>) -> PyResult<Vec<(u32, u32)>> {
-        self.shared.with(|ring| {
-            let continuum = ring.require_continuum().or_raise(py)?;
-            Ok(continuum
-                .points()
-                .iter()
-                .zip(continuum.owners())
-                .map(|(&point, &owner)| (point, owner))
-                .collect())
-        })
+        self.shared
+            .with(|ring| -> Result<Vec<(u32, u32)>, Error> {
+                let continuum = ring.require_continuum()?;
+                Ok(continuum
+                    .points()
+                    .iter()
+                    .zip(continuum.owners())
+                    .map(|(&point, &owner)| (point, owner))
+                    .collect())
+            })?
+            .or_raise(py)
     }
 
     /// The Location of `key` (str is hashed as UTF-8).
@@ -306,7 +306,8 @@ impl Ring {
         let key = bytes_of(key, "key")?;
         let at = self
             .shared
-            .with(|ring| ring.locate_avoiding(&key, &indices).or_raise(py))?;
+            .with(|ring| ring.locate_avoiding(&key, &indices))?
+            .or_raise(py)?;
         self.location(py, at)
     }
 
@@ -393,7 +394,7 @@ impl Ring {
     }
 
     fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        slf.get().shared.with(|_| Ok(()))?;
+        slf.get().shared.with(|_| ())?;
         Ok(slf)
     }
 

@@ -50,17 +50,21 @@ impl Shared {
         })
     }
 
-    /// Runs `read` on the ring; ValueError when it was closed.
+    /// Runs `read` on the ring; ValueError when it was closed. `read` runs
+    /// under the lock `close()` takes, so it must not run Python code (which
+    /// may hand the GIL to a thread waiting in `close()`): errors are
+    /// raised by the caller, after it returns.
     #[inline]
-    pub fn with<R>(&self, read: impl FnOnce(&Ring) -> PyResult<R>) -> PyResult<R> {
+    pub fn with<R>(&self, read: impl FnOnce(&Ring) -> R) -> PyResult<R> {
         let guard = self.ring.read().unwrap_or_else(PoisonError::into_inner);
         match guard.as_deref() {
-            Some(ring) => read(ring),
+            Some(ring) => Ok(read(ring)),
             None => Err(closed(self.kind)),
         }
     }
 
-    /// `read` on the ring; `None` when it was closed (or `read` found nothing).
+    /// `read` on the ring (pure Rust, as for [`Shared::with`]); `None` when
+    /// it was closed (or `read` found nothing).
     #[inline]
     pub fn peek<R>(&self, read: impl FnOnce(&Ring) -> Option<R>) -> Option<R> {
         let guard = self.ring.read().unwrap_or_else(PoisonError::into_inner);

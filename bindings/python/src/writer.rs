@@ -76,11 +76,17 @@ impl SetWriter {
     /// Advances with the server's reply; returns (and stores) the next action.
     fn step(&self, py: Python<'_>, reply: &Bound<'_, PyAny>) -> PyResult<String> {
         let reply = variant_of::<Reply>(reply, "reply")?;
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        let writer = state.0.as_mut().ok_or_else(|| closed("SetWriter"))?;
-        let next = action_name(writer.on_reply(reply).or_raise(py)?);
-        state.1.clone_from(&next);
-        Ok(next)
+        // The lock is released before an error is raised (Python code).
+        let stepped = {
+            let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+            let writer = state.0.as_mut().ok_or_else(|| closed("SetWriter"))?;
+            let stepped = writer.on_reply(reply).map(action_name);
+            if let Ok(next) = &stepped {
+                state.1.clone_from(next);
+            }
+            stepped
+        };
+        stepped.or_raise(py)
     }
 
     /// Whether close() was called.

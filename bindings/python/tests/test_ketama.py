@@ -515,6 +515,33 @@ class NativeModuleTests(unittest.TestCase):
         self.assertTrue(any(moved), moved)
         self.assertEqual(plain, [0, 0, 0])
 
+    def test_close_while_other_threads_look_up(self):
+        # Batches release the GIL while they run; close() waits for none of
+        # them and they end with ValueError on their next call.
+        ring = ketama.Ring(self.servers)
+        keys = [f"key:{i}" for i in range(100_000)]
+        ended, started = [], threading.Barrier(5)
+
+        def work():
+            started.wait()
+            try:
+                while True:
+                    ring.server_indices(keys)
+                    ring.server("key:1")
+                    ring.find("key:1")
+            except ValueError as error:
+                ended.append(str(error))
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        started.wait()
+        ring.server_indices(keys)
+        ring.close()
+        for thread in threads:
+            thread.join()
+        self.assertEqual(ended, ["Ring is closed"] * 4)
+
     def test_stubs_declare_the_native_api(self):
         native = ketama._ketama
         with open(os.path.join(os.path.dirname(ketama.__file__), "_ketama.pyi")) as f:
