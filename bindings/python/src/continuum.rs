@@ -63,7 +63,7 @@ impl Continuum {
     /// Every (point, ip) in continuum order.
     fn get_points<'py>(&self, py: Python<'py>) -> PyResult<Vec<(u32, Bound<'py, PyString>)>> {
         let shared = self.ring.shared();
-        let points: Result<Vec<(u32, u32)>, Error> = shared.with(|ring| {
+        let points: Result<Vec<(u32, u32)>, Error> = shared.with(py, |ring| {
             let continuum = ring.require_continuum()?;
             Ok(continuum
                 .points()
@@ -80,8 +80,8 @@ impl Continuum {
     }
 
     /// Releases the continuum now (it is also released when collected).
-    fn close(&self) {
-        self.ring.shared().close();
+    fn close(&self, py: Python<'_>) {
+        self.ring.shared().close(py);
     }
 
     fn __enter__(slf: Bound<'_, Self>) -> Bound<'_, Self> {
@@ -89,8 +89,8 @@ impl Continuum {
     }
 
     #[pyo3(signature = (*_exc))]
-    fn __exit__(&self, _exc: &Bound<'_, PyTuple>) {
-        self.close();
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) {
+        self.close(py);
     }
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {

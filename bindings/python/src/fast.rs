@@ -68,7 +68,8 @@ unsafe fn call(
     let ring = unsafe { slf.cast_unchecked::<Ring>() }.get();
     let key: &Bound<'_, PyAny> = &key;
     let outcome = catch_unwind(AssertUnwindSafe(|| {
-        let index = plain_key(key).and_then(|bytes| ring.shared().peek(|r| r.server_index(bytes)));
+        let index =
+            plain_key(key).and_then(|bytes| ring.shared().peek(py, |r| r.server_index(bytes)));
         index.map(|index| answer(py, ring, index))
     }));
     match outcome {

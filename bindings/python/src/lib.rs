@@ -10,6 +10,7 @@
 //! `ketama.KetamaError` with the library's message and status, as the C ABI
 //! reports them.
 
+use pyo3::exceptions::PyImportError;
 use pyo3::prelude::*;
 
 mod continuum;
@@ -26,6 +27,16 @@ mod writer;
 /// placement) and the memcached set codec.
 #[pymodule]
 fn _ketama(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // src/shared.rs relies on the GIL; the stable ABI it is built for is
+    // not loaded by free-threaded interpreters, but say so if one tries.
+    let sys = m.py().import("sys")?;
+    if let Ok(gil_enabled) = sys.getattr("_is_gil_enabled")
+        && !gil_enabled.call0()?.is_truthy()?
+    {
+        return Err(PyImportError::new_err(
+            "ketama._ketama needs the GIL: this interpreter runs without one",
+        ));
+    }
     m.add_class::<ring::Ring>()?;
     fast::install(&m.py().get_type::<ring::Ring>())?;
     m.add_class::<continuum::Continuum>()?;

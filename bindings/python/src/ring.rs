@@ -156,7 +156,7 @@ impl Ring {
         let py = key.py();
         let key = bytes_of(key, "key")?;
         self.shared
-            .with(|ring| ring.locate(&key))?
+            .with(py, |ring| ring.locate(&key))?
             .ok_or_else(|| ketama_error(py, &Error::no_points()))
     }
 
@@ -166,12 +166,12 @@ impl Ring {
         let py = key.py();
         let key = bytes_of(key, "key")?;
         self.shared
-            .with(|ring| ring.server_index(&key))?
+            .with(py, |ring| ring.server_index(&key))?
             .ok_or_else(|| ketama_error(py, &Error::no_points()))
     }
 
     fn indices(&self, py: Python<'_>, keys: &[&[u8]]) -> PyResult<Vec<u32>> {
-        let ring = self.shared.arc()?;
+        let ring = self.shared.arc(py)?;
         let mut out = vec![0u32; keys.len()];
         detach_when(py, keys.len() >= DETACH_KEYS, || {
             ring.find_server_indices(keys, &mut out)
@@ -240,9 +240,10 @@ impl Ring {
 
     /// Points each server owns, in input order (0 for a flavour that is not a continuum).
     #[getter]
-    fn point_counts(&self) -> PyResult<Vec<u32>> {
-        self.shared
-            .with(|ring| ring.servers().iter().map(|s| s.point_count()).collect())
+    fn point_counts(&self, py: Python<'_>) -> PyResult<Vec<u32>> {
+        self.shared.with(py, |ring| {
+            ring.servers().iter().map(|s| s.point_count()).collect()
+        })
     }
 
     fn __len__(&self) -> usize {
@@ -250,8 +251,8 @@ impl Ring {
     }
 
     /// Number of points on the continuum.
-    fn point_count(&self) -> PyResult<usize> {
-        self.shared.with(|ring| ring.continuum().len())
+    fn point_count(&self, py: Python<'_>) -> PyResult<usize> {
+        self.shared.with(py, |ring| ring.continuum().len())
     }
 
     /// Every (point, server_index) in continuum order. A flavour that is not
@@ -259,7 +260,7 @@ impl Ring {
     /// KetamaError (KETAMA_ERR_INVALID_ARGUMENT) naming it.
     fn points(&self, py: Python<'_>) -> PyResult<Vec<(u32, u32)>> {
         self.shared
-            .with(|ring| -> Result<Vec<(u32, u32)>, Error> {
+            .with(py, |ring| -> Result<Vec<(u32, u32)>, Error> {
                 let continuum = ring.require_continuum()?;
                 Ok(continuum
                     .points()
@@ -306,7 +307,7 @@ impl Ring {
         let key = bytes_of(key, "key")?;
         let at = self
             .shared
-            .with(|ring| ring.locate_avoiding(&key, &indices))?
+            .with(py, |ring| ring.locate_avoiding(&key, &indices))?
             .or_raise(py)?;
         self.location(py, at)
     }
@@ -346,7 +347,7 @@ impl Ring {
         let held = Held::collect(keys)?;
         let bytes = held.bytes("key")?;
         let keys = slices(&bytes);
-        let ring = self.shared.arc()?;
+        let ring = self.shared.arc(py)?;
         let groups =
             detach_when(py, keys.len() >= DETACH_KEYS, || ring.group_keys(&keys)).or_raise(py)?;
         let plan = PyList::empty(py);
@@ -389,18 +390,18 @@ impl Ring {
 
     /// Releases the ring now (lookups running in other threads finish
     /// first); a second call does nothing.
-    fn close(&self) {
-        self.shared.close();
+    fn close(&self, py: Python<'_>) {
+        self.shared.close(py);
     }
 
     fn __enter__(slf: Bound<'_, Self>) -> PyResult<Bound<'_, Self>> {
-        slf.get().shared.with(|_| ())?;
+        slf.get().shared.with(slf.py(), |_| ())?;
         Ok(slf)
     }
 
     #[pyo3(signature = (*_exc))]
-    fn __exit__(&self, _exc: &Bound<'_, PyTuple>) {
-        self.close();
+    fn __exit__(&self, py: Python<'_>, _exc: &Bound<'_, PyTuple>) {
+        self.close(py);
     }
 
     fn __repr__(&self) -> String {
