@@ -100,11 +100,27 @@ impl<'py> Held<'py> {
     pub fn bytes(&self, what: &str) -> PyResult<Vec<Cow<'_, [u8]>>> {
         self.objects.iter().map(|key| bytes_of(key, what)).collect()
     }
-}
 
-/// Slices of owned-or-borrowed keys, as the core takes them.
-pub fn slices<'a>(keys: &'a [Cow<'_, [u8]>]) -> Vec<&'a [u8]> {
-    keys.iter().map(|key| key.as_ref()).collect()
+    /// Runs `work` on the keys' bytes, in order ([`bytes_of`]): read in
+    /// place when every key is an exact `str` or `bytes` (the usual case,
+    /// one pass and no copy), else through [`Held::bytes`].
+    pub fn with_slices<R>(&self, what: &str, work: impl FnOnce(&[&[u8]]) -> R) -> PyResult<R> {
+        let mut slices = Vec::with_capacity(self.objects.len());
+        for key in &self.objects {
+            if key.is_exact_instance_of::<PyString>() {
+                // SAFETY: an exact str.
+                slices.push(utf8(unsafe { key.cast_unchecked::<PyString>() })?);
+            } else if key.is_exact_instance_of::<PyBytes>() {
+                // SAFETY: an exact bytes.
+                slices.push(unsafe { key.cast_unchecked::<PyBytes>() }.as_bytes());
+            } else {
+                let owned = self.bytes(what)?;
+                let slices: Vec<&[u8]> = owned.iter().map(|key| key.as_ref()).collect();
+                return Ok(work(&slices));
+            }
+        }
+        Ok(work(&slices))
+    }
 }
 
 /// A name argument (flavour, hash, parse mode, set encoding...): `str` or

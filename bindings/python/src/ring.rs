@@ -15,7 +15,7 @@ use ketama_core::ring::Location;
 use ketama_core::{Error, Ring as CoreRing, RingConfig, ServerSpec, split_packed};
 
 use crate::errors::{OrRaise, ketama_error, types};
-use crate::keys::{Held, bytes_of, name_of, slices};
+use crate::keys::{Held, bytes_of, name_of};
 use crate::names::{flavour_of, hash_of, variant_of};
 use crate::shared::{DETACH_KEYS, Shared, detach_when};
 
@@ -316,8 +316,7 @@ impl Ring {
     /// server_index()); from 64 keys on the GIL is released meanwhile.
     fn server_indices(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {
         let held = Held::collect(keys)?;
-        let bytes = held.bytes("key")?;
-        self.indices(py, &slices(&bytes))
+        held.with_slices("key", |keys| self.indices(py, keys))?
     }
 
     /// Server indices for keys stored back to back in `packed`, key i being `lengths[i]` bytes.
@@ -345,11 +344,11 @@ impl Ring {
         keys: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyList>> {
         let held = Held::collect(keys)?;
-        let bytes = held.bytes("key")?;
-        let keys = slices(&bytes);
         let ring = self.shared.arc(py)?;
-        let groups =
-            detach_when(py, keys.len() >= DETACH_KEYS, || ring.group_keys(&keys)).or_raise(py)?;
+        let groups = held.with_slices("key", |keys| {
+            detach_when(py, keys.len() >= DETACH_KEYS, || ring.group_keys(keys))
+        })?;
+        let groups = groups.or_raise(py)?;
         let plan = PyList::empty(py);
         for group in groups {
             let members = PyList::new(py, group.key_indices.iter().map(|&i| &held.objects()[i]))?;
