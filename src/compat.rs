@@ -9,10 +9,16 @@
 //!   continuum handed out is never modified; it stays valid until smoked.
 //!   The cache holds the last good continuum of the 32 most recently rolled
 //!   files (fewer when they hold over 2^22 points in all).
-//! * Reading is bounded and waits out writers ([`ketama_core::server_file`]): only
-//!   regular files of at most 64 MiB; a file modified under 100 ms ago is read
-//!   once it has been left alone that long; a read during which the file
-//!   changed is retried.
+//! * Reading is bounded and never takes a file a writer is at work on
+//!   ([`ketama_core::server_file`]): only regular files of at most 64 MiB; a file
+//!   changed in place is read once it has been left alone for 100 ms, and a
+//!   read during which it changed is not taken. A roll of a file rolled good
+//!   before never waits: until the change has settled, it returns 1 at once
+//!   with the last good continuum of that file (`ketama_error()` empty), and
+//!   while another thread is reading the file, it does the same without
+//!   looking. Only the first roll of a file (nothing to answer with yet)
+//!   waits for an in-place change to settle and retries a disturbed read,
+//!   300 ms at most in all, then fails naming the writer at work.
 //! * A file rolled good before whose current state cannot be read or parsed
 //!   (half written, emptied by an in-place rewrite, a typo, deleted): where
 //!   the original returned 0, `ketama_roll` returns 1 with the last good
@@ -46,11 +52,11 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::ptr::{self, null_mut};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use super::boundary::guard_value;
 use super::status::{clear_last_error, last_error_ptr, set_last_error};
-use ketama_core::file_ring::{LastGood, Refresh, refresh};
+use ketama_core::file_ring::{Followed, FollowedFiles, Refresh};
 use ketama_core::hash::md5_digest;
 use ketama_core::parser::ParseMode;
 use ketama_core::parser::libketama as compat_parser;
@@ -141,11 +147,23 @@ static EMPTY: StaticContinuum = StaticContinuum(std::cell::UnsafeCell::new(conti
     array: null_mut(),
 }));
 
-/// The last good snapshot of each recently rolled file, least recently
-/// rolled first, and the set of live handles. (Vec and B-tree: valgrind sees
-/// their allocations as reachable at exit, not as leaks.)
-static CACHE: Mutex<Vec<(Vec<u8>, LastGood<Snapshot>)>> = Mutex::new(Vec::new());
-static LIVE: Mutex<Option<BTreeSet<usize>>> = Mutex::new(None);
+/// The roll cache: the followed state (last good snapshot) of each recently
+/// rolled file, weighed by point count.
+static CACHE: FollowedFiles<Snapshot> = FollowedFiles::new(CACHE_FILES, CACHE_POINTS);
+
+/// The live handles, in shards by address so that threads rolling and
+/// smoking at once seldom share a lock. (B-trees: valgrind sees their
+/// allocations as reachable at exit, not as leaks.)
+static LIVE: [Mutex<Option<BTreeSet<usize>>>; LIVE_SHARDS] =
+    [const { Mutex::new(None) }; LIVE_SHARDS];
+const LIVE_SHARDS: usize = 16;
+
+/// The shard of `LIVE` holding the handle at `address`.
+fn live_shard(address: usize) -> MutexGuard<'static, Option<BTreeSet<usize>>> {
+    // Fibonacci hashing: heap addresses differ mostly in their middle bits.
+    let hash = (address as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+    lock(&LIVE[hash as usize % LIVE_SHARDS])
+}
 
 /// The roll cache keeps the last good continuum of at most this many files…
 const CACHE_FILES: usize = 32;
@@ -154,50 +172,50 @@ const CACHE_FILES: usize = 32;
 const CACHE_POINTS: usize = 1 << 22;
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Builds the snapshot of a file state.
+fn build_snapshot(
+    servers: Vec<ketama_core::ServerSpec>,
+    stamp: &ketama_core::server_file::FileStamp,
+) -> Result<Snapshot, Error> {
+    let ring = Ring::new(servers, RingConfig::default())?;
+    Ok(Snapshot {
+        records: mcs_records(&ring),
+        ring,
+        modtime: Box::new(stamp.mtime.0 as libc::time_t),
+    })
 }
 
 /// The snapshot to hand out for `filename`: the file's current state when
-/// it is good, else the last good snapshot of that file with the problem.
+/// it is good and settled, else the last good snapshot of that file (with
+/// the problem when the file is not good). Waits only on a first roll.
 fn snapshot_for(filename: &[u8]) -> Result<(Arc<Snapshot>, Option<Error>), Error> {
-    let path = Path::new(OsStr::from_bytes(filename));
-    let last = lock(&CACHE)
-        .iter()
-        .find(|(name, _)| name == filename)
-        .map(|(_, good)| good.clone());
-    let refreshed = refresh(
-        path,
-        ParseMode::Libketama,
-        last.as_ref(),
-        |servers, stamp| {
-            let ring = Ring::new(servers, RingConfig::default())?;
-            Ok(Snapshot {
-                records: mcs_records(&ring),
-                ring,
-                modtime: Box::new(stamp.mtime.0 as libc::time_t),
-            })
-        },
-    )?;
-    match refreshed {
-        Refresh::Unchanged(good) | Refresh::Changed(good) => {
-            let snapshot = Arc::clone(&good.value);
-            remember(filename, good);
-            Ok((snapshot, None))
+    let refreshed = match CACHE.find(filename) {
+        Some(followed) => {
+            let refreshed = followed.look(build_snapshot);
+            if let Refresh::Changed(good) = &refreshed {
+                CACHE.insert(filename, followed, good.value.records.len());
+            }
+            refreshed
         }
-        Refresh::KeptLastGood { last_good, problem } => Ok((last_good.value, Some(problem))),
-    }
-}
-
-/// Makes `good` the cached state of `filename` (most recently rolled), and
-/// keeps the cache within its bounds.
-fn remember(filename: &[u8], good: LastGood<Snapshot>) {
-    let mut cache = lock(&CACHE);
-    cache.retain(|(name, _)| name != filename);
-    cache.push((filename.to_vec(), good));
-    let mut points: usize = cache.iter().map(|(_, g)| g.value.records.len()).sum();
-    while cache.len() > CACHE_FILES || (cache.len() > 1 && points > CACHE_POINTS) {
-        let (_, dropped) = cache.remove(0);
-        points -= dropped.value.records.len();
+        None => {
+            let path = Path::new(OsStr::from_bytes(filename));
+            let followed = Followed::open(path, ParseMode::Libketama, build_snapshot)?;
+            let first = Refresh::Changed(followed.last_good());
+            CACHE.insert(
+                filename,
+                Arc::new(followed),
+                first.current().value.records.len(),
+            );
+            first
+        }
+    };
+    let snapshot = Arc::clone(&refreshed.current().value);
+    match refreshed {
+        Refresh::KeptLastGood { problem, .. } => Ok((snapshot, Some(problem))),
+        _ => Ok((snapshot, None)),
     }
 }
 
@@ -271,7 +289,7 @@ pub unsafe extern "C" fn ketama_roll(
                     snapshot,
                 });
                 let raw = Box::into_raw(handle);
-                lock(&LIVE)
+                live_shard(raw as usize)
                     .get_or_insert_with(BTreeSet::new)
                     .insert(raw as usize);
                 // SAFETY: contptr checked non-NULL above.
@@ -301,7 +319,7 @@ pub unsafe extern "C" fn ketama_roll(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_smoke(contptr: ketama_continuum) {
     guard_value((), || {
-        let was_live = lock(&LIVE)
+        let was_live = live_shard(contptr as usize)
             .as_mut()
             .is_some_and(|live| live.remove(&(contptr as usize)));
         if !was_live {
@@ -332,7 +350,7 @@ fn is_live_handle(cont: ketama_continuum) -> bool {
     if cached.0 == smokes && cached.1.contains(&address) {
         return true;
     }
-    let live = lock(&LIVE)
+    let live = live_shard(address)
         .as_ref()
         .is_some_and(|live| live.contains(&address));
     if live {

@@ -10,7 +10,7 @@ use std::path::Path;
 use super::boundary::{arg_cstr, arg_out, guard_status, guard_value};
 use super::handle::{BoxHandle, Handle, arc_out, box_free, box_out, box_ref};
 use super::names::from_id;
-use super::ring::{config, ketama_ring};
+use super::ring::{config_with, ketama_ring};
 use super::status::{ketama_status, set_last_error};
 use ketama_core::file_ring::{FileRing, ReloadPolicy};
 
@@ -26,8 +26,9 @@ impl Handle for ketama_file_ring {
 }
 impl BoxHandle for ketama_file_ring {}
 
-/// Reads the server file `path` (bounded, waiting out writers) and builds the
-/// first ring; fails when the file is not good now. `parse_mode` is a
+/// Reads the server file `path` (bounded; a file changed in place is waited
+/// for until it settles, 300 ms at most in all) and builds the first ring;
+/// fails when the file is not good now. `parse_mode` is a
 /// `ketama_parse_mode`, `policy` a `ketama_reload_policy`. On success
 /// `*file_ring_out` receives a handle to release with `ketama_file_ring_free`.
 ///
@@ -42,14 +43,46 @@ pub unsafe extern "C" fn ketama_file_ring_open(
     policy: u32,
     file_ring_out: *mut *const ketama_file_ring,
 ) -> ketama_status {
+    // SAFETY: the same contract, with no options.
+    unsafe {
+        ketama_file_ring_open_with_options(
+            path,
+            flavour,
+            hash,
+            parse_mode,
+            policy,
+            std::ptr::null(),
+            file_ring_out,
+        )
+    }
+}
+
+/// `ketama_file_ring_open` with placement options for every ring it builds
+/// (NULL: none; see `ketama_ring_new_with_options`).
+///
+/// # Safety
+/// As `ketama_file_ring_open`; `options` is NULL or a NUL-terminated
+/// string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_file_ring_open_with_options(
+    path: *const c_char,
+    flavour: u32,
+    hash: u32,
+    parse_mode: u32,
+    policy: u32,
+    options: *const c_char,
+    file_ring_out: *mut *const ketama_file_ring,
+) -> ketama_status {
     guard_status(|| {
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(file_ring_out, "file_ring_out") }?;
         // SAFETY: per the contract above.
+        let config = unsafe { config_with(flavour, hash, options) }?;
+        // SAFETY: per the contract above.
         let path = unsafe { arg_cstr(path, "path") }?;
         let file_ring = FileRing::open(
             Path::new(OsStr::from_bytes(path.to_bytes())),
-            config(flavour, hash)?,
+            config,
             from_id(parse_mode)?,
             from_id::<ReloadPolicy>(policy)?,
         )?;
@@ -59,7 +92,9 @@ pub unsafe extern "C" fn ketama_file_ring_open(
 }
 
 /// The ring for the file as it is now: rebuilt when the file changed (same
-/// inode, size, mtime and content → the same ring). Returns `KETAMA_OK`; or,
+/// inode, size, mtime and content → the same ring). Never waits: while a
+/// change made in place settles (100 ms) or another thread reads the file,
+/// `KETAMA_OK` with the last good ring at once. Returns `KETAMA_OK`; or,
 /// when the file changed but cannot be read or parsed,
 /// `KETAMA_KEPT_LAST_GOOD` with the last good ring (policy
 /// `KETAMA_RELOAD_KEEP_LAST_GOOD`) or the file's error status (policy

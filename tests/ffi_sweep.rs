@@ -180,6 +180,11 @@ const NULL_ALLOWED: &[(&str, &str, &str)] = &[
         "options",
         "(NULL: none",
     ),
+    (
+        "ketama_file_ring_open_with_options",
+        "options",
+        "(NULL: none",
+    ),
 ];
 
 /// True when NULL has a documented meaning for `function`'s `param`.

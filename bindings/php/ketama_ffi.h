@@ -928,8 +928,9 @@ void ketama_md5_digest(char *inString, unsigned char *md5pword);
 char *ketama_error(void);
 
 /**
- * Reads the server file `path` (bounded, waiting out writers) and builds the
- * first ring; fails when the file is not good now. `parse_mode` is a
+ * Reads the server file `path` (bounded; a file changed in place is waited
+ * for until it settles, 300 ms at most in all) and builds the first ring;
+ * fails when the file is not good now. `parse_mode` is a
  * `ketama_parse_mode`, `policy` a `ketama_reload_policy`. On success
  * `*file_ring_out` receives a handle to release with `ketama_file_ring_free`.
  *
@@ -939,8 +940,20 @@ char *ketama_error(void);
 ketama_status ketama_file_ring_open(const char *path, uint32_t flavour, uint32_t hash, uint32_t parse_mode, uint32_t policy, const ketama_file_ring **file_ring_out);
 
 /**
+ * `ketama_file_ring_open` with placement options for every ring it builds
+ * (NULL: none; see `ketama_ring_new_with_options`).
+ *
+ * # Safety
+ * As `ketama_file_ring_open`; `options` is NULL or a NUL-terminated
+ * string.
+ */
+ketama_status ketama_file_ring_open_with_options(const char *path, uint32_t flavour, uint32_t hash, uint32_t parse_mode, uint32_t policy, const char *options, const ketama_file_ring **file_ring_out);
+
+/**
  * The ring for the file as it is now: rebuilt when the file changed (same
- * inode, size, mtime and content → the same ring). Returns `KETAMA_OK`; or,
+ * inode, size, mtime and content → the same ring). Never waits: while a
+ * change made in place settles (100 ms) or another thread reads the file,
+ * `KETAMA_OK` with the last good ring at once. Returns `KETAMA_OK`; or,
  * when the file changed but cannot be read or parsed,
  * `KETAMA_KEPT_LAST_GOOD` with the last good ring (policy
  * `KETAMA_RELOAD_KEEP_LAST_GOOD`) or the file's error status (policy

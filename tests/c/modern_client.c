@@ -148,6 +148,18 @@ int main(int argc, char **argv)
     CHECK(ketama_find_server(fast, "user:7", 6, &plain) == KETAMA_OK);
     CHECK(tagged.point == plain.point);
     ketama_ring_free(fast);
+    const ketama_file_ring *followed = NULL;
+    CHECK(ketama_file_ring_open_with_options(argv[1], KETAMA_FLAVOUR_TWEMPROXY, KETAMA_HASH_DEFAULT,
+                                             KETAMA_PARSE_STRICT, KETAMA_RELOAD_KEEP_LAST_GOOD, "hash_tag={}",
+                                             &followed) == KETAMA_OK);
+    CHECK(ketama_file_ring_current(followed, &fast) == KETAMA_OK);
+    CHECK(ketama_find_server(fast, "a{user:7}b", 10, &tagged) == KETAMA_OK);
+    CHECK(tagged.point == plain.point);
+    ketama_ring_free(fast);
+    ketama_file_ring_free(followed);
+    CHECK(ketama_file_ring_open_with_options(argv[1], KETAMA_FLAVOUR_LIBKETAMA, KETAMA_HASH_DEFAULT,
+                                             KETAMA_PARSE_STRICT, KETAMA_RELOAD_KEEP_LAST_GOOD, "points=3",
+                                             &followed) == KETAMA_ERR_INVALID_ARGUMENT);
     CHECK(ketama_find_server(NULL, "k", 1, &without) == KETAMA_ERR_NULL_ARGUMENT);
     CHECK(strstr(ketama_error(), "ring") != NULL);
     CHECK(ketama_find_server(ring, NULL, 5, &without) == KETAMA_ERR_NULL_ARGUMENT);

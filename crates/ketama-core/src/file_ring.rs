@@ -5,14 +5,24 @@
 //! several steps, or a typo must not take a pool down: [`refresh`] returns
 //! the value built from the last good state of the file, with the problem,
 //! until the file is good again. A file that was never good still fails.
+//!
+//! Once a file has been read good, nothing waits: a change made in place is
+//! taken once the file has been left alone for
+//! [`SETTLE_TIME`](crate::server_file::SETTLE_TIME), and until then the last
+//! good value answers at once ([`Refresh::Pending`]); a [`Followed`] file is
+//! looked at by one thread at a time, and the others answer with the last
+//! good value meanwhile. Only the first read of a file, which has nothing
+//! else to answer with, waits for an in-place change to settle.
 //! [`FileRing`] applies this to a [`Ring`]; the compat `ketama_roll` applies
 //! it to its continuums.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock, TryLockError};
+use std::time::SystemTime;
 
 use crate::parser::ParseMode;
-use crate::server_file::{self, FileStamp};
+use crate::server_file::{self, FileStamp, Look};
 use crate::{Error, Ring, RingConfig, ServerSpec};
 
 /// A value built from a good state of a server file.
@@ -40,6 +50,11 @@ pub enum Refresh<T> {
     Unchanged(LastGood<T>),
     /// The file is new or changed, and a value was built from it.
     Changed(LastGood<T>),
+    /// The file was not read now: it is being written in place (it changed
+    /// less than [`SETTLE_TIME`](server_file::SETTLE_TIME) ago, or while it
+    /// was read), or another thread is looking at it. The last good value
+    /// answers meanwhile; nothing is wrong (yet).
+    Pending(LastGood<T>),
     /// The file changed but could not be read, parsed or built: the last
     /// good value stands, and `problem` says what went wrong.
     KeptLastGood {
@@ -54,37 +69,129 @@ impl<T> Refresh<T> {
     /// The value to answer with now.
     pub fn current(&self) -> &LastGood<T> {
         match self {
-            Refresh::Unchanged(good) | Refresh::Changed(good) => good,
+            Refresh::Unchanged(good) | Refresh::Changed(good) | Refresh::Pending(good) => good,
             Refresh::KeptLastGood { last_good, .. } => last_good,
         }
     }
 }
 
-/// Looks at the server file at `path` again: reads it (see
-/// [`server_file::load`]), and builds a new value with `build` (given the
-/// servers and the file state) when its state differs from `last`. Fails only when there is no `last` to keep.
+/// Looks at the server file at `path` again and builds a new value with
+/// `build` (given the servers and the file state) when its state differs
+/// from `last`. Without a `last`, this is a first read: it waits for an
+/// in-place change to settle ([`server_file::load`]) and fails when the
+/// file is not good. With one, it never waits ([`server_file::look`]):
+/// a file that has not settled is [`Refresh::Pending`], a problem is
+/// [`Refresh::KeptLastGood`].
 pub fn refresh<T>(
     path: &Path,
     mode: ParseMode,
     last: Option<&LastGood<T>>,
     build: impl FnOnce(Vec<ServerSpec>, &FileStamp) -> Result<T, Error>,
 ) -> Result<Refresh<T>, Error> {
-    let built = server_file::load_since(path, mode, last.map(|l| &l.stamp)).and_then(|file| {
-        if let Some(last) = last.filter(|last| last.stamp == file.stamp) {
-            return Ok(Refresh::Unchanged(last.clone()));
-        }
+    let Some(last) = last else {
+        let file = server_file::load(path, mode)?;
+        return Ok(Refresh::Changed(LastGood {
+            value: Arc::new(build(file.servers, &file.stamp)?),
+            stamp: file.stamp,
+        }));
+    };
+    Ok(refresh_since(path, mode, last, build))
+}
+
+/// [`refresh`] with a last good value: never waits, never fails.
+fn refresh_since<T>(
+    path: &Path,
+    mode: ParseMode,
+    last: &LastGood<T>,
+    build: impl FnOnce(Vec<ServerSpec>, &FileStamp) -> Result<T, Error>,
+) -> Refresh<T> {
+    let built = server_file::look(path, mode, &last.stamp, SystemTime::now()).and_then(|look| {
+        let file = match look {
+            Look::Unsettled => return Ok(Refresh::Pending(last.clone())),
+            Look::Read(file) if file.stamp == last.stamp => {
+                return Ok(Refresh::Unchanged(last.clone()));
+            }
+            Look::Read(file) => file,
+        };
         Ok(Refresh::Changed(LastGood {
             value: Arc::new(build(file.servers, &file.stamp)?),
             stamp: file.stamp,
         }))
     });
-    match (built, last) {
-        (Ok(refresh), _) => Ok(refresh),
-        (Err(problem), Some(last)) => Ok(Refresh::KeptLastGood {
-            last_good: last.clone(),
-            problem,
-        }),
-        (Err(problem), None) => Err(problem),
+    built.unwrap_or_else(|problem| Refresh::KeptLastGood {
+        last_good: last.clone(),
+        problem,
+    })
+}
+
+/// A server file followed by many threads, with the value built from its
+/// last good state. One thread at a time looks at the file ([`refresh`]);
+/// the others answer with the last good value meanwhile, so no call waits
+/// for another, nor for a writer.
+#[derive(Debug)]
+pub struct Followed<T> {
+    path: PathBuf,
+    mode: ParseMode,
+    /// Held only to copy or replace the last good value (readers do not
+    /// exclude each other; only the looking thread replaces it).
+    last_good: RwLock<LastGood<T>>,
+    /// Held by the thread looking at the file.
+    looking: Mutex<()>,
+}
+
+impl<T> Followed<T> {
+    /// Reads the file and builds the first value with `build`; fails when
+    /// the file is not good now. This first read waits for an in-place
+    /// change to settle ([`server_file::load`]).
+    pub fn open(
+        path: &Path,
+        mode: ParseMode,
+        build: impl FnOnce(Vec<ServerSpec>, &FileStamp) -> Result<T, Error>,
+    ) -> Result<Followed<T>, Error> {
+        let first = refresh(path, mode, None, build)?;
+        Ok(Followed {
+            path: path.to_path_buf(),
+            mode,
+            last_good: RwLock::new(first.current().clone()),
+            looking: Mutex::new(()),
+        })
+    }
+
+    /// Looks at the file again (see [`refresh`]) and keeps a new good value
+    /// built with `build`; while another thread is looking, answers
+    /// [`Refresh::Pending`] at once without looking. Never waits.
+    pub fn look(
+        &self,
+        build: impl FnOnce(Vec<ServerSpec>, &FileStamp) -> Result<T, Error>,
+    ) -> Refresh<T> {
+        let _looking = match self.looking.try_lock() {
+            Ok(guard) => guard,
+            // A build that panicked while looking left nothing half done.
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return Refresh::Pending(self.last_good()),
+        };
+        let refreshed = refresh_since(&self.path, self.mode, &self.last_good(), build);
+        if let Refresh::Changed(good) = &refreshed {
+            *self
+                .last_good
+                .write()
+                .unwrap_or_else(PoisonError::into_inner) = good.clone();
+        }
+        refreshed
+    }
+
+    /// The last good value, as the last look left it.
+    pub fn last_good(&self) -> LastGood<T> {
+        let last_good = self
+            .last_good
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        last_good.clone()
+    }
+
+    /// The file followed.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 }
 
@@ -107,14 +214,81 @@ impl Default for ReloadPolicy {
     }
 }
 
-/// A ring that follows its server file.
+/// Followed files by name, the least recently used dropped first: at most
+/// `max_files` of them, and fewer while their values weigh more than
+/// `max_weight` in all (the most recently used is always kept). Finding a
+/// file only reads the set (and stamps the entry); it is written when a file
+/// is inserted. The compat roll keeps its continuums in one.
+pub struct FollowedFiles<T> {
+    entries: RwLock<Vec<FollowedEntry<T>>>,
+    /// Uses so far: the recency stamp.
+    uses: AtomicU64,
+    max_files: usize,
+    max_weight: usize,
+}
+
+/// A followed file of a [`FollowedFiles`].
+struct FollowedEntry<T> {
+    name: Vec<u8>,
+    followed: Arc<Followed<T>>,
+    /// [`FollowedFiles::uses`] at its last use.
+    used: AtomicU64,
+    weight: usize,
+}
+
+impl<T> FollowedFiles<T> {
+    /// An empty set with these bounds.
+    pub const fn new(max_files: usize, max_weight: usize) -> FollowedFiles<T> {
+        FollowedFiles {
+            entries: RwLock::new(Vec::new()),
+            uses: AtomicU64::new(0),
+            max_files,
+            max_weight,
+        }
+    }
+
+    /// The followed file named `name`, now the most recently used.
+    pub fn find(&self, name: &[u8]) -> Option<Arc<Followed<T>>> {
+        let entries = self.entries.read().unwrap_or_else(PoisonError::into_inner);
+        let entry = entries.iter().find(|entry| entry.name == name)?;
+        let now = self.uses.fetch_add(1, Ordering::Relaxed);
+        entry.used.store(now, Ordering::Relaxed);
+        Some(Arc::clone(&entry.followed))
+    }
+
+    /// Makes `followed`, whose value weighs `weight`, the entry of `name`
+    /// (the most recently used), and drops the least recently used entries
+    /// while the set is over its bounds.
+    pub fn insert(&self, name: &[u8], followed: Arc<Followed<T>>, weight: usize) {
+        let mut entries = self.entries.write().unwrap_or_else(PoisonError::into_inner);
+        entries.retain(|entry| entry.name != name);
+        entries.push(FollowedEntry {
+            name: name.to_vec(),
+            followed,
+            used: AtomicU64::new(self.uses.fetch_add(1, Ordering::Relaxed)),
+            weight,
+        });
+        let mut weight: usize = entries.iter().map(|entry| entry.weight).sum();
+        while entries.len() > self.max_files || (entries.len() > 1 && weight > self.max_weight) {
+            // The last entry is the one just inserted.
+            let others = 0..entries.len() - 1;
+            let Some(oldest) = others.min_by_key(|&i| entries[i].used.load(Ordering::Relaxed))
+            else {
+                break;
+            };
+            weight -= entries.remove(oldest).weight;
+        }
+    }
+}
+
+/// A ring that follows its server file. Safe to share between threads; no
+/// call waits for another or for a writer once the file has been read
+/// (see the module docs).
 #[derive(Debug)]
 pub struct FileRing {
-    path: PathBuf,
     config: RingConfig,
-    mode: ParseMode,
     policy: ReloadPolicy,
-    last_good: Mutex<LastGood<Ring>>,
+    followed: Followed<Ring>,
 }
 
 /// The ring to use now, and why the file's current state was not taken
@@ -129,7 +303,7 @@ pub struct Current {
 
 impl FileRing {
     /// Reads the file and builds the first ring; fails when the file is not
-    /// good now.
+    /// good now. This first read waits for an in-place change to settle.
     pub fn open(
         path: &Path,
         config: RingConfig,
@@ -137,37 +311,24 @@ impl FileRing {
         policy: ReloadPolicy,
     ) -> Result<FileRing, Error> {
         let mode = mode.for_flavour(config.flavour);
-        let first = refresh(path, mode, None, |servers, _| Ring::new(servers, config))?;
         Ok(FileRing {
-            path: path.to_path_buf(),
             config,
-            mode,
             policy,
-            last_good: Mutex::new(first.current().clone()),
+            followed: Followed::open(path, mode, |servers, _| Ring::new(servers, config))?,
         })
     }
 
     /// The ring for the file as it is now: rebuilt when the file changed,
-    /// the last good one (with the problem) when the change cannot be used,
-    /// or under [`ReloadPolicy::Strict`] the problem as an error.
+    /// the last good one while a change made in place settles or another
+    /// thread looks at the file, the last good one with the problem when
+    /// the change cannot be used (or under [`ReloadPolicy::Strict`] the
+    /// problem as an error). Never waits.
     pub fn current(&self) -> Result<Current, Error> {
-        let mut last_good = self
-            .last_good
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
         let config = self.config;
-        match refresh(&self.path, self.mode, Some(&last_good), |servers, _| {
-            Ring::new(servers, config)
-        })? {
-            Refresh::Unchanged(good) => Ok(Current {
-                ring: good.value,
-                problem: None,
-            }),
-            Refresh::Changed(good) => {
-                let ring = Arc::clone(&good.value);
-                *last_good = good;
+        match self.followed.look(|servers, _| Ring::new(servers, config)) {
+            Refresh::Unchanged(good) | Refresh::Changed(good) | Refresh::Pending(good) => {
                 Ok(Current {
-                    ring,
+                    ring: good.value,
                     problem: None,
                 })
             }
@@ -183,6 +344,139 @@ impl FileRing {
 
     /// The file followed.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.followed.path()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("ketama-file-ring-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// Rewrites `path` in place (same inode) with `content`, modified at `mtime`.
+    fn rewrite(path: &Path, content: &str, mtime: SystemTime) {
+        std::fs::write(path, content).unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+    }
+
+    fn an_hour(from: SystemTime, later: bool) -> SystemTime {
+        let hour = Duration::from_secs(3600);
+        if later { from + hour } else { from - hour }
+    }
+
+    fn server_count(servers: Vec<ServerSpec>, _: &FileStamp) -> Result<usize, Error> {
+        Ok(servers.len())
+    }
+
+    const GOOD: &str = "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n";
+    const BROKEN: &str = "10.0.0.1:11211\t100\n10.0.0.2:11211\tl00\n";
+    const GROWN: &str = "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n10.0.0.3:11211\t100\n";
+
+    #[test]
+    fn an_in_place_change_is_not_read_until_it_settles() {
+        let path = scratch("settle").join("servers");
+        rewrite(&path, GOOD, an_hour(SystemTime::now(), false));
+        let ring = FileRing::open(
+            &path,
+            RingConfig::default(),
+            ParseMode::Strict,
+            ReloadPolicy::Strict,
+        )
+        .unwrap();
+        let first = ring.current().unwrap().ring;
+        // A broken rewrite, modified after now by the real clock (it never
+        // settles during the test): not read, so neither its problem nor a
+        // wait; the last good ring answers.
+        rewrite(&path, BROKEN, an_hour(SystemTime::now(), true));
+        let pending = ring.current().unwrap();
+        assert!(Arc::ptr_eq(&pending.ring, &first));
+        assert!(pending.problem.is_none());
+        // Settled: read, and refused (strict policy).
+        rewrite(&path, BROKEN, an_hour(SystemTime::now(), false));
+        let error = ring.current().unwrap_err().to_string();
+        assert!(error.starts_with("Invalid weight 'l00'"), "{error}");
+        // Settled and good: taken.
+        rewrite(&path, GROWN, an_hour(SystemTime::now(), false));
+        assert_eq!(ring.current().unwrap().ring.servers().len(), 3);
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn while_one_thread_looks_at_the_file_the_others_answer_without_looking() {
+        let path = scratch("looking").join("servers");
+        rewrite(&path, GOOD, an_hour(SystemTime::now(), false));
+        let followed = Followed::open(&path, ParseMode::Strict, server_count).unwrap();
+        rewrite(&path, GROWN, an_hour(SystemTime::now(), false));
+        let looking = followed.looking.lock().unwrap();
+        let refreshed = followed.look(|_, _| panic!("looked at the file"));
+        let Refresh::Pending(good) = refreshed else {
+            panic!("{refreshed:?}");
+        };
+        assert_eq!(*good.value, 2);
+        drop(looking);
+        let refreshed = followed.look(server_count);
+        assert!(matches!(&refreshed, Refresh::Changed(good) if *good.value == 3));
+        assert_eq!(*followed.last_good().value, 3);
+        assert!(matches!(followed.look(server_count), Refresh::Unchanged(_)));
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn a_build_that_panics_while_looking_does_not_stop_later_looks() {
+        let path = scratch("panic").join("servers");
+        rewrite(&path, GOOD, an_hour(SystemTime::now(), false));
+        let followed = Followed::open(&path, ParseMode::Strict, server_count).unwrap();
+        rewrite(&path, GROWN, an_hour(SystemTime::now(), false));
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            followed.look(|_, _| panic!("a bug in a build"))
+        }));
+        assert!(panicked.is_err());
+        assert!(followed.looking.is_poisoned());
+        assert_eq!(*followed.last_good().value, 2);
+        assert!(matches!(followed.look(server_count), Refresh::Changed(good) if *good.value == 3));
+        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn followed_files_drop_the_least_recently_used_within_their_bounds() {
+        let dir = scratch("files");
+        let followed = |name: &str| {
+            let path = dir.join(name);
+            rewrite(&path, GOOD, an_hour(SystemTime::now(), false));
+            Arc::new(Followed::open(&path, ParseMode::Strict, server_count).unwrap())
+        };
+        let names = |files: &FollowedFiles<usize>| {
+            ["a", "b", "c", "d", "e"]
+                .into_iter()
+                .filter(|name| files.find(name.as_bytes()).is_some())
+                .collect::<String>()
+        };
+        let files = FollowedFiles::new(3, 100);
+        for name in ["a", "b", "c"] {
+            files.insert(name.as_bytes(), followed(name), 10);
+        }
+        // `a` used again: `b` is now the least recently used.
+        assert!(files.find(b"a").is_some());
+        files.insert(b"d", followed("d"), 10);
+        assert_eq!(names(&files), "acd");
+        // Over the weight: the least recently used go (`a`, then `c`)...
+        files.insert(b"e", followed("e"), 85);
+        assert_eq!(names(&files), "de");
+        // ...and the newest stays, even alone over the bound.
+        files.insert(b"e", followed("e"), 500);
+        assert_eq!(names(&files), "e");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

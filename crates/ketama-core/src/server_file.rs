@@ -12,24 +12,31 @@
 //!   ([`ParseMode::line_limit`]) and stops at the first bad line: a 200 MB
 //!   file whose first line is bad costs one read of 64 KiB.
 //! * A file modified less than [`SETTLE_TIME`] ago may still be being
-//!   written (an editor's or deploy script's in-place rewrite): the read waits
-//!   until it is that old (unless it is, by inode, size and mtime, the file
-//!   as last read). A read is accepted only when the file's inode,
-//!   size, mtime and ctime are the same before and after it (a file renamed
-//!   over it meanwhile does not matter: what was read was complete);
-//!   otherwise it is retried (at most
-//!   [`MAX_READ_ATTEMPTS`] times, with a short back-off) and then refused.
-//!   A writer that pauses for longer than [`SETTLE_TIME`] in the middle of a
-//!   rewrite can still be read between two of its writes: replace files by
-//!   renaming a complete file into place to rule that out. Such a file (the
-//!   path names another inode than at the last read, [`load_since`]) is read
-//!   without waiting.
+//!   written (an editor's or deploy script's in-place rewrite), and a read is
+//!   accepted only when the file's inode, size, mtime and ctime are the same
+//!   before and after it (a file renamed over it meanwhile does not matter:
+//!   what was read was complete). A file whose path names another inode than
+//!   at the last read (a complete file renamed into place), or that is, by
+//!   inode, size and mtime, the file as last read, has nothing to wait for.
+//! * A first read ([`load`], [`read_bytes`]) has nothing else to answer
+//!   with: it waits until the file is that old, and retries a read the file
+//!   changed during (at most [`MAX_READ_ATTEMPTS`] times, with a short
+//!   back-off), but never sleeps past [`MAX_FIRST_READ_WAIT`] from its start:
+//!   it refuses the file instead.
+//! * A look at a file read before ([`look`]) never waits: a file that has
+//!   not settled, or that changed while it was read, is reported
+//!   [`Look::Unsettled`] at once and not taken; the caller answers with what
+//!   it read before and looks again later.
+//!
+//! A writer that pauses for longer than [`SETTLE_TIME`] in the middle of a
+//! rewrite can still be read between two of its writes: replace files by
+//! renaming a complete file into place to rule that out.
 
 use std::fs::{File, Metadata};
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use md5::{Digest, Md5};
 
@@ -51,6 +58,9 @@ const OPEN_FLAGS: i32 = 0;
 pub const SETTLE_TIME: Duration = Duration::from_millis(100);
 /// How many times a read that saw the file change is tried.
 pub const MAX_READ_ATTEMPTS: u32 = 5;
+/// How long a first read may sleep in all, waiting for a file to settle and
+/// backing off after a disturbed read, before it refuses the file.
+pub const MAX_FIRST_READ_WAIT: Duration = Duration::from_millis(300);
 /// Bytes read per `read` call.
 const READ_CHUNK_BYTES: usize = 64 << 10;
 
@@ -83,32 +93,63 @@ pub struct ServerFile {
 /// Reads and parses the server file at `path` (see the module docs for the
 /// bounds and the stability rule).
 pub fn load(path: &Path, mode: ParseMode) -> Result<ServerFile, Error> {
-    load_since(path, mode, None)
-}
-
-/// [`load`] for a file read before in state `last`: when the path now names
-/// another inode (a complete file renamed into place), it is read without
-/// waiting for it to settle; an in-place change waits as in [`load`].
-pub fn load_since(
-    path: &Path,
-    mode: ParseMode,
-    last: Option<&FileStamp>,
-) -> Result<ServerFile, Error> {
     let shown = path.display().to_string();
-    let (servers, stamp) = read_stable(path, last, |reader| {
-        let mut parser = ServerListParser::new(mode, &shown);
-        while let Some(chunk) = reader.next_chunk()? {
-            parser.feed(chunk)?;
-        }
-        parser.finish()
+    let (servers, stamp) = read_waiting(path, Patience::first_read(), |reader| {
+        parse(reader, mode, &shown)
     })?;
     Ok(ServerFile { servers, stamp })
+}
+
+/// Feeds a file's bytes to the parser.
+fn parse(
+    reader: &mut BoundedReader,
+    mode: ParseMode,
+    shown: &str,
+) -> Result<Vec<ServerSpec>, Error> {
+    let mut parser = ServerListParser::new(mode, shown);
+    while let Some(chunk) = reader.next_chunk()? {
+        parser.feed(chunk)?;
+    }
+    parser.finish()
+}
+
+/// What [`look`] found.
+#[derive(Debug, Clone)]
+pub enum Look {
+    /// The file was read and parsed (it may be as it was at the last read).
+    Read(ServerFile),
+    /// The file is being written in place: it changed less than
+    /// [`SETTLE_TIME`] before the time given, or while it was read. It was
+    /// not taken.
+    Unsettled,
+}
+
+/// Looks at the server file at `path`, read before in state `last`, without
+/// ever waiting: reads and parses it unless it has not settled at `now` (the
+/// caller's clock) or changed during the read, which is
+/// [`Look::Unsettled`]. A file renamed into place (another inode than
+/// `last`) or untouched since `last` (same inode, size and mtime; its
+/// content is still read and compared by the caller) is read at once.
+pub fn look(
+    path: &Path,
+    mode: ParseMode,
+    last: &FileStamp,
+    now: SystemTime,
+) -> Result<Look, Error> {
+    let shown = path.display().to_string();
+    let read = read_stable(path, Some(last), Patience::Never { now }, |reader| {
+        parse(reader, mode, &shown)
+    })?;
+    Ok(match read {
+        Some((servers, stamp)) => Look::Read(ServerFile { servers, stamp }),
+        None => Look::Unsettled,
+    })
 }
 
 /// Reads the bytes of a server file under the same bounds and stability
 /// rule as [`load`] (for callers that need the text itself).
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>, Error> {
-    let (bytes, _) = read_stable(path, None, |reader| {
+    let (bytes, _) = read_waiting(path, Patience::first_read(), |reader| {
         let mut bytes = Vec::new();
         while let Some(chunk) = reader.next_chunk()? {
             bytes.extend_from_slice(chunk);
@@ -118,24 +159,90 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, Error> {
     Ok(bytes)
 }
 
-/// Reads a file through `consume` until the read was not disturbed by a
-/// writer, returning what `consume` made of it and the file's stamp. The
-/// file must have settled first unless it is another inode than `last`.
+/// How a read treats a file that has not settled or that changed while it
+/// was read.
+#[derive(Debug, Clone, Copy)]
+enum Patience {
+    /// Wait for it to settle, and retry a disturbed read with back-off, as
+    /// long as no sleep ends after `until`.
+    Wait {
+        /// When the waiting must be over.
+        until: Instant,
+    },
+    /// Give up at once; judge settling at `now`.
+    Never {
+        /// The time to judge settling by.
+        now: SystemTime,
+    },
+}
+
+impl Patience {
+    /// A first read's patience, starting now: [`MAX_FIRST_READ_WAIT`].
+    fn first_read() -> Patience {
+        Patience::Wait {
+            until: Instant::now() + MAX_FIRST_READ_WAIT,
+        }
+    }
+
+    /// Sleeps for `wanted` when that is allowed: never under
+    /// [`Patience::Never`], and under [`Patience::Wait`] only when the sleep
+    /// ends by its deadline. `false` (without sleeping) when it is not.
+    fn sleep(self, wanted: Duration) -> bool {
+        match self {
+            Patience::Wait { until } if Instant::now() + wanted <= until => {
+                std::thread::sleep(wanted);
+                true
+            }
+            Patience::Wait { .. } | Patience::Never { .. } => false,
+        }
+    }
+}
+
+/// A first read: through `consume` once the file has settled and a read was
+/// not disturbed by a writer, or an error after [`MAX_READ_ATTEMPTS`] or
+/// [`MAX_FIRST_READ_WAIT`].
+fn read_waiting<T>(
+    path: &Path,
+    patience: Patience,
+    consume: impl FnMut(&mut BoundedReader) -> Result<T, Error>,
+) -> Result<(T, FileStamp), Error> {
+    read_stable(path, None, patience, consume)?.ok_or_else(|| Error::Io {
+        path: path.display().to_string(),
+        message: format!(
+            "changed while being read or less than {} ms before, on every try ({MAX_READ_ATTEMPTS} \
+             at most, in {} ms): a writer is still at work; replace server files by renaming a \
+             complete file into place",
+            SETTLE_TIME.as_millis(),
+            MAX_FIRST_READ_WAIT.as_millis(),
+        ),
+    })
+}
+
+/// Reads a file through `consume` when it has settled (or has nothing to
+/// wait for, see the module docs) and the read was not disturbed by a
+/// writer, returning what `consume` made of it and the file's stamp; `None`
+/// when it was not read so, at once ([`Patience::Never`]) or within the
+/// attempts and time allowed ([`Patience::Wait`]).
 fn read_stable<T>(
     path: &Path,
     last: Option<&FileStamp>,
+    patience: Patience,
     mut consume: impl FnMut(&mut BoundedReader) -> Result<T, Error>,
-) -> Result<(T, FileStamp), Error> {
+) -> Result<Option<(T, FileStamp)>, Error> {
     let io_error = |message: String| Error::Io {
         path: path.display().to_string(),
         message,
     };
+    let attempts = match patience {
+        Patience::Wait { .. } => MAX_READ_ATTEMPTS,
+        Patience::Never { .. } => 1,
+    };
     // The inode of the last look at the path: another one now means a file
     // was renamed into place, complete.
     let mut seen = last.map(|last| (last.inode, last.born));
-    for attempt in 0..MAX_READ_ATTEMPTS {
-        if attempt > 0 {
-            std::thread::sleep(Duration::from_millis(5 << attempt));
+    for attempt in 0..attempts {
+        if attempt > 0 && !patience.sleep(Duration::from_millis(5 << attempt)) {
+            return Ok(None);
         }
         let file = std::fs::OpenOptions::new()
             .read(true)
@@ -156,8 +263,14 @@ fn read_stable<T>(
                     (before.mtime(), before.mtime_nsec()),
                 )
         });
-        if let Some(wait) = settle_wait(&before).filter(|_| !replaced && !as_last_read) {
-            std::thread::sleep(wait);
+        let now = match patience {
+            Patience::Wait { .. } => SystemTime::now(),
+            Patience::Never { now } => now,
+        };
+        if let Some(wait) = settle_wait(&before, now).filter(|_| !replaced && !as_last_read) {
+            if !patience.sleep(wait) {
+                return Ok(None);
+            }
             let now = file.metadata().map_err(|e| io_error(e.to_string()))?;
             if !unchanged(&before, &now) {
                 continue;
@@ -174,13 +287,10 @@ fn read_stable<T>(
                 mtime: (before.mtime(), before.mtime_nsec()),
                 digest: reader.digest(),
             };
-            return result.map(|value| (value, stamp));
+            return result.map(|value| Some((value, stamp)));
         }
     }
-    Err(io_error(format!(
-        "changed while being read, {MAX_READ_ATTEMPTS} times in a row (a writer is still at work; \
-         replace server files by renaming a complete file into place)"
-    )))
+    Ok(None)
 }
 
 /// The most bytes to read from what `metadata` describes, or why it is not
@@ -214,13 +324,14 @@ fn check_readable(metadata: &Metadata) -> Result<u64, String> {
     ))
 }
 
-/// How long to wait before a file modified less than [`SETTLE_TIME`] ago
-/// (or in the future, by a skewed clock) has been left alone for that long.
-fn settle_wait(metadata: &Metadata) -> Option<Duration> {
+/// How long, from `now`, until a file modified less than [`SETTLE_TIME`]
+/// before `now` (or after it, by a skewed clock) has been left alone for
+/// that long; `None` when it has.
+fn settle_wait(metadata: &Metadata, now: SystemTime) -> Option<Duration> {
     let mtime = UNIX_EPOCH
         + Duration::from_secs(metadata.mtime().max(0) as u64)
         + Duration::from_nanos(metadata.mtime_nsec().max(0) as u64);
-    match SystemTime::now().duration_since(mtime) {
+    match now.duration_since(mtime) {
         Ok(age) if age >= SETTLE_TIME => None,
         Ok(age) => Some(SETTLE_TIME - age),
         Err(_) => Some(SETTLE_TIME),
@@ -299,5 +410,132 @@ impl<'f> BoundedReader<'f> {
     /// MD5 of the bytes handed out so far.
     fn digest(&self) -> [u8; 16] {
         self.md5.clone().finalize().into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scratch directory of this test process.
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("ketama-server-file-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn set_mtime(path: &Path, mtime: SystemTime) {
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(mtime)
+            .unwrap();
+    }
+
+    fn addresses(look: Look) -> Vec<String> {
+        match look {
+            Look::Read(file) => file
+                .servers
+                .iter()
+                .map(|s| String::from_utf8_lossy(&s.address).into_owned())
+                .collect(),
+            Look::Unsettled => panic!("not read"),
+        }
+    }
+
+    const A: &str = "10.0.0.1:11211\t100\n";
+    const B: &str = "10.0.0.2:11211\t100\n10.0.0.3:11211\t100\n";
+
+    #[test]
+    fn look_judges_an_in_place_change_by_the_clock_it_is_given() {
+        let dir = scratch("clock");
+        let path = dir.join("servers");
+        std::fs::write(&path, A).unwrap();
+        set_mtime(&path, SystemTime::now() - Duration::from_secs(3600));
+        let last = load(&path, ParseMode::Strict).unwrap().stamp;
+        // Rewritten in place (same inode) at `written`.
+        std::fs::write(&path, B).unwrap();
+        let written = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        set_mtime(&path, written);
+        let at = |after: Duration| look(&path, ParseMode::Strict, &last, written + after).unwrap();
+        assert!(matches!(at(Duration::ZERO), Look::Unsettled));
+        assert!(matches!(at(SETTLE_TIME / 2), Look::Unsettled));
+        assert!(matches!(
+            at(SETTLE_TIME - Duration::from_nanos(1)),
+            Look::Unsettled
+        ));
+        // Written after `now` by a skewed clock: not settled either.
+        let before = look(
+            &path,
+            ParseMode::Strict,
+            &last,
+            written - Duration::from_secs(1),
+        )
+        .unwrap();
+        assert!(matches!(before, Look::Unsettled));
+        assert_eq!(
+            addresses(at(SETTLE_TIME)),
+            ["10.0.0.2:11211", "10.0.0.3:11211"]
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_first_read_that_would_sleep_past_its_deadline_refuses_the_file_unread() {
+        let dir = scratch("deadline");
+        let path = dir.join("servers");
+        std::fs::write(&path, A).unwrap();
+        // Modified after now by the real clock: it has to wait to settle.
+        set_mtime(&path, SystemTime::now() + Duration::from_secs(3600));
+        // A deadline already reached allows no sleep: refused at once,
+        // without reading, with the message a writer at work gets.
+        let patience = Patience::Wait {
+            until: Instant::now(),
+        };
+        assert!(!patience.sleep(Duration::from_nanos(1)));
+        let refused = read_waiting(&path, patience, |_| -> Result<(), Error> {
+            panic!("read an unsettled file")
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            refused.contains("a writer is still at work; replace server files by renaming"),
+            "{refused}"
+        );
+        // Never sleeps, whatever the deadline.
+        let never = Patience::Never {
+            now: SystemTime::now(),
+        };
+        assert!(!never.sleep(Duration::ZERO));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_file_renamed_into_place_or_untouched_since_the_last_read_is_read_at_once() {
+        let dir = scratch("renamed");
+        let path = dir.join("servers");
+        std::fs::write(&path, A).unwrap();
+        set_mtime(&path, SystemTime::now() - Duration::from_secs(3600));
+        let last = load(&path, ParseMode::Strict).unwrap().stamp;
+        // A complete file renamed into place, written just now by the clock given.
+        let written = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
+        let tmp = dir.join("servers.tmp");
+        std::fs::write(&tmp, B).unwrap();
+        set_mtime(&tmp, written);
+        std::fs::rename(&tmp, &path).unwrap();
+        let Look::Read(file) = look(&path, ParseMode::Strict, &last, written).unwrap() else {
+            panic!("a renamed file is read at once");
+        };
+        assert_eq!(file.servers.len(), 2);
+        // The same inode, size and mtime as at that read: read (and its
+        // content compared by the caller) at once.
+        let again = look(&path, ParseMode::Strict, &file.stamp, written).unwrap();
+        let Look::Read(again) = again else {
+            panic!("an untouched file is read at once");
+        };
+        assert_eq!(again.stamp, file.stamp);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
