@@ -24,8 +24,8 @@ use crate::shared::{DETACH_KEYS, Shared, detach_when};
 /// Ring(servers, flavour="libketama", hash=None, options=None): `servers`
 /// is a list of addresses, (address, weight) or (address, weight, name)
 /// tuples, or a dict address -> weight; `options` are placement options
-/// ("points=100", "hash_tag={}"). Ring.from_file(path, ...) reads a server file. Close
-/// it with close() or a `with` block.
+/// ("points=100", "hash_tag={}"). Ring.from_file(path, ...) reads a server
+/// file. Close it with close() or a `with` block.
 #[pyclass(module = "ketama", name = "Ring", frozen)]
 pub struct Ring {
     shared: Shared,
