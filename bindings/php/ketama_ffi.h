@@ -159,6 +159,58 @@ typedef enum {
    * each server `weight` slots in list order (not a continuum).
    */
   KETAMA_FLAVOUR_TWEMPROXY_MODULA = 17,
+  /**
+   * pecl memcache `hash_strategy=standard`: `(hash >> 16) & 0x7fff`
+   * (0 read as 1) modulo the weighted bucket list (not a continuum).
+   */
+  KETAMA_FLAVOUR_PECL_MEMCACHE_STANDARD = 18,
+  /**
+   * spymemcached's `ArrayModNodeLocator`, `DefaultConnectionFactory`'s
+   * default: `hash % n`, Java's `String.hashCode` unless told
+   * otherwise (not a continuum).
+   */
+  KETAMA_FLAVOUR_SPYMEMCACHED_ARRAY = 19,
+  /**
+   * Go's gomemcache `ServerList`: CRC-32 of the key's first 256 bytes
+   * modulo the list, a server listed twice counting twice (not a
+   * continuum).
+   */
+  KETAMA_FLAVOUR_GOMEMCACHE = 20,
+  /**
+   * npm memjs: `Math.abs(hashCode(key)) % n` (not a continuum).
+   */
+  KETAMA_FLAVOUR_MEMJS = 21,
+  /**
+   * Apache apr-util's `apr_memcache`: `(crc32 >> 16) & 0x7fff`, 0
+   * read as 1, modulo the servers, dead servers skipped by `hash + 1`
+   * (not a continuum).
+   */
+  KETAMA_FLAVOUR_APR_MEMCACHE = 22,
+  /**
+   * mcrouter's Ch3 (`furc_hash` of the routing key over the pool;
+   * not a continuum).
+   */
+  KETAMA_FLAVOUR_MCROUTER_CH3 = 34,
+  /**
+   * mcrouter's WeightedCh3: Ch3 with per-server weights in [0, 1],
+   * the weight column over its largest (not a continuum).
+   */
+  KETAMA_FLAVOUR_MCROUTER_WCH3 = 35,
+  /**
+   * mcrouter's Crc32: `(crc32 & 0x7fffffff) % n` of the routing key
+   * (not a continuum).
+   */
+  KETAMA_FLAVOUR_MCROUTER_CRC32 = 36,
+  /**
+   * Envoy's ring_hash load balancer: a ring of 64-bit xxHash64
+   * positions, keys hashed with xxHash64 (not a 32-bit continuum).
+   */
+  KETAMA_FLAVOUR_ENVOY_RING_HASH = 37,
+  /**
+   * Envoy's maglev load balancer: a 65537-slot table, keys hashed with
+   * xxHash64 (not a continuum).
+   */
+  KETAMA_FLAVOUR_ENVOY_MAGLEV = 38,
 } ketama_flavour;
 
 /**
@@ -249,6 +301,16 @@ typedef enum {
    * python-memcached's `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
    */
   KETAMA_HASH_CMEMCACHE = 20,
+  /**
+   * mcrouter's `furc_hash` key hash: MurmurHash64A of the key with seed
+   * 4193360111, low 32 bits (its Ch3 placements rehash all 64).
+   */
+  KETAMA_HASH_FURC = 50,
+  /**
+   * XXH64 with seed 0, low 32 bits (Envoy's header hash policy hashes
+   * with all 64).
+   */
+  KETAMA_HASH_XXHASH64 = 51,
 } ketama_hash;
 
 /**

@@ -200,12 +200,17 @@ impl Ring {
     }
 
     /// Hashes `key` with the ring's key hash (after the hash tag and the
-    /// flavour's key preparation, see [`KeyLookup::prepare_key`]).
+    /// flavour's key preparation, see [`KeyLookup::prepare_key`] and
+    /// [`PerKeyPlacement::prepare_key`]).
     #[inline]
     pub fn hash_key(&self, key: &[u8]) -> u32 {
         let key = self.config.options.tagged(key);
         match self.lookup {
             KeyLookup::Direct => self.key_hash.hash(key),
+            KeyLookup::PerKey => match self.per_key.as_deref() {
+                Some(per_key) => self.key_hash.hash(&per_key.prepare_key(key)),
+                None => self.key_hash.hash(key),
+            },
             lookup => self.key_hash.hash(&lookup.prepare_key(key)),
         }
     }
@@ -268,11 +273,8 @@ impl Ring {
     /// where the placement places hashes, else by the key.
     #[cold]
     fn locate_per_key_up(&self, key: &[u8]) -> Option<Location> {
-        let per_key = self.per_key.as_deref()?;
-        per_key.locate_hash(self.hash_key(key)).or_else(|| {
-            let key = self.config.options.tagged(key);
-            per_key.locate(key, self.key_hash, &|_| false)
-        })
+        let key = self.config.options.tagged(key);
+        self.per_key.as_deref()?.locate_up(key, self.key_hash)
     }
 
     /// The server that holds `key`.

@@ -6,16 +6,31 @@
 //! The ring and the lookup are shared. One file per peer; the building blocks
 //! they share are in [`points`].
 //!
-//! Three flavours are not continuums: pymemcache scores every server per key
+//! Some flavours are not continuums: pymemcache scores every server per key
 //! ([`rendezvous`]), python-memcached and Perl Cache::Memcached take a hash
-//! modulo a weighted bucket list ([`modulo`]). They build a [`PerKey`]
-//! placement instead of points ([`Flavour::is_continuum`]).
+//! modulo a weighted bucket list ([`modulo`]; pecl memcache's standard
+//! strategy too, in [`pecl_memcache`]); the defaults of libmemcached
+//! ([`modula`]), spymemcached, gomemcache, memjs and apr_memcache take it
+//! modulo the server list ([`array_mod`]); twemproxy has a modula
+//! distribution ([`twemproxy`]); mcrouter walks `furc_hash`'s decision tree
+//! ([`mcrouter`]) and Envoy searches a ring of 64-bit positions or a maglev
+//! table ([`envoy`]). They build a [`PerKey`] placement instead of points
+//! ([`Flavour::is_continuum`]).
 
+pub mod apr_memcache;
+pub mod array_mod;
 pub mod dalli;
+pub mod envoy;
+pub mod envoy_entry;
+pub mod envoy_maglev;
+pub mod envoy_ring;
+pub mod gomemcache;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
+pub mod mcrouter;
 pub mod memcached_fast;
+pub mod memjs;
 pub mod modula;
 pub mod modulo;
 pub mod nginx;
@@ -82,6 +97,38 @@ crate::named_enum! {
         /// twemproxy (nutcracker) `distribution: modula`: `hash % slots`,
         /// each server `weight` slots in list order (not a continuum).
         TwemproxyModula = 17, KETAMA_FLAVOUR_TWEMPROXY_MODULA, "twemproxy-modula", ["nutcracker-modula"] => twemproxy::MODULA;
+        /// pecl memcache `hash_strategy=standard`: `(hash >> 16) & 0x7fff`
+        /// (0 read as 1) modulo the weighted bucket list (not a continuum).
+        PeclMemcacheStandard = 18, KETAMA_FLAVOUR_PECL_MEMCACHE_STANDARD, "pecl-memcache-standard", ["pecl-standard", "php-memcache-standard", "memcache-standard"] => pecl_memcache::STANDARD;
+        /// spymemcached's `ArrayModNodeLocator`, `DefaultConnectionFactory`'s
+        /// default: `hash % n`, Java's `String.hashCode` unless told
+        /// otherwise (not a continuum).
+        SpymemcachedArray = 19, KETAMA_FLAVOUR_SPYMEMCACHED_ARRAY, "spymemcached-array", ["spy-array", "spymemcached-default", "array-mod"] => spymemcached::ARRAY_MOD;
+        /// Go's gomemcache `ServerList`: CRC-32 of the key's first 256 bytes
+        /// modulo the list, a server listed twice counting twice (not a
+        /// continuum).
+        Gomemcache = 20, KETAMA_FLAVOUR_GOMEMCACHE, "gomemcache", ["go-memcache", "bradfitz-gomemcache"] => gomemcache::PLACEMENT;
+        /// npm memjs: `Math.abs(hashCode(key)) % n` (not a continuum).
+        Memjs = 21, KETAMA_FLAVOUR_MEMJS, "memjs", ["npm-memjs", "node-memjs"] => memjs::PLACEMENT;
+        /// Apache apr-util's `apr_memcache`: `(crc32 >> 16) & 0x7fff`, 0
+        /// read as 1, modulo the servers, dead servers skipped by `hash + 1`
+        /// (not a continuum).
+        AprMemcache = 22, KETAMA_FLAVOUR_APR_MEMCACHE, "apr-memcache", ["apr-util-memcache", "apr-memcache-default"] => apr_memcache::PLACEMENT;
+        /// mcrouter's Ch3 (`furc_hash` of the routing key over the pool;
+        /// not a continuum).
+        McrouterCh3 = 34, KETAMA_FLAVOUR_MCROUTER_CH3, "mcrouter-ch3", ["mcrouter", "ch3"] => mcrouter::CH3;
+        /// mcrouter's WeightedCh3: Ch3 with per-server weights in [0, 1],
+        /// the weight column over its largest (not a continuum).
+        McrouterWch3 = 35, KETAMA_FLAVOUR_MCROUTER_WCH3, "mcrouter-wch3", ["mcrouter-weighted-ch3", "weighted-ch3", "wch3"] => mcrouter::WEIGHTED_CH3;
+        /// mcrouter's Crc32: `(crc32 & 0x7fffffff) % n` of the routing key
+        /// (not a continuum).
+        McrouterCrc32 = 36, KETAMA_FLAVOUR_MCROUTER_CRC32, "mcrouter-crc32", [] => mcrouter::CRC32;
+        /// Envoy's ring_hash load balancer: a ring of 64-bit xxHash64
+        /// positions, keys hashed with xxHash64 (not a 32-bit continuum).
+        EnvoyRingHash = 37, KETAMA_FLAVOUR_ENVOY_RING_HASH, "envoy-ring-hash", ["envoy", "ring-hash", "envoy-ring"] => envoy::RING_HASH;
+        /// Envoy's maglev load balancer: a 65537-slot table, keys hashed with
+        /// xxHash64 (not a continuum).
+        EnvoyMaglev = 38, KETAMA_FLAVOUR_ENVOY_MAGLEV, "envoy-maglev", ["maglev"] => envoy::MAGLEV;
     }
 }
 
@@ -258,6 +305,12 @@ impl Flavour {
         self.placement().hash_tag
     }
 
+    /// The further options its users set (Envoy's ring and table sizes):
+    /// names from [`options::SETTINGS`].
+    pub fn settings(self) -> &'static [&'static str] {
+        self.placement().settings
+    }
+
     /// Fails, naming the flavour and the flavours that take it, when an
     /// option is set that the flavour's peer does not offer or out of range.
     pub fn check_options(self, options: &Options) -> Result<(), Error> {
@@ -296,6 +349,20 @@ impl Flavour {
                 self.name(),
                 takers(Flavour::takes_hash_tag)
             )));
+        }
+        for setting in options.settings() {
+            if !self.settings().contains(&setting) {
+                let names: Vec<&str> = Flavour::ALL
+                    .iter()
+                    .filter(|f| f.settings().contains(&setting))
+                    .map(|f| f.name())
+                    .collect();
+                return Err(Error::InvalidArgument(format!(
+                    "flavour {} takes no option {setting}; it is set for: {}",
+                    self.name(),
+                    names.join(", ")
+                )));
+            }
         }
         Ok(())
     }

@@ -1,6 +1,7 @@
 //! What a flavour is, besides its names: the [`Placement`] each flavour's
 //! file declares, and the registry row in [`super`] points at.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::GeneratedPoints;
@@ -43,6 +44,22 @@ pub trait PerKeyPlacement: std::fmt::Debug + Send + Sync {
     fn locate_hash(&self, _hash: u32) -> Option<Location> {
         None
     }
+
+    /// Where `key` lands with every server up, in one call from the ring:
+    /// its hash (after [`prepare_key`](Self::prepare_key)) placed by
+    /// [`locate_hash`](Self::locate_hash), or else [`locate`](Self::locate).
+    #[inline]
+    fn locate_up(&self, key: &[u8], hash: HashAlgorithm) -> Option<Location> {
+        self.locate_hash(hash.hash(&self.prepare_key(key)))
+            .or_else(|| self.locate(key, hash, &|_| false))
+    }
+
+    /// The key as its peer hashes it (pecl memcache rewrites blanks and
+    /// cuts at 250 bytes, gomemcache hashes the first 256): unchanged
+    /// unless the placement says otherwise.
+    fn prepare_key<'k>(&self, key: &'k [u8]) -> Cow<'k, [u8]> {
+        Cow::Borrowed(key)
+    }
 }
 
 /// A built per-key placement, shared by the clones of its ring.
@@ -80,6 +97,9 @@ pub struct Placement {
     pub points: Option<PointsOption>,
     /// Whether users set a hash tag (twemproxy `hash_tag`).
     pub hash_tag: bool,
+    /// The further options its users set (names from
+    /// [`SETTINGS`](super::options::SETTINGS): Envoy's ring and table sizes).
+    pub settings: &'static [&'static str],
 }
 
 impl Placement {
@@ -96,6 +116,7 @@ impl Placement {
             build: Build::Continuum(generate),
             points: None,
             hash_tag: false,
+            settings: &[],
         }
     }
 
@@ -112,6 +133,7 @@ impl Placement {
             build: Build::PerKey(build),
             points: None,
             hash_tag: false,
+            settings: &[],
         }
     }
 
@@ -150,5 +172,10 @@ impl Placement {
             hash_tag: true,
             ..self
         }
+    }
+
+    /// The same, taking these further options (`--options NAME=VALUE`).
+    pub const fn with_settings(self, settings: &'static [&'static str]) -> Placement {
+        Placement { settings, ..self }
     }
 }
