@@ -31,8 +31,8 @@ JAVA_SINGLE = "java Ring.serverIndex(key.getBytes(UTF_8)) (JNA, single)"
 JAVA_BATCH = "java Ring.serverIndices(List<String>) (JNA, batch)"
 SPY_LOCATOR = "java spymemcached KetamaNodeLocator.getPrimary"
 OUR_LOCATOR = "java net.ketama.KetamaNodeLocator.getPrimary (JNA, spymemcached flavour)"
-PY_SINGLE = "python Ring.server_index (ctypes, single)"
-PY_BATCH = "python Ring.server_indices (ctypes, batch)"
+PY_SINGLE = "python Ring.server_index (native, single)"
+PY_BATCH = "python Ring.server_indices (native, batch)"
 BINDING_GOAL = 1.5  # issues 6, 11: batch per key from PHP, Java and Python within 1.5x the native single-key cost
 
 
@@ -131,7 +131,8 @@ def goals(rows, md5, md5_many, roll, crit):
         floor = value(floor_name, size) if floor_name else md5
         checks.append((f"{label} ≤ {limit}× MD5", v / floor if v and floor else None, limit, "×"))
     for label, name, limit in (("PHP single ÷ native single", PHP_SINGLE, 1.6),
-                               ("Java single ÷ native single", JAVA_SINGLE, 2.0)):
+                               ("Java single ÷ native single", JAVA_SINGLE, 2.0),
+                               ("Python single ÷ native single", PY_SINGLE, 1.6)):
         worst = max((r for r in (ratio(rows, name, NATIVE_SINGLE, s) for s in SIZES) if r), default=None)
         checks.append((f"{label} ≤ {limit}× (worst size)", worst, limit, "×"))
     checks.append(decode_goal(crit))

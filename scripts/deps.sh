@@ -69,13 +69,12 @@ fi
 
 # Python binding (bindings/python, tests/bindings_python.rs): Debian's own
 # /usr/bin/python3 (not a python3 elsewhere on PATH, e.g. pyenv) creates the
-# test venv with --system-site-packages, builds the package offline with its
-# setuptools + wheel (pip --no-build-isolation), and loads pylibmc and
+# test venv with --system-site-packages, into which pip builds the package
+# offline with maturin (its wheel, below) and cargo, and loads pylibmc and
 # pymemcache from the Debian packages. Without /usr/bin/python3 every module
 # below is missing too.
 declare -A debian_python_modules=(
   [venv]=python3-venv [ensurepip]=python3-venv
-  [setuptools]=python3-setuptools [wheel]=python3-wheel
   [pylibmc]=python3-pylibmc [pymemcache]=python3-pymemcache
   [memcache]=python3-memcache
 )
@@ -224,6 +223,21 @@ if ! "$oracle/bin/python" -c 'import ketama' >/dev/null 2>&1 \
   echo "deps: building the libketama oracle (PyPI ketama==0.1.1) in $oracle"
   python3 -m venv "$oracle"
   "$oracle/bin/pip" install --quiet --disable-pip-version-check ketama==0.1.1
+fi
+# maturin, the Python binding's build backend (bindings/python/pyproject.toml),
+# kept as a wheel in target/python-wheels: pip installs it from there with no
+# network (`pip install --no-index --find-links target/python-wheels
+# ./bindings/python`; tests/bindings_python.rs, tests/packages.rs). Fetched
+# with the oracle venv's pip (Debian's python3 may have none).
+maturin_version=1.16.0
+wheelhouse=target/python-wheels
+maturin_wheels=("$wheelhouse"/maturin-"$maturin_version"-*.whl)
+if [ ! -f "${maturin_wheels[0]}" ]; then
+  other "maturin $maturin_version in $wheelhouse: run scripts/deps.sh" && {
+  echo "deps: downloading maturin $maturin_version into $wheelhouse"
+  "$oracle/bin/pip" download --quiet --disable-pip-version-check --no-deps --only-binary :all: \
+    -d "$wheelhouse" "maturin==$maturin_version"
+  }
 fi
 # The npm memcached client (and its hashring) for the node-memcached flavour's
 # peer test, pinned, in target/node-peer (needs node and npm from above).

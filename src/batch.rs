@@ -84,22 +84,7 @@ unsafe fn unpack_keys<'a>(
     let data = unsafe { arg_chars(packed, packed_len, "packed") }?;
     // SAFETY: per the contract above.
     let lengths = unsafe { arg_slice(lengths, count, "lengths") }?;
-    let mut keys = Vec::with_capacity(count);
-    let mut offset = 0usize;
-    for (i, &len) in lengths.iter().enumerate() {
-        let end = offset
-            .checked_add(len as usize)
-            .filter(|&end| end <= data.len())
-            .ok_or_else(|| {
-                Error::InvalidArgument(format!(
-                    "lengths[{i}] = {len} runs past the end of packed ({} bytes) at offset {offset}",
-                    data.len()
-                ))
-            })?;
-        keys.push(&data[offset..end]);
-        offset = end;
-    }
-    Ok(keys)
+    ketama_core::split_packed(data, lengths)
 }
 
 /// The multi-GET plan of `ketama_group_keys` (opaque): one group per

@@ -16,15 +16,12 @@ use ketama_core::registry::Named;
 
 /// The variant of `E` with C id `id`, or an error naming the C type.
 pub(crate) fn from_id<E: Named>(id: u32) -> Result<E, Error> {
-    E::from_id(id).ok_or_else(|| Error::InvalidArgument(format!("unknown {} id {id}", E::C_TYPE)))
+    E::with_id(id)
 }
 
 /// A `ketama_hash` id: 0 (`KETAMA_HASH_DEFAULT`) is `None`, the flavour's own.
 pub(crate) fn hash_from_id(id: u32) -> Result<Option<HashAlgorithm>, Error> {
-    match HashAlgorithm::C_EXTRA {
-        Some(extra) if extra.id == id => Ok(None),
-        _ => from_id(id).map(Some),
-    }
+    HashAlgorithm::with_id_or_extra(id)
 }
 
 pub(crate) fn name_of<E: Named>(id: u32) -> *const c_char {
@@ -43,20 +40,10 @@ pub(crate) unsafe fn id_of<E: Named>(name: *const c_char, out: *mut u32) -> keta
         let name = unsafe { arg_cstr(name, "name") }?;
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
-        let text = std::str::from_utf8(name.to_bytes()).unwrap_or("");
-        *out = match (E::from_name(text), E::C_EXTRA) {
-            (Some(variant), _) => variant.id(),
-            (None, Some(extra)) if extra.name.to_bytes().eq_ignore_ascii_case(text.as_bytes()) => {
-                extra.id
-            }
-            (None, _) => {
-                return Err(Error::InvalidArgument(format!(
-                    "unknown {} {:?} (known: {})",
-                    E::C_TYPE.trim_start_matches("ketama_").replace('_', " "),
-                    String::from_utf8_lossy(name.to_bytes()),
-                    E::names()
-                )));
-            }
+        let name = String::from_utf8_lossy(name.to_bytes());
+        *out = match E::named(&name)? {
+            Some(variant) => variant.id(),
+            None => E::C_EXTRA.map_or(0, |extra| extra.id),
         };
         Ok(())
     })
@@ -136,21 +123,8 @@ pub unsafe extern "C" fn ketama_hash_from_name(
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
         let flavour: Flavour = from_id(flavour)?;
-        let text = std::str::from_utf8(name.to_bytes()).unwrap_or("");
-        if text.eq_ignore_ascii_case("default") {
-            *out = 0;
-            return Ok(());
-        }
-        let hash = flavour.hash_from_name(text).ok_or_else(|| {
-            let offered: Vec<&str> = flavour.hashes().iter().map(|h| h.name()).collect();
-            Error::InvalidArgument(format!(
-                "flavour {} has no key hash {:?} (it offers: {})",
-                flavour.name(),
-                String::from_utf8_lossy(name.to_bytes()),
-                offered.join(", ")
-            ))
-        })?;
-        *out = hash.id();
+        let name = String::from_utf8_lossy(name.to_bytes());
+        *out = flavour.hash_named(&name)?.map_or(0, |hash| hash.id());
         Ok(())
     })
 }

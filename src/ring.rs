@@ -316,7 +316,7 @@ pub unsafe extern "C" fn ketama_find_server(
         let key = unsafe { arg_chars(key, key_len, "key") }?;
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
-        let at = ring.locate(key).ok_or_else(no_points)?;
+        let at = ring.locate(key).ok_or_else(Error::no_points)?;
         *out = server_ref(ring, at);
         Ok(())
     })
@@ -343,7 +343,7 @@ pub unsafe extern "C" fn ketama_find_server_index(
         let ring = unsafe { ring_ref(ring) }?;
         // SAFETY: per the contract above.
         let key = unsafe { arg_chars(key, key_len, "key") }?;
-        ring.server_index(key).ok_or_else(no_points)
+        ring.server_index(key).ok_or_else(Error::no_points)
     })
 }
 
@@ -372,20 +372,10 @@ pub unsafe extern "C" fn ketama_find_server_avoiding(
         let down = unsafe { arg_slice(down, down_count, "down") }?;
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
-        let mut is_down = vec![false; ring.servers().len()];
-        for &index in down {
-            *is_down.get_mut(index as usize).ok_or_else(|| {
-                Error::InvalidArgument(format!("down server index {index} is out of range"))
-            })? = true;
-        }
-        let at = ring.locate_live(key, |s| is_down[s])?;
+        let at = ring.locate_avoiding(key, down)?;
         *out = server_ref(ring, at);
         Ok(())
     })
-}
-
-fn no_points() -> Error {
-    Error::NoServerAvailable("the ring has no points: no server can take a key".into())
 }
 
 /// Number of servers on the ring (0 for NULL).

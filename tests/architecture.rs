@@ -7,7 +7,12 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const CRATES: [&str; 3] = ["src", "crates/ketama-core/src", "crates/ketama-cli/src"];
+const CRATES: [&str; 4] = [
+    "src",
+    "crates/ketama-core/src",
+    "crates/ketama-cli/src",
+    "bindings/python/src",
+];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {

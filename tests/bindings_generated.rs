@@ -7,9 +7,10 @@
 //!   constants, values and doc comments; `NativeStructs.java` from its
 //!   `typedef struct` blocks (the LP64 offset and accessor of every field the
 //!   binding reads or writes).
-//! * Python: `ketama/_enums.py`, the writer actions' C constants -> values
-//!   (the binding spells an outcome `done_...` as its constant does; every
-//!   other name it takes from the library at run time).
+//!
+//! (The Python binding is an extension module over the core crate: it takes
+//! every name, the writer's actions included, from the core's registry when
+//! it is compiled, so nothing of it is generated from the header.)
 //!
 //! The checked-in files must equal what is rendered here, byte for byte;
 //! `KETAMA_UPDATE_BINDINGS=1 cargo test --test bindings_generated` rewrites
@@ -116,10 +117,6 @@ const JAVA_STRUCTS: &[&str] = &[
     "ketama_set_policy",
     "ketama_set_compaction",
 ];
-
-/// The enums of `ketama/_enums.py`: only what the library's names do not
-/// carry (which writer actions are outcomes is in the C constants' names).
-const PYTHON_ENUMS: &[&str] = &["ketama_set_action"];
 
 /// Header documentation as javadoc text: `code` as {@code code}, HTML
 /// specials escaped, non-ASCII as Java unicode escapes (any source encoding).
@@ -342,27 +339,6 @@ fn render_structs(header: &Header) -> String {
     out + "}\n"
 }
 
-/// `ketama/_enums.py`: each enum as a dict constant -> value, in header order.
-fn render_python(header: &Header) -> String {
-    let mut out = format!(
-        "# {GENERATED}\n# ({REGENERATE} rewrites it).\n\"\"\"C enums of include/ketama.h whose constants' names the binding needs (the library\nanswers the other names at run time): each maps its C constants to their values, in\nthe header's order.\"\"\"\n"
-    );
-    for name in PYTHON_ENUMS {
-        let e = header.enumeration(name);
-        let _ = write!(
-            out,
-            "\n#: ``{name}``: {}\n{} = {{\n",
-            e.doc.join(" "),
-            name.to_uppercase()
-        );
-        for constant in &e.constants {
-            let _ = writeln!(out, "    \"{}\": {},", constant.name, constant.value);
-        }
-        out += "}\n";
-    }
-    out
-}
-
 /// Every generated file: (path, rendered content, the file as checked in).
 fn rendered(header: &Header) -> Vec<(String, String)> {
     let root = repo_root();
@@ -391,10 +367,6 @@ fn rendered(header: &Header) -> Vec<(String, String)> {
     files.insert(
         format!("{JAVA_DIR}/NativeStructs.java"),
         render_structs(header),
-    );
-    files.insert(
-        "bindings/python/ketama/_enums.py".into(),
-        render_python(header),
     );
     files.into_iter().collect()
 }

@@ -8,11 +8,14 @@
 //! C programs built with the installed pkg-config file and the installed
 //! header run on the installed library, and PHP and Java run from the
 //! installed layout. Their answers are compared with the original libketama
-//! C code (the oracle, PyPI `ketama==0.1.1`).
+//! C code (the oracle, PyPI `ketama==0.1.1`). The Python wheel (`maturin
+//! build`) installs and answers with no compiler (packages/python_wheel.rs).
 
 mod common;
 #[path = "common/oracle_lists.rs"]
 mod oracle_lists;
+#[path = "packages/python_wheel.rs"]
+mod python_wheel;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

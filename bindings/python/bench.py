@@ -1,22 +1,27 @@
 """Per-key lookup cost from Python, measured like bindings/php/bench.php: the
 median over 15 rounds of (time to look up every key) / keys, after one
-warm-up round. Run by scripts/bench.sh:
+warm-up round. Run by scripts/bench.sh with the installed package:
 
     python bindings/python/bench.py SERVERS_FILE SERVER_COUNT KEYS_FILE
 
-prints NAME<TAB>SERVERS<TAB>NS_PER_KEY for Ring.server_index (one ctypes call
-per key) and Ring.server_indices (one ctypes call for all keys), on the
-libketama ring of the file read with the original's parser.
+prints NAME<TAB>SERVERS<TAB>NS_PER_KEY for Ring.server_index (one call into
+the native module per key) and Ring.server_indices (one call for all keys),
+on the libketama ring of the file read with the original's parser.
 """
 
+import os
 import sys
 import time
 
-import ketama
+# This file sits beside the package's sources (ketama/): measure the
+# installed package, not a checkout's build of them.
+sys.path = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+
+import ketama  # noqa: E402
 
 ROUNDS = 15
-SINGLE = "python Ring.server_index (ctypes, single)"
-BATCH = "python Ring.server_indices (ctypes, batch)"
+SINGLE = "python Ring.server_index (native, single)"
+BATCH = "python Ring.server_indices (native, batch)"
 
 
 def median_ns_per_key(run, keys):

@@ -33,7 +33,7 @@ use super::boundary::{arg_slice, guard_value};
 use crate::handle::{BoxHandle, Handle, box_free, box_opt, box_out, box_ref};
 use ketama_core::Error;
 use ketama_core::setcodec::{
-    DEFAULT_MAX_MEMBER_LEN, DecodeOptions, DecodedSet, Format, MemberSet, SetError, SetStats,
+    DEFAULT_MAX_MEMBER_LEN, DecodeOptions, DecodedSet, Format, MemberSet, SetError,
 };
 
 /// A decoded set (or the result of set algebra). Opaque and immutable;
@@ -95,12 +95,8 @@ pub(super) fn format_from_u32(id: u32, allow_auto: bool) -> Result<Option<Format
 }
 
 pub(super) fn writable_format(id: u32) -> Result<Format, Error> {
-    match format_from_u32(id, false)? {
-        Some(format) if format.writable() => Ok(format),
-        _ => Err(Error::InvalidArgument(format!(
-            "set encoding id {id} cannot be written (use T1 or B1)"
-        ))),
-    }
+    // 0 (AUTO) is an unknown id here; a known one must be writable.
+    Format::require_writable(format_from_u32(id, false)?)
 }
 
 pub(super) fn format_id(format: Option<Format>) -> u32 {
@@ -108,14 +104,10 @@ pub(super) fn format_id(format: Option<Format>) -> u32 {
 }
 
 pub(super) fn options(encoding: u32, max_member_len: usize) -> Result<DecodeOptions, Error> {
-    Ok(DecodeOptions {
-        format: format_from_u32(encoding, true)?,
-        max_member_len: if max_member_len == 0 {
-            DEFAULT_MAX_MEMBER_LEN
-        } else {
-            max_member_len
-        },
-    })
+    Ok(DecodeOptions::with_max(
+        format_from_u32(encoding, true)?,
+        max_member_len,
+    ))
 }
 
 pub(super) fn hand_out_set(set: DecodedSet, max_member_len: usize) -> *mut ketama_set {
@@ -126,12 +118,7 @@ pub(super) fn hand_out_set(set: DecodedSet, max_member_len: usize) -> *mut ketam
 }
 
 pub(super) fn hand_out_members(members: MemberSet, max_member_len: usize) -> *mut ketama_set {
-    let n = members.len();
-    let stats = SetStats {
-        records: n,
-        ..SetStats::default()
-    };
-    hand_out_set(DecodedSet { members, stats }, max_member_len)
+    hand_out_set(DecodedSet::from_members(members), max_member_len)
 }
 
 pub(super) fn buffer(bytes: Vec<u8>) -> ketama_set_buffer {

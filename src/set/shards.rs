@@ -80,9 +80,7 @@ pub unsafe extern "C" fn ketama_set_shard_server(
         // SAFETY: per the contract above.
         let out = unsafe { arg_out(out, "out") }?;
         let key = layout(base, base_len, shard_count)?.shard_key(shard)?;
-        let at = ring.locate(&key).ok_or_else(|| {
-            Error::NoServerAvailable("the ring has no points: no server can take a key".into())
-        })?;
+        let at = ring.locate(&key).ok_or_else(Error::no_points)?;
         *out = server_ref(ring, at);
         Ok(())
     })

@@ -13,7 +13,9 @@ pub mod random;
 pub mod sysv;
 
 #[allow(unused_imports)]
-pub use python::{copy_tree, python_binding, python_command};
+pub use python::{
+    copy_tree, python_binding, python_command, python_wheelhouse, require_maturin_wheel,
+};
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};

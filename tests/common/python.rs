@@ -5,13 +5,38 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use super::{repo_root, run_with_timeout, scratch_dir, shared_library_dir};
+use super::{repo_root, run_with_timeout, scratch_dir};
+
+/// The directory of Python wheels `scripts/deps.sh` downloads for offline
+/// builds (maturin, the binding's build backend).
+pub fn python_wheelhouse() -> PathBuf {
+    repo_root().join("target/python-wheels")
+}
+
+/// Panics with "run make deps" unless the wheelhouse holds maturin.
+pub fn require_maturin_wheel() {
+    let wheelhouse = python_wheelhouse();
+    let found = std::fs::read_dir(&wheelhouse)
+        .map(|entries| {
+            entries.flatten().any(|e| {
+                let name = e.file_name();
+                let name = name.to_string_lossy();
+                name.starts_with("maturin-") && name.ends_with(".whl")
+            })
+        })
+        .unwrap_or(false);
+    assert!(
+        found,
+        "no maturin wheel in {}: run `make deps` (scripts/deps.sh downloads it for offline builds)",
+        wheelhouse.display()
+    );
+}
 
 /// The interpreter of a fresh virtual environment of Debian's
 /// `/usr/bin/python3` (with its system site packages: python3-pylibmc,
 /// python3-pymemcache) into which `pip install ./bindings/python` installed
-/// the Python binding, offline (`--no-index --no-build-isolation`: the
-/// interpreter's own setuptools builds it). Created once per test process.
+/// the Python binding: maturin (from the wheelhouse, offline) builds the
+/// extension module with cargo. Created once per test process.
 pub fn python_binding() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON.get_or_init(|| {
@@ -21,15 +46,15 @@ pub fn python_binding() -> &'static Path {
             "/usr/bin/python3 is missing: run `make deps` (Debian package python3)"
         );
         let probe = run_with_timeout(
-            Command::new(system).args(["-c", "import venv, ensurepip, setuptools"]),
+            Command::new(system).args(["-c", "import venv, ensurepip"]),
             Duration::from_secs(60),
         );
         assert!(
             probe.status.success(),
-            "/usr/bin/python3 cannot create a venv or build the package: run `make deps` \
-             (Debian packages python3-venv, python3-setuptools): {}",
+            "/usr/bin/python3 cannot create a venv: run `make deps` (Debian package python3-venv): {}",
             String::from_utf8_lossy(&probe.stderr)
         );
+        require_maturin_wheel();
         let venv = scratch_dir("python-venv").join("venv");
         let _ = std::fs::remove_dir_all(&venv);
         let created = run_with_timeout(
@@ -43,11 +68,7 @@ pub fn python_binding() -> &'static Path {
             "python3 -m venv: {}",
             String::from_utf8_lossy(&created.stderr)
         );
-        // Build from a copy: an in-tree build would leave build/ and
-        // *.egg-info in the repository.
-        let source = scratch_dir("python-venv").join("src");
-        let _ = std::fs::remove_dir_all(&source);
-        copy_tree(&repo_root().join("bindings/python"), &source);
+        // Built in place: maturin writes only to the workspace's target/.
         let python = venv.join("bin/python");
         let installed = run_with_timeout(
             Command::new(&python)
@@ -58,10 +79,12 @@ pub fn python_binding() -> &'static Path {
                     "--quiet",
                     "--disable-pip-version-check",
                     "--no-index",
-                    "--no-build-isolation",
+                    "--find-links",
                 ])
-                .arg(&source),
-            Duration::from_secs(300),
+                .arg(python_wheelhouse())
+                .arg(repo_root().join("bindings/python"))
+                .env("CARGO_NET_OFFLINE", "true"),
+            Duration::from_secs(1800),
         );
         assert!(
             installed.status.success(),
@@ -89,12 +112,12 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-/// Runs `python SCRIPT ARGS...` from the binding's venv with KETAMA_LIBRARY
-/// set to this build's library.
+/// Runs `python SCRIPT ARGS...` from the binding's venv (no library to
+/// point it at: the package carries its native code).
 pub fn python_command(script: &Path) -> Command {
     let mut cmd = Command::new(python_binding());
     cmd.arg(script)
-        .env("KETAMA_LIBRARY", shared_library_dir().join("libketama.so"))
+        .env_remove("KETAMA_LIBRARY")
         .env("PYTHONDONTWRITEBYTECODE", "1");
     cmd
 }

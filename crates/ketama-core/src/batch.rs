@@ -14,9 +14,7 @@ impl Ring {
             return Err(Error::BufferTooSmall { needed: keys.len() });
         }
         if !self.can_place() {
-            return Err(Error::NoServerAvailable(
-                "the ring has no points: no server can take a key".into(),
-            ));
+            return Err(Error::no_points());
         }
         if !self.is_continuum() {
             for (index, key) in out.iter_mut().zip(keys) {
@@ -71,6 +69,28 @@ impl Ring {
             })
             .collect())
     }
+}
+
+/// Splits `packed` into keys stored back to back, key `i` being
+/// `lengths[i]` bytes (the packed form of the batch calls); a length that
+/// runs past the end is an error naming it and the offset.
+pub fn split_packed<'a>(packed: &'a [u8], lengths: &[u32]) -> Result<Vec<&'a [u8]>, Error> {
+    let mut keys = Vec::with_capacity(lengths.len());
+    let mut offset = 0usize;
+    for (i, &len) in lengths.iter().enumerate() {
+        let end = offset
+            .checked_add(len as usize)
+            .filter(|&end| end <= packed.len())
+            .ok_or_else(|| {
+                Error::InvalidArgument(format!(
+                    "lengths[{i}] = {len} runs past the end of packed ({} bytes) at offset {offset}",
+                    packed.len()
+                ))
+            })?;
+        keys.push(&packed[offset..end]);
+        offset = end;
+    }
+    Ok(keys)
 }
 
 /// The keys one server holds, as planned by [`Ring::group_keys`].

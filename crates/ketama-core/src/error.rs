@@ -60,6 +60,13 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+impl Error {
+    /// No server can take any key: the ring has no points.
+    pub fn no_points() -> Error {
+        Error::NoServerAvailable("the ring has no points: no server can take a key".into())
+    }
+}
+
 impl From<crate::setcodec::SetError> for Error {
     fn from(error: crate::setcodec::SetError) -> Self {
         Error::Set(error)

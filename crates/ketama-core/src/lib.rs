@@ -51,7 +51,7 @@ pub mod server_file;
 pub mod setcodec;
 pub mod status;
 
-pub use batch::KeyGroup;
+pub use batch::{KeyGroup, split_packed};
 pub use error::Error;
 pub use flavour::{Flavour, Options};
 pub use ring::{Ring, RingConfig, Server};

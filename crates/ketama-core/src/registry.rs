@@ -9,6 +9,8 @@
 
 use std::ffi::CStr;
 
+use crate::Error;
+
 /// An enum declared with [`named_enum!`].
 pub trait Named: Copy + Eq + 'static {
     /// The C type name (`ketama_flavour`).
@@ -43,6 +45,44 @@ pub trait Named: Copy + Eq + 'static {
             .iter()
             .copied()
             .find(|v| same_name(v.name(), name) || v.aliases().iter().any(|a| same_name(a, name)))
+    }
+
+    /// The variant with C id `id`, or an error naming the C type.
+    fn with_id(id: u32) -> Result<Self, Error> {
+        Self::from_id(id)
+            .ok_or_else(|| Error::InvalidArgument(format!("unknown {} id {id}", Self::C_TYPE)))
+    }
+
+    /// The variant with C id `id`; `None` for the extra id
+    /// ([`Named::C_EXTRA`]: the flavour's own hash, detect the encoding);
+    /// an error naming the C type for any other id.
+    fn with_id_or_extra(id: u32) -> Result<Option<Self>, Error> {
+        match Self::C_EXTRA {
+            Some(extra) if extra.id == id => Ok(None),
+            _ => Self::with_id(id).map(Some),
+        }
+    }
+
+    /// The variant called `name` ([`Named::from_name`]); `None` for the
+    /// extra's name (`"default"`, `"auto"`, any case); an error listing the
+    /// known names otherwise (`unknown flavour "x" (known: ...)`).
+    fn named(name: &str) -> Result<Option<Self>, Error> {
+        if let Some(variant) = Self::from_name(name) {
+            return Ok(Some(variant));
+        }
+        match Self::C_EXTRA {
+            Some(extra) if extra.name.to_bytes().eq_ignore_ascii_case(name.as_bytes()) => Ok(None),
+            _ => Err(Error::InvalidArgument(format!(
+                "unknown {} {name:?} (known: {})",
+                Self::C_TYPE.trim_start_matches("ketama_").replace('_', " "),
+                Self::names()
+            ))),
+        }
+    }
+
+    /// The name of the extra id (`"default"`, `"auto"`), if the enum has one.
+    fn extra_name() -> Option<&'static str> {
+        Self::C_EXTRA.map(|extra| extra.name.to_str().unwrap_or_default())
     }
 
     /// Every canonical name, comma-separated (for messages).
@@ -298,5 +338,22 @@ mod tests {
         assert!(any < red && red < blue, "{c}");
         assert!(c.contains("   * Dark\n   * blue.\n"), "{c}");
         assert!(c.ends_with("} ketama_colour;\n"));
+    }
+
+    #[test]
+    fn names_and_ids_resolve_or_say_what_is_known() {
+        assert_eq!(Colour::named("ROUGE"), Ok(Some(Colour::Red)));
+        assert_eq!(Colour::named("Any"), Ok(None));
+        assert_eq!(Colour::extra_name(), Some("any"));
+        assert_eq!(
+            Colour::named("green").unwrap_err().to_string(),
+            "unknown colour \"green\" (known: red, dark-blue)"
+        );
+        assert_eq!(Colour::with_id(5), Ok(Colour::DarkBlue));
+        assert_eq!(Colour::with_id_or_extra(0), Ok(None));
+        assert_eq!(
+            Colour::with_id(0).unwrap_err().to_string(),
+            "unknown ketama_colour id 0"
+        );
     }
 }

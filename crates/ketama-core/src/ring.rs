@@ -299,9 +299,7 @@ impl Ring {
         is_down: impl Fn(usize) -> bool,
     ) -> Result<Location, Error> {
         if !self.can_place() {
-            return Err(Error::NoServerAvailable(
-                "the ring has no points: no server can take a key".into(),
-            ));
+            return Err(Error::no_points());
         }
         if self.per_key.is_some() {
             return self.locate_per_key(key, &is_down).ok_or_else(|| {
@@ -334,6 +332,18 @@ impl Ring {
             .ok_or_else(|| {
                 Error::NoServerAvailable("every server owning points is marked down".into())
             })
+    }
+
+    /// [`Ring::locate_live`] with the servers whose indices are listed in
+    /// `down` skipped; an index past the last server is an error.
+    pub fn locate_avoiding(&self, key: &[u8], down: &[u32]) -> Result<Location, Error> {
+        let mut is_down = vec![false; self.servers.len()];
+        for &index in down {
+            *is_down.get_mut(index as usize).ok_or_else(|| {
+                Error::InvalidArgument(format!("down server index {index} is out of range"))
+            })? = true;
+        }
+        self.locate_live(key, |s| is_down[s])
     }
 
     /// The point at `point_index` in continuum order.

@@ -358,6 +358,23 @@ impl Flavour {
             .filter(|h| self.hashes().contains(h))
     }
 
+    /// [`Flavour::hash_from_name`] for a caller's argument: `"default"` (any
+    /// case) is `None`, the flavour's own hash; a name the peer does not
+    /// offer is an error naming the flavour and the hashes it offers.
+    pub fn hash_named(self, name: &str) -> Result<Option<HashAlgorithm>, Error> {
+        if name.eq_ignore_ascii_case("default") {
+            return Ok(None);
+        }
+        self.hash_from_name(name).map(Some).ok_or_else(|| {
+            let offered: Vec<&str> = self.hashes().iter().map(|h| h.name()).collect();
+            Error::InvalidArgument(format!(
+                "flavour {} has no key hash {name:?} (it offers: {})",
+                self.name(),
+                offered.join(", ")
+            ))
+        })
+    }
+
     /// Fails, naming the flavour and what it offers, when its peer has no `hash`.
     pub fn check_hash(self, hash: HashAlgorithm) -> Result<(), Error> {
         if self.hashes().contains(&hash) {

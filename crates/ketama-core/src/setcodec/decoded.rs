@@ -34,6 +34,20 @@ impl DecodeOptions {
             ..Default::default()
         }
     }
+
+    /// Options reading `format` with members up to `max_member_len` bytes
+    /// (0: the default, [`DEFAULT_MAX_MEMBER_LEN`]), as the C ABI and the
+    /// bindings take them.
+    pub fn with_max(format: Option<Format>, max_member_len: usize) -> Self {
+        DecodeOptions {
+            format,
+            max_member_len: if max_member_len == 0 {
+                DEFAULT_MAX_MEMBER_LEN
+            } else {
+                max_member_len
+            },
+        }
+    }
 }
 
 /// Counters of a decoded value.
@@ -71,6 +85,15 @@ impl DecodedSet {
             members: MemberSet::new(),
             stats: SetStats::default(),
         }
+    }
+
+    /// The result of set algebra: the members, one record each.
+    pub fn from_members(members: MemberSet) -> Self {
+        let stats = SetStats {
+            records: members.len(),
+            ..SetStats::default()
+        };
+        DecodedSet { members, stats }
     }
 }
 

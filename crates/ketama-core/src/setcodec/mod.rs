@@ -97,6 +97,18 @@ impl Format {
     pub fn writable(self) -> bool {
         matches!(self, Format::T1 | Format::B1)
     }
+
+    /// `format` when this library writes it; an error naming its C id for
+    /// detection (`None`) and the read-only Membase formats.
+    pub fn require_writable(format: Option<Format>) -> Result<Format, crate::Error> {
+        match format {
+            Some(format) if format.writable() => Ok(format),
+            _ => Err(crate::Error::InvalidArgument(format!(
+                "set encoding id {} cannot be written (use T1 or B1)",
+                format.map_or(0, Format::id)
+            ))),
+        }
+    }
 }
 
 /// One parsed record: its op and where its member lies in the value.

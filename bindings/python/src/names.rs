@@ -1,0 +1,171 @@
+//! Flavour, hash, parse-mode and set-codec names, resolved by the core's
+//! registry (`named_enum!`): the binding keeps no table of its own, so a
+//! flavour or hash added to the core is known here with no edit.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyInt};
+
+use ketama_core::file_ring::ReloadPolicy;
+use ketama_core::flavour::Flavour;
+use ketama_core::hash::HashAlgorithm;
+use ketama_core::parser::ParseMode;
+use ketama_core::registry::Named;
+use ketama_core::setcodec::paired::Side;
+use ketama_core::setcodec::recipe::{Reply, SetAction};
+use ketama_core::setcodec::{Format, Op, SetErrorKind};
+use ketama_core::{Error, Status};
+
+use crate::errors::{OrRaise, ketama_error, value_error};
+use crate::keys::{bytes_of, name_of};
+
+/// A flavour given by name or alias (`str` or `bytes`) or by id; an unknown
+/// one is `KetamaError` naming the known flavours.
+pub fn flavour_of(flavour: &Bound<'_, PyAny>) -> PyResult<Flavour> {
+    let py = flavour.py();
+    if let Ok(id) = flavour.cast::<PyInt>() {
+        let id: i64 = id.extract()?;
+        let id = u32::try_from(id).unwrap_or(u32::MAX);
+        return Flavour::with_id(id).or_raise(py);
+    }
+    let name = name_of(flavour, "flavour")?;
+    let found = Flavour::named(&name).or_raise(py)?;
+    // Flavours have no extra name: `named` finds one or fails.
+    found.ok_or_else(|| ketama_error(py, &Error::InvalidArgument(format!("flavour {name:?}"))))
+}
+
+/// A key hash as `flavour`'s peer spells it; `None` or `"default"` is the
+/// flavour's own (`None`). A hash the peer does not offer is `KetamaError`.
+pub fn hash_of(
+    flavour: Flavour,
+    hash: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<HashAlgorithm>> {
+    match hash {
+        None => Ok(None),
+        Some(hash) if hash.is_none() => Ok(None),
+        Some(hash) => flavour
+            .hash_named(&name_of(hash, "hash")?)
+            .or_raise(hash.py()),
+    }
+}
+
+/// A value of a set-codec or parse-mode enum given by name (any case, `-`
+/// and `_` alike) or, where `ids` allows it, by C id. `None` is the extra
+/// name (`"auto"`). An unknown name is ValueError with the library's
+/// message; a name that is not `str`/`bytes` is ValueError too.
+pub fn enum_of<E: Named>(value: &Bound<'_, PyAny>, what: &str, ids: bool) -> PyResult<Option<E>> {
+    if ids && let Ok(id) = value.cast::<PyInt>() {
+        let id: i64 = id.extract()?;
+        return E::with_id_or_extra(u32::try_from(id).unwrap_or(u32::MAX)).or_raise(value.py());
+    }
+    if bytes_of(value, what).is_err() {
+        return Err(PyValueError::new_err(format!(
+            "{what} must be a name, not {}",
+            value.repr()?
+        )));
+    }
+    E::named(&name_of(value, what)?).map_err(value_error)
+}
+
+/// A value of an enum without an extra name ([`enum_of`], names only).
+pub fn variant_of<E: Named>(value: &Bound<'_, PyAny>, what: &str) -> PyResult<E> {
+    enum_of::<E>(value, what, false)?.ok_or_else(|| {
+        value_error(Error::InvalidArgument(format!(
+            "{what} {} is not allowed here",
+            E::extra_name().unwrap_or_default()
+        )))
+    })
+}
+
+/// flavour_id(flavour) -> int: the id of a flavour name or alias
+/// ("libmemcached", "php-memcached", ...); an id is checked and returned.
+#[pyfunction]
+pub fn flavour_id(flavour: &Bound<'_, PyAny>) -> PyResult<u32> {
+    Ok(flavour_of(flavour)?.id())
+}
+
+/// flavour_name(flavour) -> str: the canonical name of a flavour given by name, alias or id.
+#[pyfunction]
+pub fn flavour_name(flavour: &Bound<'_, PyAny>) -> PyResult<&'static str> {
+    Ok(flavour_of(flavour)?.name())
+}
+
+/// hash_id(flavour, hash_name=None) -> int: the id of a key hash as the
+/// flavour's peer spells it (None or "default": the flavour's own, 0).
+#[pyfunction]
+#[pyo3(signature = (flavour, hash_name=None))]
+pub fn hash_id(flavour: &Bound<'_, PyAny>, hash_name: Option<&Bound<'_, PyAny>>) -> PyResult<u32> {
+    let flavour = flavour_of(flavour)?;
+    Ok(hash_of(flavour, hash_name)?.map_or(0, HashAlgorithm::id))
+}
+
+/// canonical_hash_id(hash_name) -> int: the id of a canonical hash name or
+/// flavour-neutral alias ("md5", "crc32a"; "default" is 0).
+#[pyfunction]
+pub fn canonical_hash_id(hash_name: &Bound<'_, PyAny>) -> PyResult<u32> {
+    let name = name_of(hash_name, "hash")?;
+    Ok(HashAlgorithm::named(&name)
+        .or_raise(hash_name.py())?
+        .map_or(0, HashAlgorithm::id))
+}
+
+/// parse_mode_id(parse) -> int: the id of a server-file reading ("strict",
+/// "libketama", "peers", "sockiopool", "nginx", "flavour"...); ValueError
+/// naming the known ones otherwise.
+#[pyfunction]
+pub fn parse_mode_id(parse: &Bound<'_, PyAny>) -> PyResult<u32> {
+    Ok(variant_of::<ParseMode>(parse, "parse mode")?.id())
+}
+
+/// hashi(key) -> int: libketama's key hash (ketama_hashi): word 0 of MD5(key), little-endian.
+#[pyfunction]
+pub fn hashi(key: &Bound<'_, PyAny>) -> PyResult<u32> {
+    Ok(HashAlgorithm::Md5.hash(&bytes_of(key, "key")?))
+}
+
+/// Builds the `{name: id}` table of one enum.
+type Table<'py> = fn(Python<'py>) -> PyResult<Bound<'py, PyDict>>;
+
+/// `{name: id}` of one enum, its extra name first (as `ketama_*_list` orders them).
+fn table<'py, E: Named>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    if let (Some(extra), Some(name)) = (E::C_EXTRA, E::extra_name()) {
+        dict.set_item(name, extra.id)?;
+    }
+    for variant in E::ALL {
+        dict.set_item(variant.name(), variant.id())?;
+    }
+    Ok(dict)
+}
+
+/// names(kind) -> dict[str, int]: every name of one of the library's enums
+/// and its id: "flavour", "hash", "parse_mode", "status", "set_encoding",
+/// "set_op", "set_reply", "set_side", "set_action", "set_error_kind",
+/// "reload_policy" (the C enum's name without `ketama_`).
+#[pyfunction]
+pub fn names<'py>(py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyDict>> {
+    let tables: [(&str, Table<'py>); 11] = [
+        (Flavour::C_TYPE, table::<Flavour>),
+        (HashAlgorithm::C_TYPE, table::<HashAlgorithm>),
+        (ParseMode::C_TYPE, table::<ParseMode>),
+        (Status::C_TYPE, table::<Status>),
+        (Format::C_TYPE, table::<Format>),
+        (Op::C_TYPE, table::<Op>),
+        (Reply::C_TYPE, table::<Reply>),
+        (Side::C_TYPE, table::<Side>),
+        (SetAction::C_TYPE, table::<SetAction>),
+        (SetErrorKind::C_TYPE, table::<SetErrorKind>),
+        (ReloadPolicy::C_TYPE, table::<ReloadPolicy>),
+    ];
+    let kinds: Vec<&str> = tables
+        .iter()
+        .map(|(c_type, _)| c_type.trim_start_matches("ketama_"))
+        .collect();
+    match kinds.iter().position(|known| *known == kind) {
+        Some(at) => tables[at].1(py),
+        None => Err(PyValueError::new_err(format!(
+            "unknown kind {kind:?} (known: {})",
+            kinds.join(", ")
+        ))),
+    }
+}
