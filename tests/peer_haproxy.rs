@@ -8,7 +8,8 @@
 //! `srv_id` the id the library gave it). Backends: 3, 10 and 100 servers,
 //! unweighted, equal and unequal weights; every hash function with and
 //! without `avalanche`; ids given in the server line (`id N`) mixed with
-//! automatic ones; ids that collide on the ring (tied points); servers
+//! automatic ones (the others named by their server names, which HAProxy
+//! does not hash); ids that collide on the ring (tied points); servers
 //! `disabled` (failover). Keys: 10,000 ASCII, 500 non-ASCII, keys whose
 //! sdbm hash lies exactly on a point or half way between two (the tie
 //! rule), and keys past the last point and before the first (the wrap).
@@ -48,6 +49,9 @@ struct Pool {
     members: Vec<Member>,
     /// How the key is sampled.
     balance: Balance,
+    /// The list names each server without an id by its name in the
+    /// `server` line (`s3`), which HAProxy does not hash.
+    named: bool,
 }
 
 /// The `balance` line of a backend.
@@ -101,6 +105,7 @@ impl Pool {
             hash,
             members,
             balance: Balance::Header,
+            named: false,
         }
     }
 
@@ -132,16 +137,19 @@ impl Pool {
     }
 
     /// The server list as the flavour's users write it: `HOST:PORT[:WEIGHT]
-    /// [ID]`, the name column holding HAProxy's id.
+    /// [ID]`, the name column holding HAProxy's id (or, in a `named` pool,
+    /// the server's name where it has no id).
     fn list(&self) -> String {
         let mut text = String::new();
-        for m in &self.members {
+        for (i, m) in self.members.iter().enumerate() {
             text += &format!("127.0.0.1:{}", m.port);
             if let Some(w) = m.weight {
                 text += &format!(":{w}");
             }
-            if let Some(id) = m.id {
-                text += &format!(" {id}");
+            match m.id {
+                Some(id) => text += &format!(" {id}"),
+                None if self.named => text += &format!(" s{i}"),
+                None => {}
             }
             text += "\n";
         }
@@ -340,11 +348,13 @@ fn haproxy_consistent_hash_picks_the_library_s_server() {
     for (i, id) in [(0, 5), (3, 1), (4, 1000), (7, 70000), (8, 9), (11, 2)] {
         mixed[i].id = Some(id);
     }
-    pools.push(Pool::new(
-        "12 servers, ids 5, 1, 1000, 70000, 9, 2 and automatic",
+    let mut mixed = Pool::new(
+        "12 servers, ids 5, 1, 1000, 70000, 9, 2 and automatic (named s1, s2, ...)",
         "sdbm",
         mixed,
-    ));
+    );
+    mixed.named = true;
+    pools.push(mixed);
     // id × 4096 wraps at 2^32: ids equal modulo 2^20 share every point.
     let mut tied = members(&ports[30..35], Weights::None);
     for (m, id) in tied.iter_mut().zip([1, 1 + (1 << 20), 2, 3 + (3 << 20), 3]) {

@@ -6,11 +6,12 @@
 //!   and weight, never on its address or name: `16 × weight` points
 //!   `full_hash(id × 4096 + n)`, n = 0.. (weights 0 to 256; weight 0 takes
 //!   no key);
-//! * the id is the server list's name column (`server web1 ADDR id 7`
-//!   is `ADDR 7`); a server without one gets HAProxy's automatic id: ids
-//!   are handed out in list order from 1, skipping ids some server was
-//!   given, and a server with its own id still advances the count
-//!   ([`haproxy_ids`]);
+//! * the id is the server list's name column when it is a number
+//!   (`server web1 ADDR id 7` is `ADDR 7`); any other name is the server's
+//!   name (`ADDR web1`), which HAProxy does not hash. A server without an
+//!   id gets HAProxy's automatic id: ids are handed out in list order from
+//!   1, skipping ids some server was given, and a server with its own id
+//!   still advances the count ([`haproxy_ids`]);
 //! * the key is hashed with the backend's hash function (sdbm by default,
 //!   djb2, wt6, crc32; `avalanche` passes the result through `full_hash`)
 //!   and goes to the **nearest** point on either side of the circle; a key
@@ -69,22 +70,22 @@ const MAX_ID: u32 = i32::MAX as u32;
 /// Most points a ring of this flavour may have (2^24).
 const MAX_POINTS: usize = 1 << 24;
 
-/// Each server's HAProxy id, in list order: the name column when given
-/// (a decimal id from 1 to 2147483647, unique), else the automatic id
-/// HAProxy gives (`cfgparse.c`): a counter starting at 1 moves past the
-/// ids servers were given and goes up by one after every server, its own
-/// id or not.
+/// Each server's HAProxy id, in list order: the name column when it is a
+/// number (a decimal id from 1 to 2147483647, unique), else (no name, or
+/// a server name, which HAProxy does not hash) the automatic id HAProxy
+/// gives (`cfgparse.c`): a counter starting at 1 moves past the ids
+/// servers were given and goes up by one after every server, its own id
+/// or not.
 pub fn haproxy_ids(servers: &[ServerSpec]) -> Result<Vec<u32>, Error> {
     let mut explicit = std::collections::BTreeSet::new();
     let mut given = Vec::with_capacity(servers.len());
     for server in servers {
         let id = match &server.name {
-            None => None,
-            Some(name) => {
+            Some(name) if !name.is_empty() && name.iter().all(u8::is_ascii_digit) => {
                 let id = parse_id(name).ok_or_else(|| {
                     Error::InvalidArgument(format!(
-                        "haproxy: server {}: the name column '{}' is not a server id \
-                         (HAProxy's `id`, 1 to {MAX_ID}; the server's points depend only on it)",
+                        "haproxy: server {}: id {} is out of range (HAProxy's ids are 1 to \
+                         {MAX_ID})",
                         String::from_utf8_lossy(&server.address),
                         String::from_utf8_lossy(name)
                     ))
@@ -96,6 +97,7 @@ pub fn haproxy_ids(servers: &[ServerSpec]) -> Result<Vec<u32>, Error> {
                 }
                 Some(id)
             }
+            _ => None,
         };
         given.push(id);
     }
@@ -185,6 +187,8 @@ mod tests {
         assert_eq!(ids(&[Some("5"), None, None]), [5, 2, 3]);
         assert_eq!(ids(&[None, Some("1"), None]), [2, 1, 4]);
         assert_eq!(ids(&[None, None, Some("2"), None]), [1, 3, 2, 5]);
+        // A server name is not hashed: the server keeps its automatic id.
+        assert_eq!(ids(&[Some("web1"), Some("7"), Some("web3")]), [1, 7, 3]);
     }
 
     #[test]
@@ -194,8 +198,7 @@ mod tests {
                 .unwrap_err()
                 .to_string()
         };
-        assert!(err(&[Some("web1")]).contains("'web1' is not a server id"));
-        assert!(err(&[Some("0")]).contains("'0'"));
+        assert!(err(&[Some("0")]).contains("id 0 is out of range"));
         assert!(err(&[Some("2147483648")]).contains("2147483648"));
         assert!(err(&[Some("3"), Some("3")]).contains("two servers have id 3"));
         let mut heavy = spec(None);
