@@ -23,7 +23,7 @@ use std::sync::OnceLock;
 
 use ketama_core::hash::HashAlgorithm;
 use ketama_core::{Flavour, Ring, RingConfig};
-use peer_programs::{compare_per_key, zero_hash_keys};
+use peer_programs::{PerKeyCase, compare_per_key, per_key_answers, zero_hash_keys};
 use peers::{ServerList, Weights, edge_lists, keys, non_ascii_keys, odd_keys, servers};
 
 /// The peer program, compiled once against the installed apr-util.
@@ -155,5 +155,47 @@ fn disabled_servers_are_skipped_by_the_hash_plus_one_walk() {
     assert_eq!(u32::MAX % 10, 5);
     for hash in [HashAlgorithm::Crc, HashAlgorithm::Crc32] {
         compare(hash, &cases);
+    }
+}
+
+/// Both real clients asked about the same keys: apr_memcache's default and
+/// python-memcached (Debian `python3-memcache`) read a 15-bit hash of 0 as 1
+/// and take it modulo the servers, so they agree on every key of an
+/// unweighted list; with a server down they part (apr walks to the next
+/// hash, python-memcached rehashes the text of the hash).
+#[test]
+fn apr_memcache_and_python_memcached_agree_until_a_server_is_down() {
+    let program = program();
+    let script = common::repo_root().join("tests/peers/python_memcached_peer.py");
+    let keys = all_keys();
+    for (n, down) in [(3, vec![]), (10, vec![]), (100, vec![]), (10, vec![4])] {
+        let list = servers(n, Weights::None);
+        let case = PerKeyCase {
+            servers: list.servers.iter().map(|s| s.address() + "\n").collect(),
+            keys: &keys,
+            down: down.clone(),
+        };
+        let (apr, _) = per_key_answers(
+            "apr-vs-python",
+            &[program.as_os_str(), OsStr::new("default")],
+            std::slice::from_ref(&case),
+        );
+        let (python, _) = per_key_answers(
+            "python-vs-apr",
+            &[OsStr::new("/usr/bin/python3"), script.as_os_str()],
+            std::slice::from_ref(&case),
+        );
+        let differing = (0..keys.len())
+            .filter(|&i| apr[0][i] != python[0][i])
+            .count();
+        println!(
+            "{n} servers, down {down:?}: {differing} of {} keys differ",
+            keys.len()
+        );
+        if down.is_empty() {
+            assert_eq!(differing, 0, "{n} servers");
+        } else {
+            assert!(differing > 0, "{n} servers, down {down:?}");
+        }
     }
 }

@@ -19,7 +19,9 @@ use std::ffi::OsStr;
 
 use ketama_core::hash::HashAlgorithm;
 use ketama_core::{Flavour, Ring, RingConfig};
-use peer_programs::{compare_per_key, weighted_peer_lines, zero_hash_keys};
+use peer_programs::{
+    PerKeyCase, compare_per_key, per_key_answers, weighted_peer_lines, zero_hash_keys,
+};
 use peers::{ServerList, Weights, edge_lists, keys, non_ascii_keys, odd_keys, servers};
 
 const FLAVOUR: Flavour = Flavour::PeclMemcacheStandard;
@@ -107,5 +109,62 @@ fn failed_servers_are_rehashed_as_the_extension_rehashes_them() {
     ];
     for hash in [HashAlgorithm::Crc32, HashAlgorithm::Fnv1a32] {
         compare(hash, &cases);
+    }
+}
+
+/// Both real clients asked about the same keys: pecl memcache's standard
+/// strategy with crc32 and python-memcached (Debian `python3-memcache`)
+/// fill the same weighted bucket list and hash with the same 15-bit CRC (0
+/// read as 1), so they differ only on keys pecl rewrites before hashing
+/// (blanks and control bytes, more than 250 bytes).
+#[test]
+fn pecl_standard_and_python_memcached_differ_only_on_keys_pecl_rewrites() {
+    common::require_tool("php", "php8.2-cli");
+    let keys = all_keys();
+    let rewritten: Vec<bool> = keys
+        .iter()
+        .map(|k| *ketama_core::flavour::pecl_memcache::prepare_key(k) != k[..])
+        .collect();
+    let php = common::repo_root().join("tests/peers/pecl_memcache_peer.php");
+    let python = common::repo_root().join("tests/peers/python_memcached_peer.py");
+    for n in [3, 10, 100] {
+        let list = servers(n, Weights::Unequal);
+        let case = PerKeyCase {
+            servers: weighted_peer_lines(&list),
+            keys: &keys,
+            down: vec![],
+        };
+        let program = [
+            "php",
+            "-n",
+            "-d",
+            "extension=memcache",
+            "-d",
+            "memcache.hash_strategy=standard",
+            "-d",
+            "memcache.hash_function=crc32",
+        ];
+        let mut program: Vec<&OsStr> = program.iter().map(OsStr::new).collect();
+        program.push(php.as_os_str());
+        let (pecl, _) = per_key_answers("pecl-vs-python", &program, std::slice::from_ref(&case));
+        let (client, _) = per_key_answers(
+            "python-vs-pecl",
+            &[OsStr::new("/usr/bin/python3"), python.as_os_str()],
+            std::slice::from_ref(&case),
+        );
+        let differing: Vec<usize> = (0..keys.len())
+            .filter(|&i| pecl[0][i] != client[0][i])
+            .collect();
+        assert!(
+            differing.iter().all(|&i| rewritten[i]),
+            "{n} servers: a key pecl hashes as written differs"
+        );
+        assert!(!differing.is_empty(), "{n} servers");
+        println!(
+            "{n} servers, unequal weights: {} of {} keys differ, all of them among the {} keys pecl rewrites",
+            differing.len(),
+            keys.len(),
+            rewritten.iter().filter(|&&r| r).count()
+        );
     }
 }

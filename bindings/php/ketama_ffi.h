@@ -234,6 +234,31 @@ typedef enum {
    * points per peer name (`"<i><name>"`), no weights.
    */
   KETAMA_FLAVOUR_GROUPCACHE = 31,
+  /**
+   * mcrouter's Ch3 (`furc_hash` of the routing key over the pool;
+   * not a continuum).
+   */
+  KETAMA_FLAVOUR_MCROUTER_CH3 = 34,
+  /**
+   * mcrouter's WeightedCh3: Ch3 with per-server weights in [0, 1],
+   * the weight column over its largest (not a continuum).
+   */
+  KETAMA_FLAVOUR_MCROUTER_WCH3 = 35,
+  /**
+   * mcrouter's Crc32: `(crc32 & 0x7fffffff) % n` of the routing key
+   * (not a continuum).
+   */
+  KETAMA_FLAVOUR_MCROUTER_CRC32 = 36,
+  /**
+   * Envoy's ring_hash load balancer: a ring of 64-bit xxHash64
+   * positions, keys hashed with xxHash64 (not a 32-bit continuum).
+   */
+  KETAMA_FLAVOUR_ENVOY_RING_HASH = 37,
+  /**
+   * Envoy's maglev load balancer: a 65537-slot table, keys hashed with
+   * xxHash64 (not a continuum).
+   */
+  KETAMA_FLAVOUR_ENVOY_MAGLEV = 38,
 } ketama_flavour;
 
 /**
@@ -334,6 +359,16 @@ typedef enum {
    * whole SHA-256 digests; this is their top 32 bits).
    */
   KETAMA_HASH_SHA256 = 31,
+  /**
+   * mcrouter's `furc_hash` key hash: MurmurHash64A of the key with seed
+   * 4193360111, low 32 bits (its Ch3 placements rehash all 64).
+   */
+  KETAMA_HASH_FURC = 50,
+  /**
+   * XXH64 with seed 0, low 32 bits (Envoy's header hash policy hashes
+   * with all 64).
+   */
+  KETAMA_HASH_XXHASH64 = 51,
 } ketama_hash;
 
 /**

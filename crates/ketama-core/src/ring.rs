@@ -205,10 +205,13 @@ impl Ring {
     #[inline]
     pub fn hash_key(&self, key: &[u8]) -> u32 {
         let key = self.config.options.tagged(key);
-        match (self.lookup, self.per_key.as_deref()) {
-            (KeyLookup::Direct, _) => self.key_hash.hash(key),
-            (KeyLookup::PerKey, Some(per_key)) => self.key_hash.hash(&per_key.prepare_key(key)),
-            (lookup, _) => self.key_hash.hash(&lookup.prepare_key(key)),
+        match self.lookup {
+            KeyLookup::Direct => self.key_hash.hash(key),
+            KeyLookup::PerKey => match self.per_key.as_deref() {
+                Some(per_key) => self.key_hash.hash(&per_key.prepare_key(key)),
+                None => self.key_hash.hash(key),
+            },
+            lookup => self.key_hash.hash(&lookup.prepare_key(key)),
         }
     }
 

@@ -9,21 +9,29 @@
 //! Some flavours are not continuums: pymemcache scores every server per key
 //! ([`rendezvous`]), python-memcached and Perl Cache::Memcached take a hash
 //! modulo a weighted bucket list ([`modulo`]; pecl memcache's standard
-//! strategy too, in [`pecl_memcache`]), and the defaults of libmemcached
+//! strategy too, in [`pecl_memcache`]); the defaults of libmemcached
 //! ([`modula`]), spymemcached, gomemcache, memjs and apr_memcache take it
-//! modulo the server list ([`array_mod`]). They build a [`PerKey`] placement
-//! instead of points ([`Flavour::is_continuum`]).
+//! modulo the server list ([`array_mod`]); twemproxy has a modula
+//! distribution ([`twemproxy`]); mcrouter walks `furc_hash`'s decision tree
+//! ([`mcrouter`]) and Envoy searches a ring of 64-bit positions or a maglev
+//! table ([`envoy`]). They build a [`PerKey`] placement instead of points
+//! ([`Flavour::is_continuum`]).
 
 pub mod apr_memcache;
 pub mod array_mod;
 pub mod dalli;
 pub mod django_redis;
+pub mod envoy;
+pub mod envoy_entry;
+pub mod envoy_maglev;
+pub mod envoy_ring;
 pub mod gomemcache;
 pub mod groupcache;
 pub mod hash_tags;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
+pub mod mcrouter;
 pub mod memcached_fast;
 pub mod memjs;
 pub mod modula;
@@ -145,6 +153,21 @@ crate::named_enum! {
         /// Go groupcache `consistenthash` as `HTTPPool` builds it: 50 CRC-32
         /// points per peer name (`"<i><name>"`), no weights.
         Groupcache = 31, KETAMA_FLAVOUR_GROUPCACHE, "groupcache", ["groupcache-consistenthash", "consistenthash"] => groupcache::PLACEMENT;
+        /// mcrouter's Ch3 (`furc_hash` of the routing key over the pool;
+        /// not a continuum).
+        McrouterCh3 = 34, KETAMA_FLAVOUR_MCROUTER_CH3, "mcrouter-ch3", ["mcrouter", "ch3"] => mcrouter::CH3;
+        /// mcrouter's WeightedCh3: Ch3 with per-server weights in [0, 1],
+        /// the weight column over its largest (not a continuum).
+        McrouterWch3 = 35, KETAMA_FLAVOUR_MCROUTER_WCH3, "mcrouter-wch3", ["mcrouter-weighted-ch3", "weighted-ch3", "wch3"] => mcrouter::WEIGHTED_CH3;
+        /// mcrouter's Crc32: `(crc32 & 0x7fffffff) % n` of the routing key
+        /// (not a continuum).
+        McrouterCrc32 = 36, KETAMA_FLAVOUR_MCROUTER_CRC32, "mcrouter-crc32", [] => mcrouter::CRC32;
+        /// Envoy's ring_hash load balancer: a ring of 64-bit xxHash64
+        /// positions, keys hashed with xxHash64 (not a 32-bit continuum).
+        EnvoyRingHash = 37, KETAMA_FLAVOUR_ENVOY_RING_HASH, "envoy-ring-hash", ["envoy", "ring-hash", "envoy-ring"] => envoy::RING_HASH;
+        /// Envoy's maglev load balancer: a 65537-slot table, keys hashed with
+        /// xxHash64 (not a continuum).
+        EnvoyMaglev = 38, KETAMA_FLAVOUR_ENVOY_MAGLEV, "envoy-maglev", ["maglev"] => envoy::MAGLEV;
     }
 }
 
@@ -339,6 +362,12 @@ impl Flavour {
         self.placement().hash_tag
     }
 
+    /// The further options its users set (Envoy's ring and table sizes):
+    /// names from [`options::SETTINGS`].
+    pub fn settings(self) -> &'static [&'static str] {
+        self.placement().settings
+    }
+
     /// Fails, naming the flavour and the flavours that take it, when an
     /// option is set that the flavour's peer does not offer or out of range.
     pub fn check_options(self, options: &Options) -> Result<(), Error> {
@@ -377,6 +406,20 @@ impl Flavour {
                 self.name(),
                 takers(Flavour::takes_hash_tag)
             )));
+        }
+        for setting in options.settings() {
+            if !self.settings().contains(&setting) {
+                let names: Vec<&str> = Flavour::ALL
+                    .iter()
+                    .filter(|f| f.settings().contains(&setting))
+                    .map(|f| f.name())
+                    .collect();
+                return Err(Error::InvalidArgument(format!(
+                    "flavour {} takes no option {setting}; it is set for: {}",
+                    self.name(),
+                    names.join(", ")
+                )));
+            }
         }
         Ok(())
     }

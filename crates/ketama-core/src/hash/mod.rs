@@ -1,18 +1,23 @@
 //! Hash functions: MD5 as libketama uses it, and the key hashes of the peers.
 //!
 //! One file per family: [`md5`], [`crc`], [`fnv`], [`one_at_a_time`],
-//! [`murmur`], [`jenkins`], [`hsieh`] and spymemcached's string hashes in
-//! [`java`]. Each is checked against its real peer by the integration tests.
+//! [`murmur`], [`jenkins`], [`hsieh`], spymemcached's string hashes in
+//! [`java`]; the 64-bit hashes of mcrouter and Envoy: [`murmur64`],
+//! [`furc`], [`spooky`], [`xxhash64`]. Each is checked against its real peer by the integration tests.
 
 pub mod crc;
 pub mod fnv;
+pub mod furc;
 pub mod hsieh;
 pub mod java;
 pub mod jenkins;
 pub mod md5;
 pub mod md5_lanes;
 pub mod murmur;
+pub mod murmur64;
 pub mod one_at_a_time;
+pub mod spooky;
+pub mod xxhash64;
 
 pub use md5::{md5_digest, md5_word};
 
@@ -83,6 +88,12 @@ crate::named_enum! {
         /// The first four bytes of SHA-256, big-endian (django-redis orders
         /// whole SHA-256 digests; this is their top 32 bits).
         Sha256 = 31, KETAMA_HASH_SHA256, "sha256", [];
+        /// mcrouter's `furc_hash` key hash: MurmurHash64A of the key with seed
+        /// 4193360111, low 32 bits (its Ch3 placements rehash all 64).
+        Furc = 50, KETAMA_HASH_FURC, "furc", ["ch3", "furc_hash"];
+        /// XXH64 with seed 0, low 32 bits (Envoy's header hash policy hashes
+        /// with all 64).
+        XxHash64 = 51, KETAMA_HASH_XXHASH64, "xxhash64", ["xxh64", "xx_hash64"];
     }
 }
 
@@ -113,6 +124,8 @@ impl HashAlgorithm {
             HashAlgorithm::Cmemcache => crc::cmemcache(key),
             HashAlgorithm::Crc32NoXor => !crc::crc32(key),
             HashAlgorithm::Sha256 => sha256_top(key),
+            HashAlgorithm::Furc => murmur64::murmur64a(key, murmur64::FURC_SEED) as u32,
+            HashAlgorithm::XxHash64 => xxhash64::xxhash64(key, 0) as u32,
         }
     }
 

@@ -226,7 +226,42 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_GROUPCACHE = 31}.
      */
-    GROUPCACHE(31, "KETAMA_FLAVOUR_GROUPCACHE");
+    GROUPCACHE(31, "KETAMA_FLAVOUR_GROUPCACHE"),
+    /**
+     * mcrouter's Ch3 ({@code furc_hash} of the routing key over the pool;
+     * not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_MCROUTER_CH3 = 34}.
+     */
+    MCROUTER_CH3(34, "KETAMA_FLAVOUR_MCROUTER_CH3"),
+    /**
+     * mcrouter's WeightedCh3: Ch3 with per-server weights in [0, 1],
+     * the weight column over its largest (not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_MCROUTER_WCH3 = 35}.
+     */
+    MCROUTER_WCH3(35, "KETAMA_FLAVOUR_MCROUTER_WCH3"),
+    /**
+     * mcrouter's Crc32: {@code (crc32 & 0x7fffffff) % n} of the routing key
+     * (not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_MCROUTER_CRC32 = 36}.
+     */
+    MCROUTER_CRC32(36, "KETAMA_FLAVOUR_MCROUTER_CRC32"),
+    /**
+     * Envoy's ring_hash load balancer: a ring of 64-bit xxHash64
+     * positions, keys hashed with xxHash64 (not a 32-bit continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_ENVOY_RING_HASH = 37}.
+     */
+    ENVOY_RING_HASH(37, "KETAMA_FLAVOUR_ENVOY_RING_HASH"),
+    /**
+     * Envoy's maglev load balancer: a 65537-slot table, keys hashed with
+     * xxHash64 (not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_ENVOY_MAGLEV = 38}.
+     */
+    ENVOY_MAGLEV(38, "KETAMA_FLAVOUR_ENVOY_MAGLEV");
 
     private final int id;
     private final String cName;
