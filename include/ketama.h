@@ -185,6 +185,33 @@ typedef enum {
    */
   KETAMA_FLAVOUR_TWEMPROXY_MODULA = 17,
   /**
+   * pecl memcache `hash_strategy=standard`: `(hash >> 16) & 0x7fff`
+   * (0 read as 1) modulo the weighted bucket list (not a continuum).
+   */
+  KETAMA_FLAVOUR_PECL_MEMCACHE_STANDARD = 18,
+  /**
+   * spymemcached's `ArrayModNodeLocator`, `DefaultConnectionFactory`'s
+   * default: `hash % n`, Java's `String.hashCode` unless told
+   * otherwise (not a continuum).
+   */
+  KETAMA_FLAVOUR_SPYMEMCACHED_ARRAY = 19,
+  /**
+   * Go's gomemcache `ServerList`: CRC-32 of the key's first 256 bytes
+   * modulo the list, a server listed twice counting twice (not a
+   * continuum).
+   */
+  KETAMA_FLAVOUR_GOMEMCACHE = 20,
+  /**
+   * npm memjs: `Math.abs(hashCode(key)) % n` (not a continuum).
+   */
+  KETAMA_FLAVOUR_MEMJS = 21,
+  /**
+   * Apache apr-util's `apr_memcache`: `(crc32 >> 16) & 0x7fff`, 0
+   * read as 1, modulo the servers, dead servers skipped by `hash + 1`
+   * (not a continuum).
+   */
+  KETAMA_FLAVOUR_APR_MEMCACHE = 22,
+  /**
    * mcrouter's Ch3 (`furc_hash` of the routing key over the pool;
    * not a continuum).
    */

@@ -109,6 +109,16 @@ command -v npm >/dev/null 2>&1 || need npm
 # Per-key placements' peers: pymemcache and python-memcached load through
 # /usr/bin/python3 above; Perl Cache::Memcached (without perl, missing too).
 perl -MCache::Memcached -e 1 >/dev/null 2>&1 || need libcache-memcached-perl
+# --- Modulo defaults' peers (pecl-memcache-standard and spymemcached-array
+# use php8.2-memcache and the spymemcached jar probed above): Go with Debian's
+# gomemcache source, which the gomemcache test builds against offline (GOPATH
+# mode), and apr-util's headers for the apr-memcache test's C program. npm
+# memjs is installed below.
+command -v go >/dev/null 2>&1 || need golang-go
+[ -e /usr/share/gocode/src/github.com/bradfitz/gomemcache/memcache/selector.go ] \
+  || need golang-github-bradfitz-gomemcache-dev
+[ -e /usr/include/apr-1.0/apr_memcache.h ] || need libaprutil1-dev
+# --- end of the modulo defaults' block
 
 # --- Sanitizers (make test-sanitizers): gcc's AddressSanitizer and UBSan
 # runtimes, probed by building a program with them; without gcc they count
@@ -206,6 +216,17 @@ if [ ! -f "$node_peer/node_modules/memcached/package.json" ] \
   echo "deps: installing npm memcached@2.2.2 into $node_peer"
   mkdir -p "$node_peer"
   (cd "$node_peer" && npm install --no-audit --no-fund --silent --no-save memcached@2.2.2 hashring@3.2.0)
+  }
+fi
+# npm memjs for the memjs flavour's peer test, pinned, in its own
+# target/memjs-peer (an install there never prunes node-peer's packages).
+memjs_peer=target/memjs-peer
+if [ ! -f "$memjs_peer/node_modules/memjs/package.json" ] \
+  || ! grep -q '"version": "1.3.2"' "$memjs_peer/node_modules/memjs/package.json"; then
+  other "npm memjs@1.3.2 in $memjs_peer: run scripts/deps.sh" && {
+  echo "deps: installing npm memjs@1.3.2 into $memjs_peer"
+  mkdir -p "$memjs_peer"
+  (cd "$memjs_peer" && npm install --no-audit --no-fund --silent --no-save memjs@1.3.2)
   }
 fi
 if [ "${#missing_other[@]}" -gt 0 ] || [ "$debian_missing" = 1 ]; then

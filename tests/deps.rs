@@ -113,6 +113,7 @@ fn on_a_bare_path_every_command_and_module_package_is_named() {
         "lintian",
         "composer",
         "libfcgi-bin",
+        "golang-go",
     ] {
         assert!(
             missing.contains(package),

@@ -16,55 +16,12 @@ mod common;
 mod peers;
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
 use std::process::Command;
 use std::time::Duration;
 
 use common::Memcached;
 use ketama_core::{Flavour, Options, Ring, RingConfig, ServerSpec};
 use peers::{Weights, assert_same, keys, non_ascii_keys, our_indices};
-
-/// Every key a server holds, from `lru_crawler metadump all` (URI-decoded).
-fn keys_held(server: &Memcached) -> Vec<Vec<u8>> {
-    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(60)))
-        .unwrap();
-    stream.write_all(b"lru_crawler metadump all\r\n").unwrap();
-    let mut reader = BufReader::new(stream);
-    let mut keys = Vec::new();
-    loop {
-        let mut line = Vec::new();
-        reader.read_until(b'\n', &mut line).unwrap();
-        assert!(!line.is_empty(), "memcached closed the metadump");
-        if line.starts_with(b"END") {
-            return keys;
-        }
-        let field = line
-            .split(|&b| b == b' ')
-            .next()
-            .and_then(|f| f.strip_prefix(b"key="))
-            .unwrap_or_else(|| panic!("metadump line {:?}", String::from_utf8_lossy(&line)));
-        keys.push(uri_decode(field));
-    }
-}
-
-fn uri_decode(text: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(text.len());
-    let mut i = 0;
-    while i < text.len() {
-        if text[i] == b'%' {
-            let hex = std::str::from_utf8(&text[i + 1..i + 3]).unwrap();
-            out.push(u8::from_str_radix(hex, 16).unwrap());
-            i += 3;
-        } else {
-            out.push(text[i]);
-            i += 1;
-        }
-    }
-    out
-}
 
 #[test]
 fn cache_memcached_fast_stores_each_key_where_the_library_places_it() {
@@ -136,7 +93,7 @@ fn cache_memcached_fast_stores_each_key_where_the_library_places_it() {
     // Where each key is stored.
     let mut held: HashMap<Vec<u8>, usize> = HashMap::new();
     for (index, server) in servers.iter().enumerate() {
-        for key in keys_held(server) {
+        for key in server.keys_held() {
             assert!(
                 held.insert(key.clone(), index).is_none(),
                 "key {:?} is on two servers",

@@ -15,25 +15,10 @@ use std::path::Path;
 
 use ketama_core::hash::HashAlgorithm;
 use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
-use peer_programs::{SpyCase, SpyServer, spy_java, spymemcached_answers};
+use peer_programs::{SpyCase, SpyServer, java_hash_name, spy_java, spymemcached_answers};
 use peers::{
     ServerList, Weights, assert_same, edge_lists, keys_for, our_indices, standard_lists, write_keys,
 };
-
-/// spymemcached's `DefaultHashAlgorithm` name for a hash.
-pub fn java_hash_name(hash: HashAlgorithm) -> &'static str {
-    use HashAlgorithm as H;
-    match hash {
-        H::Md5 => "KETAMA_HASH",
-        H::SpyNative => "NATIVE_HASH",
-        H::Crc => "CRC_HASH",
-        H::SpyFnv1_64 => "FNV1_64_HASH",
-        H::SpyFnv1a64 => "FNV1A_64_HASH",
-        H::SpyFnv1_32 => "FNV1_32_HASH",
-        H::SpyFnv1a32 => "FNV1A_32_HASH",
-        other => panic!("spymemcached has no {other:?}"),
-    }
-}
 
 /// A list as spymemcached users build it, and as the library is given it:
 /// IP literals stay literals; a hostname gets the fixed IP 10.9.9.N without

@@ -7,6 +7,7 @@
 
 pub mod c_header;
 pub mod java;
+mod metadump;
 mod python;
 pub mod random;
 pub mod sysv;

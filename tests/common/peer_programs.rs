@@ -134,18 +134,38 @@ pub fn run_java(classpath: &str, class: &str, args: &[&Path]) {
     );
 }
 
-/// Runs tests/peers/SpyPeer.java (compiled once) with `args`.
-pub fn spy_java(args: &[&Path]) {
+/// spymemcached's `DefaultHashAlgorithm` name for a hash.
+pub fn java_hash_name(hash: ketama_core::hash::HashAlgorithm) -> &'static str {
+    use ketama_core::hash::HashAlgorithm as H;
+    match hash {
+        H::Md5 => "KETAMA_HASH",
+        H::SpyNative => "NATIVE_HASH",
+        H::Crc => "CRC_HASH",
+        H::SpyFnv1_64 => "FNV1_64_HASH",
+        H::SpyFnv1a64 => "FNV1A_64_HASH",
+        H::SpyFnv1_32 => "FNV1_32_HASH",
+        H::SpyFnv1a32 => "FNV1A_32_HASH",
+        other => panic!("spymemcached has no {other:?}"),
+    }
+}
+
+/// The class path of tests/peers/SpyPeer.java (compiled once) and the
+/// spymemcached jar.
+pub fn spy_classpath() -> &'static str {
     static CLASSPATH: OnceLock<String> = OnceLock::new();
-    let classpath = CLASSPATH.get_or_init(|| {
+    CLASSPATH.get_or_init(|| {
         assert!(
             Path::new(SPY_JAR).exists(),
             "{SPY_JAR} is missing: run `make deps` (Debian package libspymemcached-java)"
         );
         let classes = compile_java("SpyPeer.java", "spy-classes", SPY_JAR);
         format!("{}:{SPY_JAR}", classes.display())
-    });
-    run_java(classpath, "SpyPeer", args);
+    })
+}
+
+/// Runs tests/peers/SpyPeer.java (compiled once) with `args`.
+pub fn spy_java(args: &[&Path]) {
+    run_java(spy_classpath(), "SpyPeer", args);
 }
 
 /// A server as spymemcached gets it: `java_name` "-" for a bare IP literal,

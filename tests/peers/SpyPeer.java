@@ -11,6 +11,16 @@
 //       out PATH                         (one node index per key)
 //       dump PATH                        (the continuum: "point index" per line)
 //   java SpyPeer hash KEYS OUT  per key, every DefaultHashAlgorithm's hash
+//   java SpyPeer array HASH CASE_DIR...
+//       the locator DefaultConnectionFactory(..., HASH).createLocator builds
+//       (ArrayModNodeLocator) over stand-in nodes: each CASE_DIR has `servers`
+//       (HOST:PORT lines), `keys` (UTF-8 keys); writes `out` (getPrimary's
+//       node index per key)
+//   java SpyPeer live HASH SERVERS DOWN KEYS
+//       a real MemcachedClient with DefaultConnectionFactory(..., HASH) on the
+//       SERVERS (HOST:PORT lines) stores every key of KEYS; the servers whose
+//       indices DOWN lists accept no connection, and the client is given
+//       until every other node is active before the first key
 import java.io.*;
 import java.lang.reflect.*;
 import java.net.*;
@@ -115,13 +125,69 @@ public class SpyPeer {
         }
     }
 
+    static List<InetSocketAddress> addresses(String path) throws IOException {
+        List<InetSocketAddress> list = new ArrayList<>();
+        for (String line : Files.readAllLines(Paths.get(path))) {
+            if (line.isEmpty()) continue;
+            int colon = line.lastIndexOf(':');
+            String host = line.substring(0, colon).replace("[", "").replace("]", "");
+            list.add(InetSocketAddress.createUnresolved(host, Integer.parseInt(line.substring(colon + 1))));
+        }
+        return list;
+    }
+
+    static ConnectionFactory factory(String hash) {
+        return new DefaultConnectionFactory(DefaultConnectionFactory.DEFAULT_OP_QUEUE_LEN,
+            DefaultConnectionFactory.DEFAULT_READ_BUFFER_SIZE, DefaultHashAlgorithm.valueOf(hash));
+    }
+
+    static void array(String hash, String dir) throws IOException {
+        List<MemcachedNode> nodes = new ArrayList<>();
+        for (InetSocketAddress address : addresses(dir + "/servers")) nodes.add(node(address));
+        NodeLocator locator = factory(hash).createLocator(nodes);
+        try (PrintWriter out = new PrintWriter(new BufferedWriter(new FileWriter(dir + "/out")))) {
+            for (String key : keys(dir + "/keys")) {
+                MemcachedNode primary = locator.getPrimary(key);
+                int index = -1;
+                for (int i = 0; i < nodes.size(); i++) if (nodes.get(i) == primary) index = i;
+                out.println(index);
+            }
+        }
+    }
+
+    static void live(String hash, String serversPath, String downPath, String keysPath) throws Exception {
+        List<InetSocketAddress> servers = new ArrayList<>();
+        for (InetSocketAddress a : addresses(serversPath)) servers.add(new InetSocketAddress(a.getHostString(), a.getPort()));
+        Set<Integer> down = new HashSet<>();
+        for (String line : Files.readAllLines(Paths.get(downPath))) if (!line.isEmpty()) down.add(Integer.parseInt(line));
+        MemcachedClient client = new MemcachedClient(factory(hash), servers);
+        List<MemcachedNode> nodes = new ArrayList<>(client.getNodeLocator().getAll());
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        for (int i = 0; i < nodes.size(); i++) {
+            while (!down.contains(i) && !nodes.get(i).isActive()) {
+                if (System.nanoTime() > deadline) throw new IllegalStateException("node " + i + " never became active");
+                Thread.sleep(10);
+            }
+        }
+        List<net.spy.memcached.internal.OperationFuture<Boolean>> stored = new ArrayList<>();
+        for (String key : keys(keysPath)) stored.add(client.set(key, 0, "v"));
+        for (net.spy.memcached.internal.OperationFuture<Boolean> f : stored) {
+            if (!f.get()) throw new IllegalStateException("set " + f.getKey() + " failed: " + f.getStatus());
+        }
+        client.shutdown();
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length >= 2 && args[0].equals("ring")) {
             for (int i = 1; i < args.length; i++) ring(args[i]);
         } else if (args.length == 3 && args[0].equals("hash")) {
             hashes(args[1], args[2]);
+        } else if (args.length >= 3 && args[0].equals("array")) {
+            for (int i = 2; i < args.length; i++) array(args[1], args[i]);
+        } else if (args.length == 5 && args[0].equals("live")) {
+            live(args[1], args[2], args[3], args[4]);
         } else {
-            System.err.println("usage: SpyPeer ring CASE... | hash KEYS OUT");
+            System.err.println("usage: SpyPeer ring CASE... | hash KEYS OUT | array HASH CASE_DIR... | live HASH SERVERS DOWN KEYS");
             System.exit(2);
         }
     }

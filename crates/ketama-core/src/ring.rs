@@ -89,8 +89,6 @@ pub struct Ring {
     /// The placement of a flavour that is not a continuum (then `lookup` is
     /// [`KeyLookup::PerKey`] and the continuum is empty).
     per_key: Option<PerKey>,
-    /// The per-key placement's [`PerKeyPlacement::places_hashes`], asked once.
-    per_key_places_hashes: bool,
 }
 
 impl Ring {
@@ -129,7 +127,6 @@ impl Ring {
                 })
             })
             .collect::<Result<Box<[Server]>, Error>>()?;
-        let per_key_places_hashes = per_key.as_ref().is_none_or(|p| p.places_hashes());
         Ok(Ring {
             servers,
             continuum,
@@ -137,7 +134,6 @@ impl Ring {
             key_hash,
             lookup,
             per_key,
-            per_key_places_hashes,
         })
     }
 
@@ -204,12 +200,17 @@ impl Ring {
     }
 
     /// Hashes `key` with the ring's key hash (after the hash tag and the
-    /// flavour's key preparation, see [`KeyLookup::prepare_key`]).
+    /// flavour's key preparation, see [`KeyLookup::prepare_key`] and
+    /// [`PerKeyPlacement::prepare_key`]).
     #[inline]
     pub fn hash_key(&self, key: &[u8]) -> u32 {
         let key = self.config.options.tagged(key);
         match self.lookup {
             KeyLookup::Direct => self.key_hash.hash(key),
+            KeyLookup::PerKey => match self.per_key.as_deref() {
+                Some(per_key) => self.key_hash.hash(&per_key.prepare_key(key)),
+                None => self.key_hash.hash(key),
+            },
             lookup => self.key_hash.hash(&lookup.prepare_key(key)),
         }
     }
@@ -272,16 +273,8 @@ impl Ring {
     /// where the placement places hashes, else by the key.
     #[cold]
     fn locate_per_key_up(&self, key: &[u8]) -> Option<Location> {
-        let per_key = self.per_key.as_deref()?;
-        let by_hash = if self.per_key_places_hashes {
-            per_key.locate_hash(self.hash_key(key))
-        } else {
-            None
-        };
-        by_hash.or_else(|| {
-            let key = self.config.options.tagged(key);
-            per_key.locate_up(key, self.key_hash)
-        })
+        let key = self.config.options.tagged(key);
+        self.per_key.as_deref()?.locate_up(key, self.key_hash)
     }
 
     /// The server that holds `key`.

@@ -259,10 +259,6 @@ impl PerKeyPlacement for Envoy {
         (!is_down(pick.host)).then(|| Envoy::location(pick))
     }
 
-    fn places_hashes(&self) -> bool {
-        false
-    }
-
     #[inline]
     fn locate_up(&self, key: &[u8], _hash: H) -> Option<Location> {
         self.pick_hash(xxhash64(key, 0)).map(Envoy::location)

@@ -268,10 +268,6 @@ impl PerKeyPlacement for Mcrouter {
         })
     }
 
-    fn places_hashes(&self) -> bool {
-        false
-    }
-
     #[inline]
     fn locate_up(&self, key: &[u8], _hash: H) -> Option<Location> {
         let (server_index, point) = self.place(key);
@@ -337,6 +333,5 @@ mod tests {
             ch3.locate(b"sample", H::Furc, &|s| s == at.server_index),
             None
         );
-        assert!(!ch3.places_hashes());
     }
 }

@@ -8,22 +8,29 @@
 //!
 //! Some flavours are not continuums: pymemcache scores every server per key
 //! ([`rendezvous`]), python-memcached and Perl Cache::Memcached take a hash
-//! modulo a weighted bucket list ([`modulo`]), libmemcached and twemproxy
-//! have modula distributions ([`modula`], [`twemproxy`]), mcrouter walks
-//! `furc_hash`'s decision tree ([`mcrouter`]) and Envoy searches a ring of
-//! 64-bit positions or a maglev table ([`envoy`]). They build a [`PerKey`]
-//! placement instead of points ([`Flavour::is_continuum`]).
+//! modulo a weighted bucket list ([`modulo`]; pecl memcache's standard
+//! strategy too, in [`pecl_memcache`]); the defaults of libmemcached
+//! ([`modula`]), spymemcached, gomemcache, memjs and apr_memcache take it
+//! modulo the server list ([`array_mod`]); twemproxy has a modula
+//! distribution ([`twemproxy`]); mcrouter walks `furc_hash`'s decision tree
+//! ([`mcrouter`]) and Envoy searches a ring of 64-bit positions or a maglev
+//! table ([`envoy`]). They build a [`PerKey`] placement instead of points
+//! ([`Flavour::is_continuum`]).
 
+pub mod apr_memcache;
+pub mod array_mod;
 pub mod dalli;
 pub mod envoy;
 pub mod envoy_entry;
 pub mod envoy_maglev;
 pub mod envoy_ring;
+pub mod gomemcache;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
 pub mod mcrouter;
 pub mod memcached_fast;
+pub mod memjs;
 pub mod modula;
 pub mod modulo;
 pub mod nginx;
@@ -90,6 +97,23 @@ crate::named_enum! {
         /// twemproxy (nutcracker) `distribution: modula`: `hash % slots`,
         /// each server `weight` slots in list order (not a continuum).
         TwemproxyModula = 17, KETAMA_FLAVOUR_TWEMPROXY_MODULA, "twemproxy-modula", ["nutcracker-modula"] => twemproxy::MODULA;
+        /// pecl memcache `hash_strategy=standard`: `(hash >> 16) & 0x7fff`
+        /// (0 read as 1) modulo the weighted bucket list (not a continuum).
+        PeclMemcacheStandard = 18, KETAMA_FLAVOUR_PECL_MEMCACHE_STANDARD, "pecl-memcache-standard", ["pecl-standard", "php-memcache-standard", "memcache-standard"] => pecl_memcache::STANDARD;
+        /// spymemcached's `ArrayModNodeLocator`, `DefaultConnectionFactory`'s
+        /// default: `hash % n`, Java's `String.hashCode` unless told
+        /// otherwise (not a continuum).
+        SpymemcachedArray = 19, KETAMA_FLAVOUR_SPYMEMCACHED_ARRAY, "spymemcached-array", ["spy-array", "spymemcached-default", "array-mod"] => spymemcached::ARRAY_MOD;
+        /// Go's gomemcache `ServerList`: CRC-32 of the key's first 256 bytes
+        /// modulo the list, a server listed twice counting twice (not a
+        /// continuum).
+        Gomemcache = 20, KETAMA_FLAVOUR_GOMEMCACHE, "gomemcache", ["go-memcache", "bradfitz-gomemcache"] => gomemcache::PLACEMENT;
+        /// npm memjs: `Math.abs(hashCode(key)) % n` (not a continuum).
+        Memjs = 21, KETAMA_FLAVOUR_MEMJS, "memjs", ["npm-memjs", "node-memjs"] => memjs::PLACEMENT;
+        /// Apache apr-util's `apr_memcache`: `(crc32 >> 16) & 0x7fff`, 0
+        /// read as 1, modulo the servers, dead servers skipped by `hash + 1`
+        /// (not a continuum).
+        AprMemcache = 22, KETAMA_FLAVOUR_APR_MEMCACHE, "apr-memcache", ["apr-util-memcache", "apr-memcache-default"] => apr_memcache::PLACEMENT;
         /// mcrouter's Ch3 (`furc_hash` of the routing key over the pool;
         /// not a continuum).
         McrouterCh3 = 34, KETAMA_FLAVOUR_MCROUTER_CH3, "mcrouter-ch3", ["mcrouter", "ch3"] => mcrouter::CH3;

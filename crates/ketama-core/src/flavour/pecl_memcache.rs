@@ -2,6 +2,17 @@
 //! server, each `hash("host:port-i")` with the configured hash (full CRC-32
 //! or FNV-1a 32), and a 1024-bucket lookup ([`KeyLookup::PeclBuckets`]) of
 //! the key as the extension prepares it ([`prepare_key`]).
+//!
+//! Its standard strategy ([`STANDARD`], `memcache.hash_strategy=standard`,
+//! `memcache_standard_hash.c`) is not a continuum: each server fills
+//! `weight` consecutive buckets in the order added, and a key goes to bucket
+//! `h % buckets` where `h = (hash(key) >> 16) & 0x7fff`, 0 read as 1 (the
+//! same hash functions; with CRC-32 this is python-memcached's
+//! `cmemcache_hash`); a pool of one server gives it every key. A server
+//! that is down (failed, its retry interval not over) sends the key to the
+//! server of `key-0`, `key-1`, … `key-19` (`mmc_pool_find`,
+//! `memcache.max_failover_attempts` = 20), the first that is up; none after
+//! that.
 
 use std::borrow::Cow;
 
@@ -11,12 +22,19 @@ use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
 use crate::{Error, ServerSpec};
 
-use super::placement::Placement;
+use super::array_mod::Divisor;
+use super::placement::{Location, PerKey, PerKeyPlacement, Placement};
 
 /// `hash_strategy=consistent`: crc32 (full) or fnv (FNV-1a 32).
 pub static PLACEMENT: Placement = Placement::continuum(
     &[HashAlgorithm::Crc32, HashAlgorithm::Fnv1a32],
     |servers, hash, _| generate(servers, hash),
+);
+
+/// `hash_strategy=standard`: the weighted bucket list, crc32 or fnv.
+pub static STANDARD: Placement = Placement::per_key(
+    &[HashAlgorithm::Crc32, HashAlgorithm::Fnv1a32],
+    |servers, _| Ok(std::sync::Arc::new(Standard::new(servers)?) as PerKey),
 );
 
 /// Longest key the extension hashes; longer keys are cut.
@@ -26,7 +44,8 @@ const MAX_KEY_LEN: usize = 250;
 /// every byte up to 0x20 (controls, space) replaced by `_`.
 pub fn prepare_key(key: &[u8]) -> Cow<'_, [u8]> {
     let key = &key[..key.len().min(MAX_KEY_LEN)];
-    if key.iter().all(|&b| b > b' ') {
+    // Without an early exit, so the scan is vectorised.
+    if key.iter().fold(true, |clean, &b| clean & (b > b' ')) {
         return Cow::Borrowed(key);
     }
     Cow::Owned(
@@ -73,6 +92,86 @@ pub fn generate(servers: &[ServerSpec], hash: HashAlgorithm) -> Result<Generated
         ties: TiePolicy::FirstWins,
         lookup: KeyLookup::PeclBuckets,
     })
+}
+
+/// `memcache.max_failover_attempts`' default: rehashed keys tried.
+const FAILOVER_ATTEMPTS: u32 = 20;
+
+/// The standard strategy's bucket list.
+#[derive(Debug, Clone)]
+pub struct Standard {
+    buckets: Box<[u32]>,
+    count: Divisor,
+}
+
+impl Standard {
+    /// Each server `weight` buckets (1 when none is given) in list order;
+    /// a weight of 0 is refused, as `addServer` refuses it.
+    pub fn new(servers: &[ServerSpec]) -> Result<Self, Error> {
+        if servers.is_empty() {
+            return Err(Error::NoServers("the server list is empty".into()));
+        }
+        let mut buckets = Vec::new();
+        for (index, server) in servers.iter().enumerate() {
+            let weight = server.weight.unwrap_or(1);
+            if weight == 0 || buckets.len() as u64 + weight > MAX_POINTS {
+                return Err(Error::InvalidArgument(format!(
+                    "server '{}': pecl memcache takes weights from 1 (one bucket each) up to {MAX_POINTS} buckets in all, not {weight}",
+                    String::from_utf8_lossy(&server.address),
+                )));
+            }
+            buckets.extend(std::iter::repeat_n(index as u32, weight as usize));
+        }
+        Ok(Standard {
+            count: Divisor::new(buckets.len() as u32),
+            buckets: buckets.into_boxed_slice(),
+        })
+    }
+}
+
+impl PerKeyPlacement for Standard {
+    fn describe(&self) -> &'static str {
+        "hash modulo the weighted bucket list"
+    }
+
+    fn locate(
+        &self,
+        key: &[u8],
+        hash: HashAlgorithm,
+        is_down: &dyn Fn(usize) -> bool,
+    ) -> Option<Location> {
+        let key = self.prepare_key(key);
+        let first = self.locate_hash(hash.hash(&key))?;
+        if !is_down(first.server_index) {
+            return Some(first);
+        }
+        let mut label = Vec::with_capacity(key.len() + 12);
+        (0..FAILOVER_ATTEMPTS)
+            .map(|attempt| {
+                label.clear();
+                label.extend_from_slice(&key);
+                label.extend_from_slice(format!("-{attempt}").as_bytes());
+                self.locate_hash(hash.hash(&label))
+            })
+            .find_map(|at| at.filter(|at| !is_down(at.server_index)))
+    }
+
+    #[inline]
+    fn locate_hash(&self, hash: u32) -> Option<Location> {
+        // The extension skips the hash for a pool of one server: every
+        // bucket is that server's anyway.
+        let point = ((hash >> 16) & 0x7fff).max(1);
+        let bucket = self.count.remainder(point) as usize;
+        Some(Location {
+            point_index: bucket,
+            point,
+            server_index: self.buckets[bucket] as usize,
+        })
+    }
+
+    fn prepare_key<'k>(&self, key: &'k [u8]) -> Cow<'k, [u8]> {
+        prepare_key(key)
+    }
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! What a flavour is, besides its names: the [`Placement`] each flavour's
 //! file declares, and the registry row in [`super`] points at.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::GeneratedPoints;
@@ -44,18 +45,20 @@ pub trait PerKeyPlacement: std::fmt::Debug + Send + Sync {
         None
     }
 
-    /// False when a key's place cannot come from its 32-bit key hash (the
-    /// placement prepares the key, or hashes it to more bits): the ring
-    /// then asks [`locate_up`](Self::locate_up) without hashing the key
-    /// first.
-    fn places_hashes(&self) -> bool {
-        true
+    /// Where `key` lands with every server up, in one call from the ring:
+    /// its hash (after [`prepare_key`](Self::prepare_key)) placed by
+    /// [`locate_hash`](Self::locate_hash), or else [`locate`](Self::locate).
+    #[inline]
+    fn locate_up(&self, key: &[u8], hash: HashAlgorithm) -> Option<Location> {
+        self.locate_hash(hash.hash(&self.prepare_key(key)))
+            .or_else(|| self.locate(key, hash, &|_| false))
     }
 
-    /// Where `key` lands with every server up: [`locate`](Self::locate)
-    /// with no server down, unless the placement has a faster way.
-    fn locate_up(&self, key: &[u8], hash: HashAlgorithm) -> Option<Location> {
-        self.locate(key, hash, &|_| false)
+    /// The key as its peer hashes it (pecl memcache rewrites blanks and
+    /// cuts at 250 bytes, gomemcache hashes the first 256): unchanged
+    /// unless the placement says otherwise.
+    fn prepare_key<'k>(&self, key: &'k [u8]) -> Cow<'k, [u8]> {
+        Cow::Borrowed(key)
     }
 }
 

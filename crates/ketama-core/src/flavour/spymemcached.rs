@@ -1,4 +1,5 @@
-//! spymemcached 2.12.3's `KetamaNodeLocator`.
+//! spymemcached 2.12.3's `KetamaNodeLocator`, and its default
+//! `ArrayModNodeLocator` ([`ARRAY_MOD`]).
 //!
 //! * Node keys: format SPYMEMCACHED is `String.valueOf(InetSocketAddress)`
 //!   without the leading `/`: `ip:port` for an IP literal (IPv6 in Java's
@@ -22,6 +23,7 @@ use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
 use crate::{Error, ServerSpec};
 
+use super::array_mod::{ArrayMod, Failover, Rule, Select};
 use super::placement::Placement;
 use HashAlgorithm as H;
 
@@ -55,6 +57,35 @@ pub static LIBMEMCACHED_KEYS: Placement = Placement::continuum(HASHES, |servers,
     generate(servers, hash, NodeKeyFormat::Libmemcached)
 })
 .with_spellings(SPELLINGS);
+
+/// `ArrayModNodeLocator`'s hashes: `DefaultConnectionFactory`'s
+/// `NATIVE_HASH` first, then the other `DefaultHashAlgorithm`s.
+const ARRAY_HASHES: &[H] = &[
+    H::SpyNative,
+    H::Md5,
+    H::Crc,
+    H::SpyFnv1_64,
+    H::SpyFnv1a64,
+    H::SpyFnv1_32,
+    H::SpyFnv1a32,
+];
+
+/// `ArrayModNodeLocator`, as `DefaultConnectionFactory` builds it: node
+/// `hash(key) % n` (the hash masked to 32 bits, so never negative), in
+/// list order, no weights. With the default `FailureMode.Redistribute` a
+/// key whose node is down goes to the next active node of `getSequence`
+/// (list order from the primary, wrapping).
+pub static ARRAY_MOD: Placement = Placement::per_key(ARRAY_HASHES, |servers, _| {
+    Ok(std::sync::Arc::new(ArrayMod::new(servers, ARRAY_RULE)?) as super::placement::PerKey)
+})
+.with_spellings(SPELLINGS);
+
+const ARRAY_RULE: Rule = Rule {
+    select: Select::Unsigned,
+    failover: Failover::NextServer,
+    key_limit: None,
+    weights_as_copies: false,
+};
 
 /// spymemcached's `KetamaNodeKeyFormatter.Format`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

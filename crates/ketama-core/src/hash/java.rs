@@ -19,23 +19,30 @@ pub enum JavaFnv {
     Fnv1a64,
 }
 
-fn utf16_units(key: &[u8]) -> Vec<u32> {
-    String::from_utf8_lossy(key)
-        .encode_utf16()
-        .map(u32::from)
-        .collect()
-}
-
 /// `String.hashCode()` of the key, as an unsigned 32-bit value.
 pub fn native(key: &[u8]) -> u32 {
-    utf16_units(key)
-        .into_iter()
-        .fold(0u32, |h, unit| h.wrapping_mul(31).wrapping_add(unit))
+    fn hash_code(units: impl Iterator<Item = u32>) -> u32 {
+        units.fold(0u32, |h, unit| h.wrapping_mul(31).wrapping_add(unit))
+    }
+    // An ASCII key's UTF-16 units are its bytes: no decoding, no allocation.
+    if key.is_ascii() {
+        return hash_code(key.iter().map(|&b| u32::from(b)));
+    }
+    hash_code(String::from_utf8_lossy(key).encode_utf16().map(u32::from))
 }
 
 /// spymemcached's FNV `variant` over the key's UTF-16 code units.
 pub fn fnv(variant: JavaFnv, key: &[u8]) -> u32 {
-    let units = utf16_units(key).into_iter();
+    if key.is_ascii() {
+        return fnv_units(variant, key.iter().map(|&b| u32::from(b)));
+    }
+    fnv_units(
+        variant,
+        String::from_utf8_lossy(key).encode_utf16().map(u32::from),
+    )
+}
+
+fn fnv_units(variant: JavaFnv, units: impl Iterator<Item = u32>) -> u32 {
     match variant {
         JavaFnv::Fnv1_32 => fnv1(units, FNV32_INIT, FNV32_PRIME),
         JavaFnv::Fnv1a32 => fnv1a(units, FNV32_INIT, FNV32_PRIME),

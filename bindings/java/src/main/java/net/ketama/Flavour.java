@@ -125,6 +125,43 @@ public enum Flavour {
      */
     TWEMPROXY_MODULA(17, "KETAMA_FLAVOUR_TWEMPROXY_MODULA"),
     /**
+     * pecl memcache {@code hash_strategy=standard}: {@code (hash >> 16) & 0x7fff}
+     * (0 read as 1) modulo the weighted bucket list (not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_PECL_MEMCACHE_STANDARD = 18}.
+     */
+    PECL_MEMCACHE_STANDARD(18, "KETAMA_FLAVOUR_PECL_MEMCACHE_STANDARD"),
+    /**
+     * spymemcached's {@code ArrayModNodeLocator}, {@code DefaultConnectionFactory}'s
+     * default: {@code hash % n}, Java's {@code String.hashCode} unless told
+     * otherwise (not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_SPYMEMCACHED_ARRAY = 19}.
+     */
+    SPYMEMCACHED_ARRAY(19, "KETAMA_FLAVOUR_SPYMEMCACHED_ARRAY"),
+    /**
+     * Go's gomemcache {@code ServerList}: CRC-32 of the key's first 256 bytes
+     * modulo the list, a server listed twice counting twice (not a
+     * continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_GOMEMCACHE = 20}.
+     */
+    GOMEMCACHE(20, "KETAMA_FLAVOUR_GOMEMCACHE"),
+    /**
+     * npm memjs: {@code Math.abs(hashCode(key)) % n} (not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_MEMJS = 21}.
+     */
+    MEMJS(21, "KETAMA_FLAVOUR_MEMJS"),
+    /**
+     * Apache apr-util's {@code apr_memcache}: {@code (crc32 >> 16) & 0x7fff}, 0
+     * read as 1, modulo the servers, dead servers skipped by {@code hash + 1}
+     * (not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_APR_MEMCACHE = 22}.
+     */
+    APR_MEMCACHE(22, "KETAMA_FLAVOUR_APR_MEMCACHE"),
+    /**
      * mcrouter's Ch3 ({@code furc_hash} of the routing key over the pool;
      * not a continuum).
      *

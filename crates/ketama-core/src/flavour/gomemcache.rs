@@ -1,0 +1,33 @@
+//! Go's `github.com/bradfitz/gomemcache/memcache` `ServerList.PickServer`
+//! (Debian `golang-github-bradfitz-gomemcache-dev` 0.0~git20141109; the
+//! function is the same in upstream's current `selector.go`):
+//!
+//! * a key goes to `addrs[crc32.ChecksumIEEE(key) % len(addrs)]`, the full
+//!   CRC-32 (IEEE) of at most the key's first 256 bytes (the rest is not
+//!   copied into its hashing buffer); one server takes every key;
+//! * no weights: "a server is given more weight if it's listed multiple
+//!   times" (`SetServers`). A server written twice in the list counts
+//!   twice, and a weight `w` lists the server `w` times in a row;
+//! * no failover: a key whose server is down fails (the client returns the
+//!   connection error). The addresses are resolved by `SetServers`, but
+//!   only their order matters.
+
+use std::sync::Arc;
+
+use super::array_mod::{ArrayMod, Failover, Rule, Select};
+use super::placement::{PerKey, Placement};
+use crate::hash::HashAlgorithm;
+
+/// gomemcache's rule.
+const RULE: Rule = Rule {
+    select: Select::Unsigned,
+    failover: Failover::None,
+    key_limit: Some(256),
+    weights_as_copies: true,
+};
+
+/// `ServerList.PickServer`: CRC-32 of the key's first 256 bytes, modulo
+/// the list's length.
+pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::Crc32], |servers, _| {
+    Ok(Arc::new(ArrayMod::new(servers, RULE)?) as PerKey)
+});
