@@ -171,5 +171,75 @@ fn roll(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, lookup, roll);
+/// mcrouter's and Envoy's placements: a single lookup through the ring
+/// beside its key-hash floor, the hashing the placement cannot avoid
+/// (mcrouter: furc_hash, with SpookyHash for WeightedCh3, or the CRC-32;
+/// Envoy: xxHash64 plus one read in an array of the ring's or the table's
+/// size, where the hash lands).
+fn mcrouter_envoy(c: &mut Criterion) {
+    use ketama_core::Flavour;
+    use ketama_core::flavour::envoy::{Envoy, Policy, RingHashConfig};
+    use ketama_core::hash::{crc, furc, spooky, xxhash64};
+    let keys = keys();
+    let mut group = c.benchmark_group("lookup_mcrouter_envoy");
+    group.throughput(Throughput::Elements(KEYS as u64));
+    for n in [10usize, 100, 1_000] {
+        let list = servers(n);
+        let ring = |flavour| Ring::new(list.clone(), RingConfig::flavour(flavour)).unwrap();
+        let locate = |name: &str, ring: Ring, group: &mut criterion::BenchmarkGroup<_>| {
+            group.bench_with_input(BenchmarkId::new(name, n), &ring, |b, ring| {
+                b.iter(|| {
+                    keys.iter()
+                        .map(|k| ring.locate(k.to_bytes()).unwrap().server_index)
+                        .fold(0, |a, i| a ^ i)
+                })
+            });
+        };
+        let floor =
+            |name: &str, f: &dyn Fn(&[u8]) -> u64, group: &mut criterion::BenchmarkGroup<_>| {
+                group.bench_function(BenchmarkId::new(name, n), |b| {
+                    b.iter(|| keys.iter().map(|k| f(k.to_bytes())).fold(0, |a, x| a ^ x))
+                });
+            };
+        let m = n as u32;
+        locate("mcrouter_ch3", ring(Flavour::McrouterCh3), &mut group);
+        floor(
+            "furc_floor",
+            &|k| u64::from(furc::furc_hash(k, m)),
+            &mut group,
+        );
+        locate("mcrouter_wch3", ring(Flavour::McrouterWch3), &mut group);
+        floor(
+            "furc_spooky_floor",
+            &|k| u64::from(furc::furc_hash(k, m)) ^ u64::from(spooky::hash32(k, 0xface_2014)),
+            &mut group,
+        );
+        locate("mcrouter_crc32", ring(Flavour::McrouterCrc32), &mut group);
+        floor("crc32_floor", &|k| u64::from(crc::crc32(k)), &mut group);
+        locate("envoy_ring_hash", ring(Flavour::EnvoyRingHash), &mut group);
+        let size = Envoy::new(&list, Policy::RingHash(RingHashConfig::default()))
+            .unwrap()
+            .table()
+            .len();
+        let positions = vec![1u64; size];
+        floor(
+            "xxhash64_plus_one_ring_read",
+            &|k| {
+                let h = xxhash64::xxhash64(k, 0);
+                positions[((u128::from(h) * size as u128) >> 64) as usize]
+            },
+            &mut group,
+        );
+        locate("envoy_maglev", ring(Flavour::EnvoyMaglev), &mut group);
+        let slots = vec![1u32; 65_537];
+        floor(
+            "xxhash64_plus_one_table_read",
+            &|k| u64::from(slots[(xxhash64::xxhash64(k, 0) % 65_537) as usize]),
+            &mut group,
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, lookup, roll, mcrouter_envoy);
 criterion_main!(benches);

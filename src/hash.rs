@@ -42,14 +42,16 @@ mod tests {
     #[test]
     fn every_id_maps_and_bad_ids_fail() {
         let mut out = 0u32;
-        for (i, h) in HashAlgorithm::ALL.iter().enumerate() {
+        for h in HashAlgorithm::ALL {
             // SAFETY: the pointers come from live locals and the library's own handles.
-            let status =
-                unsafe { ketama_hash_bytes(i as u32 + 1, b"key".as_ptr().cast(), 3, &mut out) };
+            let status = unsafe { ketama_hash_bytes(h.id(), b"key".as_ptr().cast(), 3, &mut out) };
             assert_eq!(status, ketama_status::KETAMA_OK);
             assert_eq!(out, h.hash(b"key"));
         }
-        for bad in [0, HashAlgorithm::ALL.len() as u32 + 1] {
+        let unused = (1..)
+            .find(|&id| HashAlgorithm::from_id(id).is_none())
+            .unwrap();
+        for bad in [0, unused, u32::MAX] {
             // SAFETY: the pointers come from live locals and the library's own handles.
             let status = unsafe { ketama_hash_bytes(bad, b"k".as_ptr().cast(), 1, &mut out) };
             assert_eq!(status, ketama_status::KETAMA_ERR_INVALID_ARGUMENT);
@@ -69,8 +71,9 @@ mod tests {
         use std::ffi::{CStr, CString};
         // SAFETY: the pointers come from live locals and the library's own handles.
         let name_of = |p: *const std::ffi::c_char| unsafe { CStr::from_ptr(p) }.to_str().unwrap();
-        for (id, flavour) in Flavour::ALL.iter().enumerate() {
-            let name = ketama_flavour_name(id as u32);
+        for flavour in Flavour::ALL {
+            let id = flavour.id();
+            let name = ketama_flavour_name(id);
             assert_eq!(name_of(name), flavour.name());
             let mut out = u32::MAX;
             assert_eq!(
@@ -78,16 +81,16 @@ mod tests {
                 unsafe { ketama_flavour_from_name(name, &mut out) },
                 ketama_status::KETAMA_OK
             );
-            assert_eq!(out, id as u32);
-            for (hash_id, hash) in HashAlgorithm::ALL.iter().enumerate() {
-                let hash_name = ketama_hash_name(hash_id as u32 + 1);
+            assert_eq!(out, id);
+            for hash in HashAlgorithm::ALL {
+                let hash_name = ketama_hash_name(hash.id());
                 assert_eq!(name_of(hash_name), hash.name());
                 // SAFETY: the pointers come from live locals and the library's own handles.
-                let status = unsafe { ketama_hash_from_name(id as u32, hash_name, &mut out) };
+                let status = unsafe { ketama_hash_from_name(id, hash_name, &mut out) };
                 // The peer's own spelling wins (twemproxy's "crc32" is the 15-bit crc).
                 if let Some(peer_hash) = flavour.hash_from_name(hash.name()) {
                     assert_eq!(status, ketama_status::KETAMA_OK);
-                    assert_eq!(HashAlgorithm::ALL[out as usize - 1], peer_hash);
+                    assert_eq!(HashAlgorithm::from_id(out), Some(peer_hash));
                 } else {
                     assert_eq!(status, ketama_status::KETAMA_ERR_INVALID_ARGUMENT);
                     let message = name_of(ketama_error());
@@ -95,8 +98,8 @@ mod tests {
                 }
             }
         }
-        assert!(ketama_flavour_name(Flavour::ALL.len() as u32).is_null());
-        assert!(ketama_hash_name(HashAlgorithm::ALL.len() as u32 + 1).is_null());
+        assert!(ketama_flavour_name(u32::MAX).is_null());
+        assert!(ketama_hash_name(u32::MAX).is_null());
         assert_eq!(name_of(ketama_hash_name(0)), "default");
         let mut out = 0u32;
         let alias = CString::new("PHP_Memcached").unwrap();
@@ -105,14 +108,14 @@ mod tests {
             unsafe { ketama_flavour_from_name(alias.as_ptr(), &mut out) },
             ketama_status::KETAMA_OK
         );
-        assert_eq!(Flavour::ALL[out as usize], Flavour::Libmemcached);
+        assert_eq!(Flavour::from_id(out), Some(Flavour::Libmemcached));
         let twemproxy_crc32 = CString::new("crc32").unwrap();
         assert_eq!(
             // SAFETY: the pointers come from live locals and the library's own handles.
             unsafe { ketama_hash_from_name(6, twemproxy_crc32.as_ptr(), &mut out) },
             ketama_status::KETAMA_OK
         );
-        assert_eq!(HashAlgorithm::ALL[out as usize - 1], HashAlgorithm::Crc);
+        assert_eq!(HashAlgorithm::from_id(out), Some(HashAlgorithm::Crc));
         let bogus = CString::new("no-such-flavour").unwrap();
         assert_eq!(
             // SAFETY: the pointers come from live locals and the library's own handles.

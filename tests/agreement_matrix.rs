@@ -192,6 +192,11 @@ fn every_flavour_and_hash_spelling_places_keys_alike_in_every_language() {
         if flavour.takes_hash_tag() {
             options.push("hash_tag=//".to_string()); // user/N/profile hashes N
         }
+        for (name, example) in ketama_core::flavour::options::SETTINGS {
+            if flavour.settings().contains(name) {
+                options.push(format!("{name}={example}"));
+            }
+        }
         for options in options {
             cases.push(Case {
                 label: format!("{} --options {options}", flavour.name()),

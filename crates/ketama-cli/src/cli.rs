@@ -179,7 +179,8 @@ pub struct PlacementArgs {
     /// hash_tag)
     #[arg(long = "hash-tag", value_name = "XY")]
     pub hash_tag: Option<String>,
-    /// Placement options as the library reads them: NAME=VALUE,... (points, hash_tag)
+    /// Placement options as the library reads them: NAME=VALUE,... (points, hash_tag; Envoy:
+    /// min_ring_size, max_ring_size, hash_function, table_size)
     #[arg(long, value_name = "LIST")]
     pub options: Option<String>,
     /// Read the server file exactly like the original libketama (default: strict, rejecting

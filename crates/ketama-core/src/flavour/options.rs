@@ -1,7 +1,9 @@
 //! The settings a peer's users choose for a placement beyond its key hash:
 //! points per server (Cache::Memcached::Fast `ketama_points`, groupcache
-//! replicas, uhashring vnodes, Varnish replicas) and hash tags (twemproxy
-//! `hash_tag`).
+//! replicas, uhashring vnodes, Varnish replicas), hash tags (twemproxy
+//! `hash_tag`), and the sizes and ring hash of Envoy's balancers
+//! (`minimum_ring_size`, `maximum_ring_size`, `hash_function`,
+//! maglev's `table_size`).
 //!
 //! Every language passes them the same way, as one text the library reads:
 //! `points=150,hash_tag={}` ([`Options::parse`]); the CLI's `--points` and
@@ -15,7 +17,41 @@ use crate::Error;
 pub const OPTION_NAMES: &[(&str, &[&str])] = &[
     ("points", &["replicas", "vnodes", "ketama_points"]),
     ("hash_tag", &["hash-tag"]),
+    ("min_ring_size", &["minimum_ring_size"]),
+    ("max_ring_size", &["maximum_ring_size"]),
+    ("hash_function", &[]),
+    ("table_size", &[]),
 ];
+
+/// The options a flavour may take beyond `points` and `hash_tag` (declared
+/// per flavour, [`Placement::settings`](super::placement::Placement)), each
+/// with a value the agreement tests set.
+pub const SETTINGS: &[(&str, &str)] = &[
+    ("min_ring_size", "12"),
+    ("max_ring_size", "100000"),
+    ("hash_function", "murmur_hash_2"),
+    ("table_size", "17"),
+];
+
+/// How Envoy's ring_hash hashes hosts onto its ring (`hash_function`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum RingHashFunction {
+    /// `XX_HASH` (the default): xxHash64.
+    #[default]
+    XxHash64,
+    /// `MURMUR_HASH_2`: libstdc++'s `std::hash<std::string>` (MurmurHash2-64).
+    MurmurHash2,
+}
+
+impl RingHashFunction {
+    /// Envoy's spelling, as [`Options::parse`] reads it back.
+    pub fn name(self) -> &'static str {
+        match self {
+            RingHashFunction::XxHash64 => "xx_hash",
+            RingHashFunction::MurmurHash2 => "murmur_hash_2",
+        }
+    }
+}
 
 /// Options set on a placement; `None` leaves the peer's default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -27,6 +63,14 @@ pub struct Options {
     /// with at least one byte between, only the bytes between are hashed
     /// (twemproxy's rule). `{}` is the common choice.
     pub hash_tag: Option<[u8; 2]>,
+    /// Envoy ring_hash `minimum_ring_size`.
+    pub min_ring_size: Option<u64>,
+    /// Envoy ring_hash `maximum_ring_size`.
+    pub max_ring_size: Option<u64>,
+    /// Envoy ring_hash `hash_function`.
+    pub hash_function: Option<RingHashFunction>,
+    /// Envoy maglev `table_size`.
+    pub table_size: Option<u64>,
 }
 
 /// How a flavour takes `points`: its peer's default and the range it allows.
@@ -55,6 +99,18 @@ impl Options {
             match canonical_name(name.trim()) {
                 Some("points") => options.points = Some(parse_points(value.trim())?),
                 Some("hash_tag") => options.hash_tag = Some(parse_hash_tag(value.trim())?),
+                Some("min_ring_size") => {
+                    options.min_ring_size = Some(parse_size("min_ring_size", value.trim())?)
+                }
+                Some("max_ring_size") => {
+                    options.max_ring_size = Some(parse_size("max_ring_size", value.trim())?)
+                }
+                Some("table_size") => {
+                    options.table_size = Some(parse_size("table_size", value.trim())?)
+                }
+                Some("hash_function") => {
+                    options.hash_function = Some(parse_ring_hash_function(value.trim())?)
+                }
                 _ => {
                     let known: Vec<&str> = OPTION_NAMES.iter().map(|(n, _)| *n).collect();
                     return Err(Error::InvalidArgument(format!(
@@ -71,6 +127,17 @@ impl Options {
     /// True when no option is set.
     pub fn is_empty(&self) -> bool {
         *self == Options::default()
+    }
+
+    /// The names of the options set among [`SETTINGS`].
+    pub fn settings(&self) -> Vec<&'static str> {
+        let set = [
+            ("min_ring_size", self.min_ring_size.is_some()),
+            ("max_ring_size", self.max_ring_size.is_some()),
+            ("hash_function", self.hash_function.is_some()),
+            ("table_size", self.table_size.is_some()),
+        ];
+        set.iter().filter(|(_, on)| *on).map(|(n, _)| *n).collect()
     }
 
     /// The key as hashed under the hash tag: the bytes between the tag's
@@ -95,6 +162,18 @@ impl std::fmt::Display for Options {
         if let Some([open, close]) = self.hash_tag {
             settings.push(format!("hash_tag={}{}", open as char, close as char));
         }
+        if let Some(size) = self.min_ring_size {
+            settings.push(format!("min_ring_size={size}"));
+        }
+        if let Some(size) = self.max_ring_size {
+            settings.push(format!("max_ring_size={size}"));
+        }
+        if let Some(function) = self.hash_function {
+            settings.push(format!("hash_function={}", function.name()));
+        }
+        if let Some(size) = self.table_size {
+            settings.push(format!("table_size={size}"));
+        }
         f.write_str(&settings.join(","))
     }
 }
@@ -115,6 +194,26 @@ fn parse_points(value: &str) -> Result<u32, Error> {
         _ => Err(Error::InvalidArgument(format!(
             "placement option points={value}: expected a whole number from 1 to {}",
             u32::MAX
+        ))),
+    }
+}
+
+fn parse_size(name: &str, value: &str) -> Result<u64, Error> {
+    match value.parse::<u64>() {
+        Ok(size) if size > 0 => Ok(size),
+        _ => Err(Error::InvalidArgument(format!(
+            "placement option {name}={value}: expected a whole number of at least 1"
+        ))),
+    }
+}
+
+fn parse_ring_hash_function(value: &str) -> Result<RingHashFunction, Error> {
+    match value.to_ascii_lowercase().replace('-', "_").as_str() {
+        "xx_hash" | "xxhash" | "xxhash64" => Ok(RingHashFunction::XxHash64),
+        "murmur_hash_2" | "murmurhash2" | "murmur2" => Ok(RingHashFunction::MurmurHash2),
+        _ => Err(Error::InvalidArgument(format!(
+            "placement option hash_function={value}: expected xx_hash or murmur_hash_2 \
+             (Envoy's ring_hash hash_function)"
         ))),
     }
 }
@@ -162,6 +261,26 @@ mod tests {
         assert_eq!(Options::parse("").unwrap(), Options::default());
         assert_eq!(Options::parse("vnodes=3").unwrap().points, Some(3));
         assert_eq!(Options::parse("KETAMA_POINTS=7").unwrap().points, Some(7));
+        let envoy =
+            Options::parse("minimum_ring_size=12,max-ring-size=24,hash_function=MURMUR_HASH_2")
+                .unwrap();
+        assert_eq!(envoy.min_ring_size, Some(12));
+        assert_eq!(envoy.max_ring_size, Some(24));
+        assert_eq!(envoy.hash_function, Some(RingHashFunction::MurmurHash2));
+        assert_eq!(
+            envoy.to_string(),
+            "min_ring_size=12,max_ring_size=24,hash_function=murmur_hash_2"
+        );
+        assert_eq!(
+            envoy.settings(),
+            ["min_ring_size", "max_ring_size", "hash_function"]
+        );
+        let maglev = Options::parse("table_size=17").unwrap();
+        assert_eq!(Options::parse(&maglev.to_string()).unwrap(), maglev);
+        for (name, example) in SETTINGS {
+            let one = Options::parse(&format!("{name}={example}")).unwrap();
+            assert_eq!(one.settings(), [*name]);
+        }
     }
 
     #[test]
@@ -173,6 +292,8 @@ mod tests {
         assert!(err("colour=red").contains("unknown placement option 'colour'"));
         assert!(err("hash_tag={").contains("hash tag '{'"));
         assert!(err("hash_tag={ }").contains("two printable"));
+        assert!(err("table_size=0").contains("table_size=0"));
+        assert!(err("hash_function=md5").contains("xx_hash or murmur_hash_2"));
     }
 
     #[test]

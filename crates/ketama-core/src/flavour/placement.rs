@@ -97,6 +97,9 @@ pub struct Placement {
     pub points: Option<PointsOption>,
     /// Whether users set a hash tag (twemproxy `hash_tag`).
     pub hash_tag: bool,
+    /// The further options its users set (names from
+    /// [`SETTINGS`](super::options::SETTINGS): Envoy's ring and table sizes).
+    pub settings: &'static [&'static str],
 }
 
 impl Placement {
@@ -113,6 +116,7 @@ impl Placement {
             build: Build::Continuum(generate),
             points: None,
             hash_tag: false,
+            settings: &[],
         }
     }
 
@@ -129,6 +133,7 @@ impl Placement {
             build: Build::PerKey(build),
             points: None,
             hash_tag: false,
+            settings: &[],
         }
     }
 
@@ -167,5 +172,10 @@ impl Placement {
             hash_tag: true,
             ..self
         }
+    }
+
+    /// The same, taking these further options (`--options NAME=VALUE`).
+    pub const fn with_settings(self, settings: &'static [&'static str]) -> Placement {
+        Placement { settings, ..self }
     }
 }
