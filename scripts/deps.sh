@@ -105,6 +105,18 @@ perl -MCache::Memcached::Fast -e 1 >/dev/null 2>&1 || need libcache-memcached-fa
 command -v node >/dev/null 2>&1 || need nodejs
 command -v npm >/dev/null 2>&1 || need npm
 # --- end of the continuum flavours' block
+# --- Redis-client and Go flavours' peers (predis, phpredis, redis-rb,
+# uhashring, django-redis, groupcache), each asked in-process. Each probe
+# stands on its own: without php, ruby or go what they load is missing too.
+php -r 'exit((@include "Predis/autoload.php") ? 0 : 1);' >/dev/null 2>&1 || need php-predis
+grep -qix redis <<<"$loaded" || need php8.2-redis
+ruby -e "require 'redis'" >/dev/null 2>&1 || need ruby-redis
+/usr/bin/python3 -c "import uhashring" >/dev/null 2>&1 || need python3-uhashring
+/usr/bin/python3 -c "import django_redis" >/dev/null 2>&1 || need python3-django-redis
+command -v go >/dev/null 2>&1 || need golang-go
+[ -f /usr/share/gocode/src/github.com/golang/groupcache/consistenthash/consistenthash.go ] \
+  || need golang-github-golang-groupcache-dev
+# --- end of the Redis-client block
 # Per-key placements' peers: pymemcache and python-memcached load through
 # /usr/bin/python3 above; Perl Cache::Memcached (without perl, missing too).
 perl -MCache::Memcached -e 1 >/dev/null 2>&1 || need libcache-memcached-perl

@@ -74,9 +74,15 @@ fn missing_with(path: &Path) -> BTreeSet<String> {
 fn without_php_every_php_package_is_named() {
     let farm = path_without("no-php", |program| program.starts_with("php"));
     let missing = missing_with(&farm);
-    let php: BTreeSet<String> = ["php8.2-cli", "php8.2-memcache", "php8.2-memcached"]
-        .map(String::from)
-        .into();
+    let php: BTreeSet<String> = [
+        "php8.2-cli",
+        "php8.2-memcache",
+        "php8.2-memcached",
+        "php8.2-redis",
+        "php-predis",
+    ]
+    .map(String::from)
+    .into();
     assert!(php.is_subset(&missing), "named: {missing:?}");
     let others: Vec<&String> = missing.difference(&php).collect();
     assert!(
@@ -113,6 +119,9 @@ fn on_a_bare_path_every_command_and_module_package_is_named() {
         "lintian",
         "composer",
         "libfcgi-bin",
+        "php8.2-redis",
+        "php-predis",
+        "ruby-redis",
         "golang-go",
     ] {
         assert!(

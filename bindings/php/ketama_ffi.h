@@ -187,6 +187,54 @@ typedef enum {
    */
   KETAMA_FLAVOUR_APR_MEMCACHE = 22,
   /**
+   * Predis client-side sharding with its default `HashRing`: CRC-32
+   * points of `host:port`, weights, the last point ≤ the key's hash.
+   */
+  KETAMA_FLAVOUR_PREDIS = 23,
+  /**
+   * Predis client-side sharding with `KetamaRing`: libketama-style MD5
+   * points of `host:port`, weights.
+   */
+  KETAMA_FLAVOUR_PREDIS_KETAMA = 24,
+  /**
+   * phpredis `RedisArray`: CRC-32 of the key's `{tag}` over equal
+   * ranges, one per host (`crc32 × n / 0xffffffff`); no weights.
+   */
+  KETAMA_FLAVOUR_PHPREDIS = 25,
+  /**
+   * phpredis `RedisArray` with `consistent`: 160 MD5 points per host
+   * string, keys at their CRC-32 register.
+   */
+  KETAMA_FLAVOUR_PHPREDIS_CONSISTENT = 26,
+  /**
+   * redis-rb `Redis::Distributed`: 160 CRC-32 points per node id
+   * (`redis://host:port/0`), keys' `{tag}` at the start of a line, the
+   * last point ≤ the key's hash.
+   */
+  KETAMA_FLAVOUR_REDIS_RB = 27,
+  /**
+   * Python uhashring's default ring: 160 points per unit of weight,
+   * each the whole 128-bit MD5 of `name-w`, the first point greater
+   * than the key's MD5 (not a 32-bit continuum).
+   */
+  KETAMA_FLAVOUR_UHASHRING = 28,
+  /**
+   * Python uhashring with `hash_fn='ketama'`: libketama-style MD5
+   * points, the first point greater than the key's hash.
+   */
+  KETAMA_FLAVOUR_UHASHRING_KETAMA = 29,
+  /**
+   * django-redis `ShardClient`: 128 SHA-256 points per `LOCATION`
+   * name, keys made `:1:<key>` and tagged, the last point ≤ the key's
+   * SHA-256 (not a 32-bit continuum).
+   */
+  KETAMA_FLAVOUR_DJANGO_REDIS = 30,
+  /**
+   * Go groupcache `consistenthash` as `HTTPPool` builds it: 50 CRC-32
+   * points per peer name (`"<i><name>"`), no weights.
+   */
+  KETAMA_FLAVOUR_GROUPCACHE = 31,
+  /**
    * mcrouter's Ch3 (`furc_hash` of the routing key over the pool;
    * not a continuum).
    */
@@ -301,6 +349,16 @@ typedef enum {
    * python-memcached's `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
    */
   KETAMA_HASH_CMEMCACHE = 20,
+  /**
+   * The CRC-32 register without the final complement (`!crc32`), as
+   * phpredis `RedisArray` hashes keys onto its `consistent` ring.
+   */
+  KETAMA_HASH_CRC32_NOXOR = 30,
+  /**
+   * The first four bytes of SHA-256, big-endian (django-redis orders
+   * whole SHA-256 digests; this is their top 32 bits).
+   */
+  KETAMA_HASH_SHA256 = 31,
   /**
    * mcrouter's `furc_hash` key hash: MurmurHash64A of the key with seed
    * 4193360111, low 32 bits (its Ch3 placements rehash all 64).

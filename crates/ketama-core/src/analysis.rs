@@ -34,9 +34,12 @@ pub enum Measure {
 /// How a ring's key preparation differs from another's (none, pecl's, dalli's).
 fn preparation(lookup: KeyLookup) -> u8 {
     match lookup {
-        KeyLookup::Direct | KeyLookup::PerKey => 0,
+        KeyLookup::Direct | KeyLookup::PerKey | KeyLookup::After => 0,
         KeyLookup::PeclBuckets => 1,
         KeyLookup::Dalli => 2,
+        KeyLookup::PredisHashRing | KeyLookup::PredisKetama => 3,
+        KeyLookup::PhpRedis => 4,
+        KeyLookup::RedisRb => 5,
     }
 }
 
@@ -179,11 +182,12 @@ fn for_each_arc(rings: &[&Ring], mut visit: impl FnMut(u64, &[usize])) {
     }
     // An arc (previous cut, cut] must have one owner in every ring: a ring
     // that looks up the first point ≥ the hash changes owner after each
-    // point; dalli's (the last point ≤ the hash) just before each point.
+    // point; one that looks up the last point ≤ the hash (dalli) or the
+    // first point > the hash (uhashring) just before each point.
     let mut cuts: Vec<u32> = rings
         .iter()
         .flat_map(|r| {
-            let before = u32::from(r.key_lookup() == KeyLookup::Dalli);
+            let before = u32::from(r.key_lookup().owner_changes_before_points());
             r.continuum()
                 .points()
                 .iter()
@@ -430,6 +434,35 @@ mod tests {
         for (share, arc) in shares.iter().zip(expected) {
             assert_eq!(*share, arc as f64 / CIRCLE, "{shares:?} vs {expected:?}");
         }
+    }
+
+    #[test]
+    fn after_shares_credit_each_point_with_the_arc_before_it() {
+        let specs = (1..=3)
+            .map(|i| ServerSpec::new(format!("10.0.0.{i}:11211"), i))
+            .collect();
+        let r = Ring::new(specs, RingConfig::flavour(crate::Flavour::UhashringKetama)).unwrap();
+        // First point > the hash: [p_{i-1}, p_i) belongs to p_i's server,
+        // and [p_last, 2^32) + [0, p_0) to the first point's.
+        let (points, owners) = (r.continuum().points(), r.continuum().owners());
+        let mut expected = [0u64; 3];
+        for i in 1..points.len() {
+            expected[owners[i] as usize] += u64::from(points[i] - points[i - 1]);
+        }
+        expected[owners[0] as usize] +=
+            (1u64 << 32) - u64::from(points[points.len() - 1]) + u64::from(points[0]);
+        let shares = keyspace_shares(&r);
+        for (share, arc) in shares.iter().zip(expected) {
+            assert_eq!(*share, arc as f64 / CIRCLE, "{shares:?} vs {expected:?}");
+        }
+        let libketama = flavoured(crate::Flavour::Libketama, 3);
+        let exact = movement(&r, &libketama);
+        assert_eq!(exact.measure, Measure::Exact);
+        let sampled = sampled_movement(&r, &libketama, default_sample());
+        assert!(
+            (exact.moved - sampled.moved).abs() < 0.01,
+            "{exact:?} {sampled:?}"
+        );
     }
 
     #[test]

@@ -20,11 +20,14 @@
 pub mod apr_memcache;
 pub mod array_mod;
 pub mod dalli;
+pub mod django_redis;
 pub mod envoy;
 pub mod envoy_entry;
 pub mod envoy_maglev;
 pub mod envoy_ring;
 pub mod gomemcache;
+pub mod groupcache;
+pub mod hash_tags;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
@@ -33,15 +36,21 @@ pub mod memcached_fast;
 pub mod memjs;
 pub mod modula;
 pub mod modulo;
+pub mod named;
 pub mod nginx;
 pub mod node_memcached;
 pub mod options;
 pub mod pecl_memcache;
+pub mod phpredis;
 pub mod placement;
 pub mod points;
+pub mod predis;
+pub mod redis_rb;
 pub mod rendezvous;
 pub mod spymemcached;
 pub mod twemproxy;
+pub mod uhashring;
+pub mod wide_ring;
 
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
@@ -114,6 +123,36 @@ crate::named_enum! {
         /// read as 1, modulo the servers, dead servers skipped by `hash + 1`
         /// (not a continuum).
         AprMemcache = 22, KETAMA_FLAVOUR_APR_MEMCACHE, "apr-memcache", ["apr-util-memcache", "apr-memcache-default"] => apr_memcache::PLACEMENT;
+        /// Predis client-side sharding with its default `HashRing`: CRC-32
+        /// points of `host:port`, weights, the last point ≤ the key's hash.
+        Predis = 23, KETAMA_FLAVOUR_PREDIS, "predis", ["predis-hashring", "php-predis"] => predis::HASH_RING;
+        /// Predis client-side sharding with `KetamaRing`: libketama-style MD5
+        /// points of `host:port`, weights.
+        PredisKetama = 24, KETAMA_FLAVOUR_PREDIS_KETAMA, "predis-ketama", ["predis-ketamaring"] => predis::KETAMA_RING;
+        /// phpredis `RedisArray`: CRC-32 of the key's `{tag}` over equal
+        /// ranges, one per host (`crc32 × n / 0xffffffff`); no weights.
+        Phpredis = 25, KETAMA_FLAVOUR_PHPREDIS, "phpredis", ["redisarray", "php-redis"] => phpredis::MODULO;
+        /// phpredis `RedisArray` with `consistent`: 160 MD5 points per host
+        /// string, keys at their CRC-32 register.
+        PhpredisConsistent = 26, KETAMA_FLAVOUR_PHPREDIS_CONSISTENT, "phpredis-consistent", ["redisarray-consistent", "php-redis-consistent"] => phpredis::CONSISTENT;
+        /// redis-rb `Redis::Distributed`: 160 CRC-32 points per node id
+        /// (`redis://host:port/0`), keys' `{tag}` at the start of a line, the
+        /// last point ≤ the key's hash.
+        RedisRb = 27, KETAMA_FLAVOUR_REDIS_RB, "redis-rb", ["redis-distributed", "ruby-redis"] => redis_rb::PLACEMENT;
+        /// Python uhashring's default ring: 160 points per unit of weight,
+        /// each the whole 128-bit MD5 of `name-w`, the first point greater
+        /// than the key's MD5 (not a 32-bit continuum).
+        Uhashring = 28, KETAMA_FLAVOUR_UHASHRING, "uhashring", ["uhashring-md5", "python-uhashring"] => uhashring::PLACEMENT;
+        /// Python uhashring with `hash_fn='ketama'`: libketama-style MD5
+        /// points, the first point greater than the key's hash.
+        UhashringKetama = 29, KETAMA_FLAVOUR_UHASHRING_KETAMA, "uhashring-ketama", ["python-uhashring-ketama"] => uhashring::KETAMA;
+        /// django-redis `ShardClient`: 128 SHA-256 points per `LOCATION`
+        /// name, keys made `:1:<key>` and tagged, the last point ≤ the key's
+        /// SHA-256 (not a 32-bit continuum).
+        DjangoRedis = 30, KETAMA_FLAVOUR_DJANGO_REDIS, "django-redis", ["django-redis-shard", "shardclient"] => django_redis::PLACEMENT;
+        /// Go groupcache `consistenthash` as `HTTPPool` builds it: 50 CRC-32
+        /// points per peer name (`"<i><name>"`), no weights.
+        Groupcache = 31, KETAMA_FLAVOUR_GROUPCACHE, "groupcache", ["groupcache-consistenthash", "consistenthash"] => groupcache::PLACEMENT;
         /// mcrouter's Ch3 (`furc_hash` of the routing key over the pool;
         /// not a continuum).
         McrouterCh3 = 34, KETAMA_FLAVOUR_MCROUTER_CH3, "mcrouter-ch3", ["mcrouter", "ch3"] => mcrouter::CH3;
@@ -157,36 +196,71 @@ pub enum KeyLookup {
     Dalli,
     /// No continuum: the ring's [`PerKey`] placement places each key.
     PerKey,
+    /// The first point strictly greater than the hash, wrapping to the
+    /// first point (Python's `bisect_right`: uhashring).
+    After,
+    /// Predis `HashRing`: its hash tag ([`hash_tags::predis`]), then the
+    /// last point ≤ the hash, wrapping to the last point.
+    PredisHashRing,
+    /// Predis `KetamaRing`: its hash tag, then the first point ≥ the hash.
+    PredisKetama,
+    /// phpredis `RedisArray`: its hash tag ([`hash_tags::phpredis`]), then
+    /// the first point ≥ the hash.
+    PhpRedis,
+    /// redis-rb `Redis::Distributed`: its hash tag ([`hash_tags::redis_rb`]),
+    /// then the last point ≤ the hash, wrapping to the last point.
+    RedisRb,
 }
 
 impl KeyLookup {
-    /// The key as the peer hashes it: pecl memcache first rewrites it
-    /// ([`pecl_memcache::prepare_key`]); the others hash it unchanged.
+    /// The key as the peer hashes it: pecl memcache and dalli first rewrite
+    /// it ([`pecl_memcache::prepare_key`], [`dalli::prepare_key`]), the Redis
+    /// clients hash only its hash tag ([`hash_tags`]); the others hash it
+    /// unchanged.
     #[inline]
     pub fn prepare_key(self, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
+        use std::borrow::Cow::Borrowed;
         match self {
-            KeyLookup::Direct | KeyLookup::PerKey => std::borrow::Cow::Borrowed(key),
+            KeyLookup::Direct | KeyLookup::PerKey | KeyLookup::After => Borrowed(key),
             KeyLookup::PeclBuckets => pecl_memcache::prepare_key(key),
             KeyLookup::Dalli => dalli::prepare_key(key),
+            KeyLookup::PredisHashRing | KeyLookup::PredisKetama => Borrowed(hash_tags::predis(key)),
+            KeyLookup::PhpRedis => Borrowed(hash_tags::phpredis(key)),
+            KeyLookup::RedisRb => Borrowed(hash_tags::redis_rb(key)),
         }
+    }
+
+    /// True when a key goes to the point at or *before* its position (or
+    /// strictly after it), so that the owner changes just before each
+    /// point rather than just after it.
+    #[inline]
+    pub fn owner_changes_before_points(self) -> bool {
+        matches!(
+            self,
+            KeyLookup::Dalli | KeyLookup::After | KeyLookup::PredisHashRing | KeyLookup::RedisRb
+        )
     }
 
     /// The continuum position searched for a key hash.
     #[inline]
     pub fn position(self, hash: u32) -> u32 {
         match self {
-            KeyLookup::Direct | KeyLookup::Dalli | KeyLookup::PerKey => hash,
             KeyLookup::PeclBuckets => (hash % 1024) * (u32::MAX / 1024),
+            KeyLookup::After => hash.wrapping_add(1),
+            _ => hash,
         }
     }
 
     /// The index of the point a key hash lands on: the first point at or
     /// after its [`position`](Self::position) (wrapping to the first), or
-    /// for dalli the last point at or before it (wrapping to the last).
+    /// for dalli, Predis `HashRing` and redis-rb the last point at or
+    /// before it (wrapping to the last).
     #[inline]
     pub fn locate(self, continuum: &crate::continuum::Continuum, hash: u32) -> Option<usize> {
         match self {
-            KeyLookup::Dalli => continuum.locate_at_or_before(hash),
+            KeyLookup::Dalli | KeyLookup::PredisHashRing | KeyLookup::RedisRb => {
+                continuum.locate_at_or_before(hash)
+            }
             lookup => continuum.locate(lookup.position(hash)),
         }
     }

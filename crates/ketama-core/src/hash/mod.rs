@@ -82,6 +82,12 @@ crate::named_enum! {
         Murmur3Seed0 = 19, KETAMA_HASH_MURMUR3_SEED0, "murmur3_seed0", ["murmur3_32"];
         /// python-memcached's `cmemcache_hash`: `(crc32 >> 16) & 0x7fff`, 0 read as 1.
         Cmemcache = 20, KETAMA_HASH_CMEMCACHE, "cmemcache", ["cmemcache_hash"];
+        /// The CRC-32 register without the final complement (`!crc32`), as
+        /// phpredis `RedisArray` hashes keys onto its `consistent` ring.
+        Crc32NoXor = 30, KETAMA_HASH_CRC32_NOXOR, "crc32-noxor", ["phpredis-crc32"];
+        /// The first four bytes of SHA-256, big-endian (django-redis orders
+        /// whole SHA-256 digests; this is their top 32 bits).
+        Sha256 = 31, KETAMA_HASH_SHA256, "sha256", [];
         /// mcrouter's `furc_hash` key hash: MurmurHash64A of the key with seed
         /// 4193360111, low 32 bits (its Ch3 placements rehash all 64).
         Furc = 50, KETAMA_HASH_FURC, "furc", ["ch3", "furc_hash"];
@@ -116,6 +122,8 @@ impl HashAlgorithm {
             HashAlgorithm::Crc16 => crc::twemproxy_crc16(key),
             HashAlgorithm::Murmur3Seed0 => murmur::murmur3_seed0(key),
             HashAlgorithm::Cmemcache => crc::cmemcache(key),
+            HashAlgorithm::Crc32NoXor => !crc::crc32(key),
+            HashAlgorithm::Sha256 => sha256_top(key),
             HashAlgorithm::Furc => murmur64::murmur64a(key, murmur64::FURC_SEED) as u32,
             HashAlgorithm::XxHash64 => xxhash64::xxhash64(key, 0) as u32,
         }
@@ -145,6 +153,13 @@ impl HashAlgorithm {
             }
         }
     }
+}
+
+/// The first four bytes of SHA-256(`key`), big-endian.
+fn sha256_top(key: &[u8]) -> u32 {
+    use sha2::Digest;
+    let digest = sha2::Sha256::digest(key);
+    u32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
 }
 
 #[cfg(test)]
@@ -180,6 +195,8 @@ mod tests {
         );
         assert_eq!(HashAlgorithm::SpyNative.hash(b"hello"), 99_162_322);
         assert_eq!(HashAlgorithm::Hsieh.hash(b""), 0);
+        // SHA-256("abc") = ba7816bf...
+        assert_eq!(HashAlgorithm::Sha256.hash(b"abc"), 0xba78_16bf);
         // MurmurHash3 x86_32 published vectors (seed 0).
         assert_eq!(HashAlgorithm::Murmur3Seed0.hash(b""), 0);
         assert_eq!(HashAlgorithm::Murmur3Seed0.hash(b"hello"), 0x248b_fa47);

@@ -162,6 +162,72 @@ public enum Flavour {
      */
     APR_MEMCACHE(22, "KETAMA_FLAVOUR_APR_MEMCACHE"),
     /**
+     * Predis client-side sharding with its default {@code HashRing}: CRC-32
+     * points of {@code host:port}, weights, the last point \u2264 the key's hash.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_PREDIS = 23}.
+     */
+    PREDIS(23, "KETAMA_FLAVOUR_PREDIS"),
+    /**
+     * Predis client-side sharding with {@code KetamaRing}: libketama-style MD5
+     * points of {@code host:port}, weights.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_PREDIS_KETAMA = 24}.
+     */
+    PREDIS_KETAMA(24, "KETAMA_FLAVOUR_PREDIS_KETAMA"),
+    /**
+     * phpredis {@code RedisArray}: CRC-32 of the key's {@code {tag}} over equal
+     * ranges, one per host ({@code crc32 \u00d7 n / 0xffffffff}); no weights.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_PHPREDIS = 25}.
+     */
+    PHPREDIS(25, "KETAMA_FLAVOUR_PHPREDIS"),
+    /**
+     * phpredis {@code RedisArray} with {@code consistent}: 160 MD5 points per host
+     * string, keys at their CRC-32 register.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_PHPREDIS_CONSISTENT = 26}.
+     */
+    PHPREDIS_CONSISTENT(26, "KETAMA_FLAVOUR_PHPREDIS_CONSISTENT"),
+    /**
+     * redis-rb {@code Redis::Distributed}: 160 CRC-32 points per node id
+     * ({@code redis://host:port/0}), keys' {@code {tag}} at the start of a line, the
+     * last point \u2264 the key's hash.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_REDIS_RB = 27}.
+     */
+    REDIS_RB(27, "KETAMA_FLAVOUR_REDIS_RB"),
+    /**
+     * Python uhashring's default ring: 160 points per unit of weight,
+     * each the whole 128-bit MD5 of {@code name-w}, the first point greater
+     * than the key's MD5 (not a 32-bit continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_UHASHRING = 28}.
+     */
+    UHASHRING(28, "KETAMA_FLAVOUR_UHASHRING"),
+    /**
+     * Python uhashring with {@code hash_fn='ketama'}: libketama-style MD5
+     * points, the first point greater than the key's hash.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_UHASHRING_KETAMA = 29}.
+     */
+    UHASHRING_KETAMA(29, "KETAMA_FLAVOUR_UHASHRING_KETAMA"),
+    /**
+     * django-redis {@code ShardClient}: 128 SHA-256 points per {@code LOCATION}
+     * name, keys made {@code :1:<key>} and tagged, the last point \u2264 the key's
+     * SHA-256 (not a 32-bit continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_DJANGO_REDIS = 30}.
+     */
+    DJANGO_REDIS(30, "KETAMA_FLAVOUR_DJANGO_REDIS"),
+    /**
+     * Go groupcache {@code consistenthash} as {@code HTTPPool} builds it: 50 CRC-32
+     * points per peer name ({@code "<i><name>"}), no weights.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_GROUPCACHE = 31}.
+     */
+    GROUPCACHE(31, "KETAMA_FLAVOUR_GROUPCACHE"),
+    /**
      * mcrouter's Ch3 ({@code furc_hash} of the routing key over the pool;
      * not a continuum).
      *

@@ -135,6 +135,20 @@ public enum Hash {
      */
     CMEMCACHE(20, "KETAMA_HASH_CMEMCACHE"),
     /**
+     * The CRC-32 register without the final complement ({@code !crc32}), as
+     * phpredis {@code RedisArray} hashes keys onto its {@code consistent} ring.
+     *
+     * <p>C: {@code KETAMA_HASH_CRC32_NOXOR = 30}.
+     */
+    CRC32_NOXOR(30, "KETAMA_HASH_CRC32_NOXOR"),
+    /**
+     * The first four bytes of SHA-256, big-endian (django-redis orders
+     * whole SHA-256 digests; this is their top 32 bits).
+     *
+     * <p>C: {@code KETAMA_HASH_SHA256 = 31}.
+     */
+    SHA256(31, "KETAMA_HASH_SHA256"),
+    /**
      * mcrouter's {@code furc_hash} key hash: MurmurHash64A of the key with seed
      * 4193360111, low 32 bits (its Ch3 placements rehash all 64).
      *

@@ -1,0 +1,166 @@
+//! A ring whose points are wider than 32 bits: uhashring's default ring
+//! places 128-bit MD5 integers, django-redis's SHA-256 hex strings. Points
+//! are kept as big-endian bytes (so byte order is the peers' numeric or
+//! string order) and found through a [`Continuum`] of their top 32 bits,
+//! then compared in full.
+
+use crate::continuum::{Continuum, TiePolicy};
+
+use super::placement::Location;
+
+/// Which point a key takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WideSearch {
+    /// The first point strictly greater than the key, wrapping to the
+    /// first (`bisect_right`: uhashring).
+    After,
+    /// The last point at or before the key, wrapping to the last
+    /// (`bisect_right − 1`: django-redis).
+    AtOrBefore,
+}
+
+/// Sorted wide points, their owners and the index of their top 32 bits.
+#[derive(Debug, Clone)]
+pub struct WideRing<const N: usize> {
+    points: Box<[[u8; N]]>,
+    owners: Box<[u32]>,
+    index: Continuum,
+    search: WideSearch,
+}
+
+fn top<const N: usize>(point: &[u8; N]) -> u32 {
+    u32::from_be_bytes([point[0], point[1], point[2], point[3]])
+}
+
+impl<const N: usize> WideRing<N> {
+    /// The ring of `generated` `(point, server)` pairs (in generation
+    /// order; of equal points the one generated last is kept, as a
+    /// dictionary keyed by point keeps it).
+    pub fn new(mut generated: Vec<([u8; N], u32)>, search: WideSearch) -> Self {
+        generated.sort_by_key(|entry| entry.0); // stable: generation order within a point
+        let mut kept: Vec<([u8; N], u32)> = Vec::with_capacity(generated.len());
+        for (point, owner) in generated {
+            match kept.last_mut() {
+                Some(last) if last.0 == point => last.1 = owner,
+                _ => kept.push((point, owner)),
+            }
+        }
+        let index = Continuum::new(
+            kept.iter()
+                .enumerate()
+                .map(|(i, (point, _))| (top(point), i as u32))
+                .collect(),
+            TiePolicy::FirstWins,
+        );
+        WideRing {
+            points: kept.iter().map(|(p, _)| *p).collect(),
+            owners: kept.iter().map(|(_, o)| *o).collect(),
+            index,
+            search,
+        }
+    }
+
+    /// Number of points.
+    pub fn len(&self) -> usize {
+        self.points.len()
+    }
+
+    /// True when the ring has no point.
+    pub fn is_empty(&self) -> bool {
+        self.points.is_empty()
+    }
+
+    /// The index of the first point greater than `key`, or `len()`.
+    fn first_after(&self, key: &[u8; N]) -> usize {
+        let Some(found) = self.index.locate(top(key)) else {
+            return 0;
+        };
+        // The index wraps to 0 when every point's top bits are below the key's.
+        if top(&self.points[found]) < top(key) {
+            return self.points.len();
+        }
+        let mut at = found;
+        while at < self.points.len() && self.points[at] <= *key {
+            at += 1;
+        }
+        at
+    }
+
+    /// The point `key` takes, then the first point from there (in ring
+    /// order, wrapping) whose owner is not down; `None` when every owner
+    /// is down or the ring is empty.
+    pub fn locate(&self, key: &[u8; N], is_down: &dyn Fn(usize) -> bool) -> Option<Location> {
+        let len = self.points.len();
+        if len == 0 {
+            return None;
+        }
+        let after = self.first_after(key);
+        let start = match self.search {
+            WideSearch::After => after % len,
+            WideSearch::AtOrBefore => after.checked_sub(1).unwrap_or(len - 1),
+        };
+        (0..len)
+            .map(|step| (start + step) % len)
+            .find(|&i| !is_down(self.owners[i] as usize))
+            .map(|i| Location {
+                point_index: i,
+                point: top(&self.points[i]),
+                server_index: self.owners[i] as usize,
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(top: u32, low: u8) -> [u8; 8] {
+        let mut p = [0u8; 8];
+        p[..4].copy_from_slice(&top.to_be_bytes());
+        p[7] = low;
+        p
+    }
+
+    /// The answer by plain search over the sorted points.
+    fn by_search(ring: &WideRing<8>, key: &[u8; 8]) -> usize {
+        let after = ring.points.partition_point(|p| p <= key);
+        match ring.search {
+            WideSearch::After => after % ring.len(),
+            WideSearch::AtOrBefore => after.checked_sub(1).unwrap_or(ring.len() - 1),
+        }
+    }
+
+    #[test]
+    fn lookups_compare_whole_points() {
+        let generated = vec![
+            (point(10, 5), 0),
+            (point(10, 9), 1),
+            (point(20, 0), 2),
+            (point(10, 5), 3),
+            (point(u32::MAX, 1), 4),
+        ];
+        for search in [WideSearch::After, WideSearch::AtOrBefore] {
+            let ring = WideRing::new(generated.clone(), search);
+            assert_eq!(ring.len(), 4, "the equal point kept once");
+            assert_eq!(
+                &*ring.owners,
+                &[3, 1, 2, 4],
+                "the later of equal points kept"
+            );
+            for t in [0, 9, 10, 11, 19, 20, 21, u32::MAX - 1, u32::MAX] {
+                for low in [0, 1, 4, 5, 6, 9, 10, 255] {
+                    let key = point(t, low);
+                    let at = ring.locate(&key, &|_| false).unwrap();
+                    assert_eq!(
+                        at.point_index,
+                        by_search(&ring, &key),
+                        "{search:?} {t} {low}"
+                    );
+                }
+            }
+            let at = ring.locate(&point(10, 6), &|s| s == 1).unwrap();
+            assert_ne!(at.server_index, 1);
+            assert_eq!(ring.locate(&point(10, 6), &|_| true), None);
+        }
+    }
+}
