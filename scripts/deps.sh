@@ -127,11 +127,10 @@ command -v go >/dev/null 2>&1 || need golang-go
 # /usr/bin/python3 above; Perl Cache::Memcached (without perl, missing too).
 perl -MCache::Memcached -e 1 >/dev/null 2>&1 || need libcache-memcached-perl
 # --- Modulo defaults' peers (pecl-memcache-standard and spymemcached-array
-# use php8.2-memcache and the spymemcached jar probed above): Go with Debian's
-# gomemcache source, which the gomemcache test builds against offline (GOPATH
-# mode), and apr-util's headers for the apr-memcache test's C program. npm
-# memjs is installed below.
-command -v go >/dev/null 2>&1 || need golang-go
+# use php8.2-memcache and the spymemcached jar, gomemcache golang-go, all
+# probed above): Debian's gomemcache source, which the gomemcache test builds
+# against offline (GOPATH mode), and apr-util's headers for the apr-memcache
+# test's C program. npm memjs is installed below.
 [ -e /usr/share/gocode/src/github.com/bradfitz/gomemcache/memcache/selector.go ] \
   || need golang-github-bradfitz-gomemcache-dev
 [ -e /usr/include/apr-1.0/apr_memcache.h ] || need libaprutil1-dev

@@ -210,7 +210,13 @@ pub fn fractions(servers: &[ServerSpec]) -> Result<Vec<f64>, Error> {
 #[inline]
 pub fn crc32_index(key: &[u8], n: u64) -> (usize, u32) {
     let crc = crate::hash::crc::crc32(key);
-    ((u64::from(crc & 0x7fff_ffff) % n) as usize, crc)
+    let masked = crc & 0x7fff_ffff;
+    // A 32-bit division where the count allows (any pool does).
+    let index = match u32::try_from(n) {
+        Ok(n) => masked % n,
+        Err(_) => masked,
+    };
+    (index as usize, crc)
 }
 
 /// One of mcrouter's hash functions, built for a pool.

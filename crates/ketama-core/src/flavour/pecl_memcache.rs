@@ -42,17 +42,42 @@ const MAX_KEY_LEN: usize = 250;
 
 /// The key as pecl memcache hashes (and stores) it: cut to 250 bytes, and
 /// every byte up to 0x20 (controls, space) replaced by `_`.
+#[inline]
 pub fn prepare_key(key: &[u8]) -> Cow<'_, [u8]> {
     let key = &key[..key.len().min(MAX_KEY_LEN)];
-    // Without an early exit, so the scan is vectorised.
-    if key.iter().fold(true, |clean, &b| clean & (b > b' ')) {
-        return Cow::Borrowed(key);
+    if has_blank(key) {
+        return Cow::Owned(blanks_replaced(key));
     }
-    Cow::Owned(
-        key.iter()
-            .map(|&b| if b > b' ' { b } else { b'_' })
-            .collect(),
-    )
+    Cow::Borrowed(key)
+}
+
+#[cold]
+fn blanks_replaced(key: &[u8]) -> Vec<u8> {
+    key.iter()
+        .map(|&b| if b > b' ' { b } else { b'_' })
+        .collect()
+}
+
+/// True when a byte of `key` is ≤ 0x20, eight bytes at a time: a word has
+/// a byte below `n` (`n` ≤ 128) exactly when `(x − n·0x01…01) & !x & 0x80…80`
+/// is not 0. The last word overlaps the one before it.
+#[inline]
+fn has_blank(key: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |x: u64| x.wrapping_sub(ONES * 0x21) & !x & HIGH;
+    if key.len() < 8 {
+        return key.iter().fold(false, |found, &b| found | (b <= b' '));
+    }
+    let word = |at: usize| u64::from_le_bytes(key[at..at + 8].try_into().expect("8 bytes"));
+    let mut at = 0;
+    while at + 8 < key.len() {
+        if below(word(at)) != 0 {
+            return true;
+        }
+        at += 8;
+    }
+    below(word(key.len() - 8)) != 0
 }
 
 /// Points per unit of weight.
@@ -178,6 +203,30 @@ impl PerKeyPlacement for Standard {
 mod tests {
     use super::*;
     use crate::{Flavour, Ring, RingConfig};
+
+    #[test]
+    fn blanks_are_found_in_every_position_of_every_length() {
+        for len in 0..40 {
+            for at in 0..len {
+                for blank in [0u8, 1, b'\t', b' '] {
+                    let mut key = vec![b'!'; len];
+                    key[at] = blank;
+                    assert!(has_blank(&key), "{key:?}");
+                    key[at] = 0xff;
+                    assert!(!has_blank(&key), "{key:?}");
+                    key[at] = 0x21;
+                    assert!(!has_blank(&key), "{key:?}");
+                }
+            }
+            assert!(!has_blank(&vec![0xa0; len]));
+        }
+        for byte in 0..=255u8 {
+            assert_eq!(
+                has_blank(&[b'x', b'y', byte, 0x80, 0xff, b'!', b'~', 0x7f, b'z']),
+                byte <= b' '
+            );
+        }
+    }
 
     #[test]
     fn keys_are_prepared_like_the_extension() {

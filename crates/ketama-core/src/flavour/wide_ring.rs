@@ -1,8 +1,9 @@
 //! A ring whose points are wider than 32 bits: uhashring's default ring
 //! places 128-bit MD5 integers, django-redis's SHA-256 hex strings. Points
 //! are kept as big-endian bytes (so byte order is the peers' numeric or
-//! string order) and found through a [`Continuum`] of their top 32 bits,
-//! then compared in full.
+//! string order) and found through a [`Continuum`] of their top 32 bits
+//! and owners; the whole point is read only when its top bits equal the
+//! key's.
 
 use crate::continuum::{Continuum, TiePolicy};
 
@@ -19,11 +20,11 @@ pub enum WideSearch {
     AtOrBefore,
 }
 
-/// Sorted wide points, their owners and the index of their top 32 bits.
+/// Sorted wide points, and a continuum of their top 32 bits and owners in
+/// the same order.
 #[derive(Debug, Clone)]
 pub struct WideRing<const N: usize> {
     points: Box<[[u8; N]]>,
-    owners: Box<[u32]>,
     index: Continuum,
     search: WideSearch,
 }
@@ -45,16 +46,15 @@ impl<const N: usize> WideRing<N> {
                 _ => kept.push((point, owner)),
             }
         }
+        // A stable sort of points already in order keeps that order.
         let index = Continuum::new(
             kept.iter()
-                .enumerate()
-                .map(|(i, (point, _))| (top(point), i as u32))
+                .map(|(point, owner)| (top(point), *owner))
                 .collect(),
             TiePolicy::FirstWins,
         );
         WideRing {
             points: kept.iter().map(|(p, _)| *p).collect(),
-            owners: kept.iter().map(|(_, o)| *o).collect(),
             index,
             search,
         }
@@ -72,15 +72,17 @@ impl<const N: usize> WideRing<N> {
 
     /// The index of the first point greater than `key`, or `len()`.
     fn first_after(&self, key: &[u8; N]) -> usize {
-        let Some(found) = self.index.locate(top(key)) else {
+        let key_top = top(key);
+        let tops = self.index.points();
+        let Some(found) = self.index.locate(key_top) else {
             return 0;
         };
         // The index wraps to 0 when every point's top bits are below the key's.
-        if top(&self.points[found]) < top(key) {
-            return self.points.len();
+        if tops[found] < key_top {
+            return tops.len();
         }
         let mut at = found;
-        while at < self.points.len() && self.points[at] <= *key {
+        while at < tops.len() && tops[at] == key_top && self.points[at] <= *key {
             at += 1;
         }
         at
@@ -99,13 +101,14 @@ impl<const N: usize> WideRing<N> {
             WideSearch::After => after % len,
             WideSearch::AtOrBefore => after.checked_sub(1).unwrap_or(len - 1),
         };
+        let owners = self.index.owners();
         (0..len)
             .map(|step| (start + step) % len)
-            .find(|&i| !is_down(self.owners[i] as usize))
+            .find(|&i| !is_down(owners[i] as usize))
             .map(|i| Location {
                 point_index: i,
-                point: top(&self.points[i]),
-                server_index: self.owners[i] as usize,
+                point: self.index.points()[i],
+                server_index: owners[i] as usize,
             })
     }
 }
@@ -143,7 +146,7 @@ mod tests {
             let ring = WideRing::new(generated.clone(), search);
             assert_eq!(ring.len(), 4, "the equal point kept once");
             assert_eq!(
-                &*ring.owners,
+                ring.index.owners(),
                 &[3, 1, 2, 4],
                 "the later of equal points kept"
             );
