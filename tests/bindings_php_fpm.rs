@@ -16,34 +16,51 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
+use common::ServiceDir;
 use common::{repo_root, shared_library_dir};
 use php_fpm::{Data, Fpm, check_answers, mapped_libketama, php_cgi, query};
 
+/// This checkout's bindings/php.
 fn binding() -> PathBuf {
     repo_root().join("bindings/php")
 }
 
-fn script() -> PathBuf {
-    binding().join("tests/web_request.php")
+/// The binding as PHP's pool user reads it ([`ServiceDir`]): bindings/php, or
+/// (run as root) a copy of it that www-data may read.
+struct Site {
+    _web: ServiceDir,
+    binding: PathBuf,
 }
 
-/// Debian's conf.d plus the shipped snippet (phpenmod links it as 30-ketama.ini).
-fn snippet() -> Vec<(&'static str, String)> {
-    vec![("30-ketama.ini", php_fpm::ketama_snippet(&binding()))]
+impl Site {
+    fn new(name: &str) -> Site {
+        let web = ServiceDir::new(name);
+        let binding = web.stage(&binding());
+        Site { _web: web, binding }
+    }
+
+    fn script(&self) -> PathBuf {
+        self.binding.join("tests/web_request.php")
+    }
+
+    /// Debian's conf.d plus the shipped snippet (phpenmod links it as 30-ketama.ini).
+    fn snippet(&self) -> Vec<(&'static str, String)> {
+        vec![("30-ketama.ini", php_fpm::ketama_snippet(&self.binding))]
+    }
+
+    /// What Ketama\Library::path() reports when it uses the preloaded scope.
+    fn preloaded_scope(&self) -> String {
+        format!(
+            "FFI scope ketama (ffi.preload={}/ketama_ffi.h)",
+            self.binding.display()
+        )
+    }
 }
 
 /// The snippet's `FFI_LIB` is `libketama.so.1`, found by the dynamic loader:
 /// here in this build's library directory.
 fn library_env() -> Vec<(&'static str, OsString)> {
     vec![("LD_LIBRARY_PATH", shared_library_dir().into())]
-}
-
-/// What Ketama\Library::path() reports when it uses the preloaded scope.
-fn preloaded_scope() -> String {
-    format!(
-        "FFI scope ketama (ffi.preload={}/ketama_ffi.h)",
-        binding().display()
-    )
 }
 
 /// web_request.php's `info` lines for a fully preloaded binding: a class
@@ -76,20 +93,21 @@ fn binding_declarations() -> String {
 
 #[test]
 fn fpm_serves_the_preloaded_binding_as_the_c_library_answers() {
+    let site = Site::new("fpm-answers-site");
     let data = Data::new("fpm-answers-data");
-    let fpm = Fpm::start("fpm-answers", 2, &snippet(), &library_env());
-    let info = fpm.request(&script(), "case=info");
+    let fpm = Fpm::start("fpm-answers", 2, &site.snippet(), &library_env());
+    let info = fpm.request(&site.script(), "case=info");
     info.assert_ok("info");
-    assert_eq!(info.origin().1, preloaded_scope());
+    assert_eq!(info.origin().1, site.preloaded_scope());
     assert_eq!(
         info.data(),
         binding_declarations(),
         "opcache's preload statistics"
     );
     let requests = check_answers(
-        &|q| fpm.request(&script(), q),
+        &|q| fpm.request(&site.script(), q),
         &data,
-        &preloaded_scope(),
+        &site.preloaded_scope(),
         "PHP-FPM",
     );
     assert_eq!(requests, 5);
@@ -102,8 +120,9 @@ fn fpm_serves_the_preloaded_binding_as_the_c_library_answers() {
 #[test]
 fn fpm_workers_reuse_the_preloaded_scope_across_requests() {
     const REQUESTS: usize = 300;
+    let site = Site::new("fpm-reuse-site");
     let data = Data::new("fpm-reuse-data");
-    let fpm = Fpm::start("fpm-reuse", 2, &snippet(), &library_env());
+    let fpm = Fpm::start("fpm-reuse", 2, &site.snippet(), &library_env());
     let library = shared_library_dir().join("libketama.so");
     let loaded = mapped_libketama(fpm.pid());
     assert_eq!(
@@ -128,12 +147,12 @@ fn fpm_workers_reuse_the_preloaded_scope_across_requests() {
     let mut served: BTreeMap<u32, usize> = BTreeMap::new();
     for key in &keys {
         let response = fpm.request(
-            &script(),
+            &site.script(),
             &query(&[("case", "key"), ("servers", servers), ("key", key)]),
         );
         response.assert_ok(key);
         let (pid, via) = response.origin();
-        assert_eq!(via, preloaded_scope(), "request for {key}");
+        assert_eq!(via, site.preloaded_scope(), "request for {key}");
         *served.entry(pid).or_default() += 1;
         answers.push_str(response.data());
     }
@@ -174,6 +193,7 @@ fn fpm_workers_reuse_the_preloaded_scope_across_requests() {
 /// then works.
 #[test]
 fn fpm_without_the_snippet_names_the_setting_the_sapi_and_the_ways_out() {
+    let site = Site::new("fpm-restricted-site");
     let data = Data::new("fpm-restricted-data");
     let ask = query(&[
         ("case", "key"),
@@ -183,13 +203,13 @@ fn fpm_without_the_snippet_names_the_setting_the_sapi_and_the_ways_out() {
     let expected = data.cli_find(&[], &["user:1".to_string()]);
 
     let fpm = Fpm::start("fpm-restricted", 1, &[], &library_env());
-    let response = fpm.request(&script(), &ask);
+    let response = fpm.request(&site.script(), &ask);
     assert_eq!(
         response.status(),
         Some("500 Internal Server Error"),
         "{response:?}"
     );
-    assert_restriction_error(&response.stderr, "fpm-fcgi");
+    assert_restriction_error(&response.stderr, "fpm-fcgi", &site);
     drop(fpm);
 
     // Way out 1: the snippet (the other tests). Way out 2: ffi.enable=true,
@@ -200,14 +220,14 @@ fn fpm_without_the_snippet_names_the_setting_the_sapi_and_the_ways_out() {
         &[("30-ffi.ini", "ffi.enable=true\n".to_string())],
         &library_env(),
     );
-    let response = fpm.request(&script(), &ask);
+    let response = fpm.request(&site.script(), &ask);
     response.assert_ok("ffi.enable=true");
-    assert_ne!(response.origin().1, preloaded_scope());
+    assert_ne!(response.origin().1, site.preloaded_scope());
     assert_eq!(response.data(), expected);
 }
 
-fn assert_restriction_error(log: &str, sapi: &str) {
-    let dir = binding();
+fn assert_restriction_error(log: &str, sapi: &str, site: &Site) {
+    let dir = &site.binding;
     for part in [
         format!(
             "PHP Fatal error:  Uncaught Ketama\\KetamaException: FFI is restricted by ffi.enable=preload \
@@ -229,11 +249,12 @@ fn assert_restriction_error(log: &str, sapi: &str) {
 #[test]
 fn php_cgi_serves_the_preloaded_binding_and_reports_the_restriction_without_it() {
     php_fpm::require_web_sapis();
+    let site = Site::new("php-cgi-site");
     let data = Data::new("php-cgi-data");
     let requests = check_answers(
-        &|q| php_cgi(&script(), q, &snippet(), &library_env()),
+        &|q| php_cgi(&site.script(), q, &site.snippet(), &library_env()),
         &data,
-        &preloaded_scope(),
+        &site.preloaded_scope(),
         "php-cgi",
     );
     assert_eq!(requests, 5);
@@ -242,11 +263,11 @@ fn php_cgi_serves_the_preloaded_binding_and_reports_the_restriction_without_it()
         ("servers", data.servers.to_str().unwrap()),
         ("key", "user:1"),
     ]);
-    let response = php_cgi(&script(), &ask, &[], &library_env());
+    let response = php_cgi(&site.script(), &ask, &[], &library_env());
     assert_eq!(
         response.status(),
         Some("500 Internal Server Error"),
         "{response:?}"
     );
-    assert_restriction_error(&response.stderr, "cgi-fcgi");
+    assert_restriction_error(&response.stderr, "cgi-fcgi", &site);
 }

@@ -17,6 +17,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use common::ServiceDir;
 use php_fpm::{Data, Fpm, check_answers};
 
 const SNIPPET: &str = "etc/php/8.2/mods-available/ketama.ini";
@@ -56,13 +57,15 @@ fn debs() -> &'static (PathBuf, PathBuf) {
     })
 }
 
-/// Both packages unpacked into a fresh root.
-fn unpacked(name: &str) -> PathBuf {
-    let root = common::scratch_dir(name);
+/// Both packages unpacked into a fresh root, inside `web` (so that PHP's
+/// pool user may read them).
+fn unpacked(web: &ServiceDir) -> PathBuf {
+    let root = web.path().join("root");
     let (php, lib) = debs();
     for deb in [php, lib] {
         run(Command::new("dpkg").arg("-x").arg(deb).arg(&root));
     }
+    web.open_to_all();
     root
 }
 
@@ -73,7 +76,8 @@ fn multiarch_libdir(root: &Path) -> PathBuf {
 
 #[test]
 fn fpm_serves_the_installed_package_with_its_ini_snippet() {
-    let root = unpacked("php-fpm-package");
+    let web = ServiceDir::new("php-fpm-package");
+    let root = unpacked(&web);
     let binding = root.join("usr/share/php/Ketama");
     let shipped = std::fs::read_to_string(root.join(SNIPPET)).expect("the package's ini snippet");
     // Every file the snippet names is in the package.
@@ -98,7 +102,9 @@ fn fpm_serves_the_installed_package_with_its_ini_snippet() {
         &[("30-ketama.ini", snippet), ("31-root.ini", include_path)],
         &[("LD_LIBRARY_PATH", multiarch_libdir(&root).into())],
     );
-    let script = common::repo_root().join("bindings/php/tests/web_request.php");
+    let script = web
+        .stage(&common::repo_root().join("bindings/php/tests"))
+        .join("web_request.php");
     let data = Data::new("fpm-package-data");
     let requests = check_answers(
         &|q| fpm.request(&script, &format!("layout=debian&{q}")),
@@ -134,7 +140,8 @@ fn the_snippet_is_a_conffile_not_enabled_and_removed_from_every_sapi_with_the_pa
         !md5sums.contains("etc/"),
         "conffiles are not in md5sums: {md5sums}"
     );
-    let root = unpacked("php-ketama-snippet");
+    let web = ServiceDir::new("php-ketama-snippet");
+    let root = unpacked(&web);
     assert_eq!(
         std::fs::read(root.join(SNIPPET)).unwrap(),
         std::fs::read(common::repo_root().join("packaging/deb/php-ketama.ini")).unwrap()

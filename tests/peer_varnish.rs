@@ -23,6 +23,7 @@ mod peers;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use common::ServiceDir;
 use ketama_core::parser::peers as peer_lists;
 use ketama_core::{Flavour, Options, Ring, RingConfig};
 use loopback_http::{Backends, Proxy, ask};
@@ -191,13 +192,24 @@ fn vcl(directors: &[Director], ports: &[u16], dead: &[u16]) -> String {
     text
 }
 
-fn start(vcl_text: &str) -> Proxy {
+/// A running varnishd and its directory (VCL, working directory, log),
+/// which varnishd's own users (varnish, vcache) can read when the tests run
+/// as root.
+struct Varnish {
+    proxy: Proxy,
+    _dir: ServiceDir,
+}
+
+fn start(vcl_text: &str) -> Varnish {
     common::require_tool(VARNISHD, "varnish");
-    let dir = common::scratch_dir("varnish-peer");
+    let service = ServiceDir::new("varnish-peer");
+    let dir = service.path();
     let port = common::free_port();
     let vcl_path = dir.join("shard.vcl");
     std::fs::write(&vcl_path, vcl_text).unwrap();
+    service.open_to_all();
     let log = dir.join("varnishd.log");
+    let output = std::fs::File::create(&log).unwrap();
     let child = Command::new(VARNISHD)
         .arg("-F")
         .arg("-a")
@@ -207,15 +219,16 @@ fn start(vcl_text: &str) -> Proxy {
         .arg("-n")
         .arg(dir.join("work"))
         .args(["-s", "malloc,32m", "-p", "thread_pools=1"])
-        .stdout(std::fs::File::create(&log).unwrap())
-        .stderr(Stdio::from(
-            std::fs::File::create(dir.join("varnishd.err")).unwrap(),
-        ))
+        .stdout(output.try_clone().unwrap())
+        .stderr(Stdio::from(output))
         .spawn()
         .expect("spawn varnishd");
     let mut proxy = Proxy { child, port, log };
     proxy.wait_listening("varnishd", Duration::from_secs(60));
-    proxy
+    Varnish {
+        proxy,
+        _dir: service,
+    }
 }
 
 fn varnish_version() -> String {
@@ -306,7 +319,7 @@ fn varnish_shard_director_picks_the_library_s_server() {
     }
     directors.push(Director::new("10 backends, 3 sick".into(), sick));
 
-    let proxy = start(&vcl(&directors, &ports, &dead));
+    let varnish = start(&vcl(&directors, &ports, &dead));
     let mut header_keys = keys();
     header_keys.extend(non_ascii_keys());
     let mut cases = Vec::new();
@@ -330,13 +343,13 @@ fn varnish_shard_director_picks_the_library_s_server() {
         cases.push((ring, sent));
     }
     let answers = ask(
-        proxy.port,
+        varnish.proxy.port,
         &requests,
         &["x-backend-port", "x-backend-name"],
         8,
         32,
     );
-    drop(proxy);
+    drop(varnish);
 
     let mut answers = answers.into_iter();
     let mut compared = 0;

@@ -10,7 +10,11 @@ pub mod java;
 mod metadump;
 mod python;
 pub mod random;
+mod service_dir;
 pub mod sysv;
+
+#[allow(unused_imports)]
+pub use service_dir::{ServiceDir, running_as_root};
 
 #[allow(unused_imports)]
 pub use python::{

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{repo_root, require_tool, run_with_timeout, scratch_dir};
+use crate::common::{ServiceDir, repo_root, require_tool, run_with_timeout, scratch_dir};
 
 /// Debian's PHP-FPM binary (`/usr/sbin`, often not on a user's PATH).
 pub const FPM: &str = "/usr/sbin/php-fpm8.2";
@@ -29,11 +29,6 @@ pub fn require_web_sapis() {
         );
     }
     require_tool("cgi-fcgi", "libfcgi-bin");
-}
-
-fn running_as_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
 }
 
 /// The ini snippet the php-ketama package ships
@@ -203,7 +198,7 @@ impl Fpm {
             "{socket:?} is too long for a unix socket address"
         );
         let _ = std::fs::remove_file(&socket);
-        let user = if running_as_root() {
+        let user = if crate::common::running_as_root() {
             "user = www-data\ngroup = www-data\n"
         } else {
             ""
@@ -357,7 +352,7 @@ pub fn mapped_libketama(pid: u32) -> Vec<(String, String)> {
 }
 
 /// Server files, keys and a set value the web-SAPI tests ask about, in a
-/// scratch directory every PHP worker may read.
+/// [`ServiceDir`] every PHP worker may read.
 pub struct Data {
     pub servers: PathBuf,
     pub keys: PathBuf,
@@ -367,6 +362,8 @@ pub struct Data {
     pub members: PathBuf,
     key_list: Vec<String>,
     member_list: Vec<String>,
+    /// Where the files are (kept while the data lives).
+    dir: ServiceDir,
 }
 
 fn cli(args: &[&str], stdin: &[u8]) -> Vec<u8> {
@@ -379,7 +376,8 @@ fn text(bytes: Vec<u8>) -> String {
 
 impl Data {
     pub fn new(name: &str) -> Data {
-        let dir = scratch_dir(name);
+        let web = ServiceDir::new(name);
+        let dir = web.path().to_path_buf();
         let servers = dir.join("servers");
         let mut list = String::new();
         for i in 0..7 {
@@ -410,7 +408,9 @@ impl Data {
         let member_list: Vec<String> = ["frank", "zoë", "ключ", "alice"].map(String::from).into();
         let members = dir.join("members");
         std::fs::write(&members, member_list.join("\n") + "\n").unwrap();
+        web.open_to_all();
         Data {
+            dir: web,
             servers,
             keys,
             compat_keys,
