@@ -25,18 +25,25 @@ fn binding() -> PathBuf {
     repo_root().join("bindings/php")
 }
 
-/// The binding as PHP's pool user reads it ([`ServiceDir`]): bindings/php, or
-/// (run as root) a copy of it that www-data may read.
+/// The binding and the library as PHP's pool user reads them
+/// ([`ServiceDir`]): bindings/php and this build's library directory, or
+/// (run as root) copies of them that www-data may read.
 struct Site {
     _web: ServiceDir,
     binding: PathBuf,
+    library: PathBuf,
 }
 
 impl Site {
     fn new(name: &str) -> Site {
         let web = ServiceDir::new(name);
         let binding = web.stage(&binding());
-        Site { _web: web, binding }
+        let library = web.stage(shared_library_dir());
+        Site {
+            _web: web,
+            binding,
+            library,
+        }
     }
 
     fn script(&self) -> PathBuf {
@@ -55,12 +62,13 @@ impl Site {
             self.binding.display()
         )
     }
-}
 
-/// The snippet's `FFI_LIB` is `libketama.so.1`, found by the dynamic loader:
-/// here in this build's library directory.
-fn library_env() -> Vec<(&'static str, OsString)> {
-    vec![("LD_LIBRARY_PATH", shared_library_dir().into())]
+    /// The snippet's `FFI_LIB` is `libketama.so.1`, found by the dynamic
+    /// loader: here in this build's library directory (workers are forked
+    /// from the master and keep its loader's path).
+    fn library_env(&self) -> Vec<(&'static str, OsString)> {
+        vec![("LD_LIBRARY_PATH", self.library.clone().into())]
+    }
 }
 
 /// web_request.php's `info` lines for a fully preloaded binding: a class
@@ -95,7 +103,7 @@ fn binding_declarations() -> String {
 fn fpm_serves_the_preloaded_binding_as_the_c_library_answers() {
     let site = Site::new("fpm-answers-site");
     let data = Data::new("fpm-answers-data");
-    let fpm = Fpm::start("fpm-answers", 2, &site.snippet(), &library_env());
+    let fpm = Fpm::start("fpm-answers", 2, &site.snippet(), &site.library_env());
     let info = fpm.request(&site.script(), "case=info");
     info.assert_ok("info");
     assert_eq!(info.origin().1, site.preloaded_scope());
@@ -122,8 +130,8 @@ fn fpm_workers_reuse_the_preloaded_scope_across_requests() {
     const REQUESTS: usize = 300;
     let site = Site::new("fpm-reuse-site");
     let data = Data::new("fpm-reuse-data");
-    let fpm = Fpm::start("fpm-reuse", 2, &site.snippet(), &library_env());
-    let library = shared_library_dir().join("libketama.so");
+    let fpm = Fpm::start("fpm-reuse", 2, &site.snippet(), &site.library_env());
+    let library = site.library.join("libketama.so");
     let loaded = mapped_libketama(fpm.pid());
     assert_eq!(
         loaded.len(),
@@ -202,7 +210,7 @@ fn fpm_without_the_snippet_names_the_setting_the_sapi_and_the_ways_out() {
     ]);
     let expected = data.cli_find(&[], &["user:1".to_string()]);
 
-    let fpm = Fpm::start("fpm-restricted", 1, &[], &library_env());
+    let fpm = Fpm::start("fpm-restricted", 1, &[], &site.library_env());
     let response = fpm.request(&site.script(), &ask);
     assert_eq!(
         response.status(),
@@ -218,7 +226,7 @@ fn fpm_without_the_snippet_names_the_setting_the_sapi_and_the_ways_out() {
         "fpm-ffi-enabled",
         1,
         &[("30-ffi.ini", "ffi.enable=true\n".to_string())],
-        &library_env(),
+        &site.library_env(),
     );
     let response = fpm.request(&site.script(), &ask);
     response.assert_ok("ffi.enable=true");
@@ -252,7 +260,7 @@ fn php_cgi_serves_the_preloaded_binding_and_reports_the_restriction_without_it()
     let site = Site::new("php-cgi-site");
     let data = Data::new("php-cgi-data");
     let requests = check_answers(
-        &|q| php_cgi(&site.script(), q, &site.snippet(), &library_env()),
+        &|q| php_cgi(&site.script(), q, &site.snippet(), &site.library_env()),
         &data,
         &site.preloaded_scope(),
         "php-cgi",
@@ -263,7 +271,7 @@ fn php_cgi_serves_the_preloaded_binding_and_reports_the_restriction_without_it()
         ("servers", data.servers.to_str().unwrap()),
         ("key", "user:1"),
     ]);
-    let response = php_cgi(&site.script(), &ask, &[], &library_env());
+    let response = php_cgi(&site.script(), &ask, &[], &site.library_env());
     assert_eq!(
         response.status(),
         Some("500 Internal Server Error"),

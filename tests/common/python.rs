@@ -96,16 +96,21 @@ pub fn python_binding() -> &'static Path {
     })
 }
 
-/// Copies a directory tree (regular files and directories only).
+/// Copies a directory tree: directories, regular files, and symbolic links
+/// as links.
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
         let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
+        let kind = entry.file_type().unwrap();
+        if kind.is_dir() {
             if entry.file_name() != "__pycache__" {
                 copy_tree(&entry.path(), &target);
             }
+        } else if kind.is_symlink() {
+            let _ = std::fs::remove_file(&target);
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path()).unwrap(), &target).unwrap();
         } else {
             std::fs::copy(entry.path(), &target).unwrap();
         }
