@@ -201,15 +201,21 @@ fn the_memory_checkers_catch_a_misbehaving_client() {
     }
 }
 
+/// `include/ketama.h` and the golden list of its published constants.
+fn header_and_abi_constants() -> (String, String) {
+    let read = |path: &str| std::fs::read_to_string(common::repo_root().join(path)).unwrap();
+    (
+        read("include/ketama.h"),
+        read("tests/golden/abi-constants.txt"),
+    )
+}
+
 /// The ABI's constants never change: every `KETAMA_* = N` of the golden
 /// list (the header's enums as published) is in the header with the same
 /// value. New constants may be added; none may move or go.
 #[test]
 fn every_published_enum_constant_keeps_its_value() {
-    let header = std::fs::read_to_string(common::repo_root().join("include/ketama.h")).unwrap();
-    let golden =
-        std::fs::read_to_string(common::repo_root().join("tests/golden/abi-constants.txt"))
-            .unwrap();
+    let (header, golden) = header_and_abi_constants();
     let missing: Vec<&str> = golden
         .lines()
         .filter(|line| {
@@ -227,10 +233,7 @@ fn every_published_enum_constant_keeps_its_value() {
 /// commit that adds it.
 #[test]
 fn every_enum_constant_of_the_header_is_in_the_golden_list() {
-    let header = std::fs::read_to_string(common::repo_root().join("include/ketama.h")).unwrap();
-    let golden =
-        std::fs::read_to_string(common::repo_root().join("tests/golden/abi-constants.txt"))
-            .unwrap();
+    let (header, golden) = header_and_abi_constants();
     let constants: Vec<&str> = header
         .lines()
         .map(|line| line.trim().trim_end_matches(','))
