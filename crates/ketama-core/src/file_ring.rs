@@ -351,14 +351,8 @@ impl FileRing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scratch::ScratchDir;
     use std::time::Duration;
-
-    fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("ketama-file-ring-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
 
     /// Rewrites `path` in place (same inode) with `content`, modified at `mtime`.
     fn rewrite(path: &Path, content: &str, mtime: SystemTime) {
@@ -386,7 +380,8 @@ mod tests {
 
     #[test]
     fn an_in_place_change_is_not_read_until_it_settles() {
-        let path = scratch("settle").join("servers");
+        let dir = ScratchDir::new("file-ring-settle");
+        let path = dir.join("servers");
         rewrite(&path, GOOD, an_hour(SystemTime::now(), false));
         let ring = FileRing::open(
             &path,
@@ -410,12 +405,12 @@ mod tests {
         // Settled and good: taken.
         rewrite(&path, GROWN, an_hour(SystemTime::now(), false));
         assert_eq!(ring.current().unwrap().ring.servers().len(), 3);
-        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 
     #[test]
     fn while_one_thread_looks_at_the_file_the_others_answer_without_looking() {
-        let path = scratch("looking").join("servers");
+        let dir = ScratchDir::new("file-ring-looking");
+        let path = dir.join("servers");
         rewrite(&path, GOOD, an_hour(SystemTime::now(), false));
         let followed = Followed::open(&path, ParseMode::Strict, server_count).unwrap();
         rewrite(&path, GROWN, an_hour(SystemTime::now(), false));
@@ -430,12 +425,12 @@ mod tests {
         assert!(matches!(&refreshed, Refresh::Changed(good) if *good.value == 3));
         assert_eq!(*followed.last_good().value, 3);
         assert!(matches!(followed.look(server_count), Refresh::Unchanged(_)));
-        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 
     #[test]
     fn a_build_that_panics_while_looking_does_not_stop_later_looks() {
-        let path = scratch("panic").join("servers");
+        let dir = ScratchDir::new("file-ring-panic");
+        let path = dir.join("servers");
         rewrite(&path, GOOD, an_hour(SystemTime::now(), false));
         let followed = Followed::open(&path, ParseMode::Strict, server_count).unwrap();
         rewrite(&path, GROWN, an_hour(SystemTime::now(), false));
@@ -446,12 +441,11 @@ mod tests {
         assert!(followed.looking.is_poisoned());
         assert_eq!(*followed.last_good().value, 2);
         assert!(matches!(followed.look(server_count), Refresh::Changed(good) if *good.value == 3));
-        std::fs::remove_dir_all(path.parent().unwrap()).unwrap();
     }
 
     #[test]
     fn followed_files_drop_the_least_recently_used_within_their_bounds() {
-        let dir = scratch("files");
+        let dir = ScratchDir::new("file-ring-files");
         let followed = |name: &str| {
             let path = dir.join(name);
             rewrite(&path, GOOD, an_hour(SystemTime::now(), false));
@@ -477,6 +471,5 @@ mod tests {
         // ...and the newest stays, even alone over the bound.
         files.insert(b"e", followed("e"), 500);
         assert_eq!(names(&files), "e");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -46,6 +46,8 @@ pub mod parser;
 pub mod prefault;
 pub mod registry;
 pub mod ring;
+#[cfg(test)]
+mod scratch;
 pub mod server;
 pub mod server_file;
 pub mod setcodec;

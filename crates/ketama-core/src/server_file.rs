@@ -416,14 +416,7 @@ impl<'f> BoundedReader<'f> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A scratch directory of this test process.
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("ketama-server-file-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
+    use crate::scratch::ScratchDir;
 
     fn set_mtime(path: &Path, mtime: SystemTime) {
         std::fs::File::options()
@@ -450,7 +443,7 @@ mod tests {
 
     #[test]
     fn look_judges_an_in_place_change_by_the_clock_it_is_given() {
-        let dir = scratch("clock");
+        let dir = ScratchDir::new("server-file-clock");
         let path = dir.join("servers");
         std::fs::write(&path, A).unwrap();
         set_mtime(&path, SystemTime::now() - Duration::from_secs(3600));
@@ -479,12 +472,11 @@ mod tests {
             addresses(at(SETTLE_TIME)),
             ["10.0.0.2:11211", "10.0.0.3:11211"]
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_first_read_that_would_sleep_past_its_deadline_refuses_the_file_unread() {
-        let dir = scratch("deadline");
+        let dir = ScratchDir::new("server-file-deadline");
         let path = dir.join("servers");
         std::fs::write(&path, A).unwrap();
         // Modified after now by the real clock: it has to wait to settle.
@@ -509,12 +501,11 @@ mod tests {
             now: SystemTime::now(),
         };
         assert!(!never.sleep(Duration::ZERO));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_file_renamed_into_place_or_untouched_since_the_last_read_is_read_at_once() {
-        let dir = scratch("renamed");
+        let dir = ScratchDir::new("server-file-renamed");
         let path = dir.join("servers");
         std::fs::write(&path, A).unwrap();
         set_mtime(&path, SystemTime::now() - Duration::from_secs(3600));
@@ -536,6 +527,5 @@ mod tests {
             panic!("an untouched file is read at once");
         };
         assert_eq!(again.stamp, file.stamp);
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
