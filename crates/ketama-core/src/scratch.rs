@@ -15,11 +15,6 @@ impl ScratchDir {
         std::fs::create_dir_all(&path).unwrap();
         ScratchDir(path)
     }
-
-    /// The file `name` in this directory.
-    pub(crate) fn join(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
 }
 
 impl std::ops::Deref for ScratchDir {
