@@ -42,6 +42,7 @@ pub mod escape;
 pub mod file_ring;
 pub mod flavour;
 pub mod hash;
+pub mod migration;
 pub mod parser;
 pub mod prefault;
 pub mod registry;
