@@ -55,8 +55,10 @@ impl Leases {
         let n = self.counter.fetch_add(1, Ordering::Relaxed);
         let mut lease = [0u8; LEASE_LEN];
         lease[..LEASE_PREFIX.len()].copy_from_slice(LEASE_PREFIX);
-        let token = format!("{:016x}{n:016x}", self.seed);
-        lease[LEASE_PREFIX.len()..].copy_from_slice(token.as_bytes());
+        let token = (u128::from(self.seed) << 64) | u128::from(n);
+        for (i, digit) in lease[LEASE_PREFIX.len()..].iter_mut().enumerate() {
+            *digit = b"0123456789abcdef"[(token >> (124 - 4 * i) & 0xf) as usize];
+        }
         lease
     }
 }
