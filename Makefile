@@ -71,7 +71,7 @@ lint: generate-check
 # The generated files (crates/ketama-gen): `make generate` rewrites the stale
 # ones, `make generate-check` (or `make generate CHECK=1`) only compares.
 generate:
-	$(CARGO) run --quiet -p ketama-gen -- $(if $(CHECK),--check)
+	$(CARGO) run --quiet -p ketama-gen --$(if $(CHECK), --check)
 
 generate-check:
 	$(CARGO) run --quiet -p ketama-gen -- --check
