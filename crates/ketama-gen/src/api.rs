@@ -147,18 +147,22 @@ impl Api {
         api
     }
 
+    /// The struct called `name`.
     pub fn structure(&self, name: &str) -> Option<&CStruct> {
         self.structs.iter().find(|s| s.name == name)
     }
 
+    /// The function called `name`.
     pub fn function(&self, name: &str) -> Option<&CFunction> {
         self.functions.iter().find(|f| f.name == name)
     }
 
+    /// Whether `name` is a C enum of the registry.
     pub fn is_enum(&self, name: &str) -> bool {
         self.enums.contains(name)
     }
 
+    /// Whether `name` is a handle type.
     pub fn is_opaque(&self, name: &str) -> bool {
         self.opaque.iter().any(|o| o == name)
     }

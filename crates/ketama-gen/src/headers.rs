@@ -19,8 +19,11 @@ pub const PHP_HEADER: &str = "bindings/php/ketama_ffi.h";
 
 /// The two headers' text, and cbindgen's parse of the C one.
 pub struct Headers {
+    /// `include/ketama.h`.
     pub c: String,
+    /// `bindings/php/ketama_ffi.h`.
     pub php: String,
+    /// cbindgen's parse of the C library, as it rendered `c`.
     pub bindings: Bindings,
 }
 
@@ -41,6 +44,7 @@ pub fn render(root: &Path) -> Result<Headers, String> {
     })
 }
 
+/// cbindgen's parse of the crate at `root` under `config`.
 fn generate(root: &Path, config: Config) -> Result<Bindings, String> {
     Builder::new()
         .with_crate(root)
@@ -49,6 +53,7 @@ fn generate(root: &Path, config: Config) -> Result<Bindings, String> {
         .map_err(|e| format!("cbindgen over {}: {e}", root.display()))
 }
 
+/// The header `bindings` renders.
 fn text(bindings: &Bindings) -> String {
     let mut bytes = Vec::new();
     bindings.write(&mut bytes);
