@@ -6,15 +6,11 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt};
 
-use ketama_core::file_ring::ReloadPolicy;
+use ketama_core::Error;
 use ketama_core::flavour::Flavour;
 use ketama_core::hash::HashAlgorithm;
 use ketama_core::parser::ParseMode;
-use ketama_core::registry::Named;
-use ketama_core::setcodec::paired::Side;
-use ketama_core::setcodec::recipe::{Reply, SetAction};
-use ketama_core::setcodec::{Format, Op, SetErrorKind};
-use ketama_core::{Error, Status};
+use ketama_core::registry::{AbiEnum, Named};
 
 use crate::errors::{OrRaise, ketama_error, value_error};
 use crate::keys::{bytes_of, name_of};
@@ -123,49 +119,27 @@ pub fn hashi(key: &Bound<'_, PyAny>) -> PyResult<u32> {
     Ok(HashAlgorithm::Md5.hash(&bytes_of(key, "key")?))
 }
 
-/// Builds the `{name: id}` table of one enum.
-type Table<'py> = fn(Python<'py>) -> PyResult<Bound<'py, PyDict>>;
-
-/// `{name: id}` of one enum, its extra name first (as `ketama_*_list` orders them).
-fn table<'py, E: Named>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
-    if let (Some(extra), Some(name)) = (E::C_EXTRA, E::extra_name()) {
-        dict.set_item(name, extra.id)?;
-    }
-    for variant in E::ALL {
-        dict.set_item(variant.name(), variant.id())?;
-    }
-    Ok(dict)
-}
-
 /// names(kind) -> dict[str, int]: every name of one of the library's enums
-/// and its id: "flavour", "hash", "parse_mode", "status", "set_encoding",
-/// "set_op", "set_reply", "set_side", "set_action", "set_error_kind",
-/// "reload_policy" (the C enum's name without `ketama_`).
+/// and its id, by id: "flavour", "hash", "parse_mode", "status",
+/// "set_encoding", "set_op", "set_reply", "set_side", "set_action",
+/// "set_error_kind", "reload_policy" (the C enum's name without `ketama_`;
+/// the core's list of the C ABI's enums, `ketama_core::abi::ENUMS`).
 #[pyfunction]
 pub fn names<'py>(py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyDict>> {
-    let tables: [(&str, Table<'py>); 11] = [
-        (Flavour::C_TYPE, table::<Flavour>),
-        (HashAlgorithm::C_TYPE, table::<HashAlgorithm>),
-        (ParseMode::C_TYPE, table::<ParseMode>),
-        (Status::C_TYPE, table::<Status>),
-        (Format::C_TYPE, table::<Format>),
-        (Op::C_TYPE, table::<Op>),
-        (Reply::C_TYPE, table::<Reply>),
-        (Side::C_TYPE, table::<Side>),
-        (SetAction::C_TYPE, table::<SetAction>),
-        (SetErrorKind::C_TYPE, table::<SetErrorKind>),
-        (ReloadPolicy::C_TYPE, table::<ReloadPolicy>),
-    ];
-    let kinds: Vec<&str> = tables
+    let kind_of = |abi: &AbiEnum| abi.c_type.trim_start_matches("ketama_");
+    let Some(abi) = ketama_core::abi::ENUMS
         .iter()
-        .map(|(c_type, _)| c_type.trim_start_matches("ketama_"))
-        .collect();
-    match kinds.iter().position(|known| *known == kind) {
-        Some(at) => tables[at].1(py),
-        None => Err(PyValueError::new_err(format!(
+        .find(|abi| kind_of(abi) == kind)
+    else {
+        let kinds: Vec<&str> = ketama_core::abi::ENUMS.iter().map(kind_of).collect();
+        return Err(PyValueError::new_err(format!(
             "unknown kind {kind:?} (known: {})",
             kinds.join(", ")
-        ))),
+        )));
+    };
+    let dict = PyDict::new(py);
+    for constant in abi.constants() {
+        dict.set_item(constant.name, constant.id)?;
     }
+    Ok(dict)
 }

@@ -14,6 +14,8 @@
 //!   good ring when a change cannot be used.
 //! * [`setcodec`]: sets stored inside memcached values (encodings,
 //!   compaction, Redis set algebra, Membase lists, sharding, the recipe).
+//! * [`registry`]: the enums that cross the C ABI, each declared once
+//!   ([`named_enum!`]); [`abi`] lists them.
 //!
 //! This crate is safe Rust but for two hot spots, each with SAFETY comments:
 //! the multi-lane MD5 ([`hash::md5_lanes`]) and the page hints of
@@ -34,6 +36,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+pub mod abi;
 pub mod analysis;
 mod batch;
 pub mod continuum;

@@ -1,11 +1,12 @@
 //! Enums that cross the C ABI, each declared once.
 //!
 //! [`named_enum!`] turns one declaration into the Rust enum, its C ids, its
-//! canonical names and aliases, and the C constant of every variant. The C
-//! header's `typedef enum` blocks are generated from these declarations by
-//! the C library's build script ([`Named::c_enum`]), the C ABI answers
-//! `*_name`, `*_from_name` and `*_list` from them, and the bindings ask the
-//! library instead of keeping tables of their own.
+//! canonical names and aliases, and the C constant of every variant.
+//! [`AbiEnum`] reads a declaration as data ([`crate::abi::ENUMS`] lists the
+//! ones that cross the C ABI): the generator (`crates/ketama-gen`) renders
+//! the C header's `typedef enum` blocks and Java's enums from it, the C ABI
+//! answers `*_name`, `*_from_name` and `*_list` from the declarations, and
+//! the bindings ask the library instead of keeping tables of their own.
 
 use std::ffi::CStr;
 
@@ -93,28 +94,6 @@ pub trait Named: Copy + Eq + 'static {
             .collect::<Vec<_>>()
             .join(", ")
     }
-
-    /// The C `typedef enum` block of this enum, documented as the Rust
-    /// declaration is (written into `ketama.h` by the C library's build).
-    fn c_enum(doc: &str) -> String {
-        let mut text = format!("/**\n{} */\ntypedef enum {{\n", doc_lines(doc, ""));
-        let mut rows: Vec<(u32, &str, &str)> = Self::ALL
-            .iter()
-            .map(|v| (v.id(), v.c_name(), v.doc()))
-            .collect();
-        if let Some(extra) = Self::C_EXTRA {
-            rows.push((extra.id, extra.c_name, extra.doc));
-        }
-        rows.sort_by_key(|row| row.0);
-        for (id, c_name, doc) in rows {
-            text.push_str(&format!(
-                "  /**\n{}   */\n  {c_name} = {id},\n",
-                doc_lines(doc, "  ")
-            ));
-        }
-        text.push_str(&format!("}} {};\n", Self::C_TYPE));
-        text
-    }
 }
 
 /// A C id beside the variants (`KETAMA_HASH_DEFAULT = 0`).
@@ -128,6 +107,83 @@ pub struct Extra {
     pub name: &'static CStr,
     /// What it means.
     pub doc: &'static str,
+}
+
+/// One C constant of an enum that crosses the ABI, as data: a variant, or
+/// the extra id (`KETAMA_HASH_DEFAULT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Constant {
+    /// The C id.
+    pub id: u32,
+    /// The C constant (`KETAMA_FLAVOUR_NGINX`).
+    pub c_name: &'static str,
+    /// The canonical name (`"nginx"`; `"default"` for the extra id).
+    pub name: &'static str,
+    /// Other names the library accepts.
+    pub aliases: &'static [&'static str],
+    /// What it means, one line per doc line.
+    pub doc: &'static str,
+}
+
+/// An enum that crosses the C ABI, as data: what the generator
+/// (`crates/ketama-gen`) renders as C, PHP and Java, and what the bindings
+/// list. [`crate::abi::ENUMS`] lists every one.
+#[derive(Clone, Copy)]
+pub struct AbiEnum {
+    /// The C type name (`ketama_flavour`).
+    pub c_type: &'static str,
+    /// The C enum's documentation, one line per doc line.
+    pub doc: &'static str,
+    constants: fn() -> Vec<Constant>,
+}
+
+impl AbiEnum {
+    /// The enum `E`, documented for C by `doc`.
+    pub const fn of<E: Named>(doc: &'static str) -> Self {
+        AbiEnum {
+            c_type: E::C_TYPE,
+            doc,
+            constants: constants_of::<E>,
+        }
+    }
+
+    /// Every C constant, the extra id included, sorted by id whatever the
+    /// order of the declaration.
+    pub fn constants(&self) -> Vec<Constant> {
+        (self.constants)()
+    }
+}
+
+impl std::fmt::Debug for AbiEnum {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AbiEnum")
+            .field("c_type", &self.c_type)
+            .field("constants", &self.constants())
+            .finish()
+    }
+}
+
+/// The constants of `E` sorted by id (for [`AbiEnum::of`]).
+fn constants_of<E: Named>() -> Vec<Constant> {
+    let extra = E::C_EXTRA.map(|extra| Constant {
+        id: extra.id,
+        c_name: extra.c_name,
+        name: extra.name.to_str().unwrap_or_default(),
+        aliases: &[],
+        doc: extra.doc,
+    });
+    let mut constants: Vec<Constant> = extra
+        .into_iter()
+        .chain(E::ALL.iter().map(|v| Constant {
+            id: v.id(),
+            c_name: v.c_name(),
+            name: v.name(),
+            aliases: v.aliases(),
+            doc: v.doc(),
+        }))
+        .collect();
+    constants.sort_by_key(|c| c.id);
+    constants
 }
 
 /// The extra C id of a declaration, if it has one (for [`named_enum!`]).
@@ -146,18 +202,6 @@ pub const fn c_str(with_nul: &'static str) -> &'static CStr {
         Ok(name) => name,
         Err(_) => panic!("a name with a NUL byte"),
     }
-}
-
-fn doc_lines(doc: &str, indent: &str) -> String {
-    doc.lines()
-        .map(|line| {
-            format!(
-                "{indent} *{}{}\n",
-                if line.is_empty() { "" } else { " " },
-                line.trim()
-            )
-        })
-        .collect()
 }
 
 /// Whether two names are the same, ignoring case and `-`/`_`.
@@ -317,7 +361,7 @@ mod tests {
     }
 
     #[test]
-    fn one_declaration_gives_ids_names_aliases_and_the_c_enum() {
+    fn one_declaration_gives_ids_names_aliases_and_the_c_constants() {
         assert_eq!(Colour::ALL, &[Colour::Red, Colour::DarkBlue]);
         assert_eq!(Colour::from_id(5), Some(Colour::DarkBlue));
         assert_eq!((Colour::Red.name(), Colour::DarkBlue.id()), ("red", 5));
@@ -327,17 +371,79 @@ mod tests {
         assert_eq!(Colour::from_name("dark blue"), None);
         assert_eq!(Colour::DarkBlue.name_c().to_bytes(), b"dark-blue");
         assert_eq!(Colour::names(), "red, dark-blue");
-        let c = Colour::c_enum("Colours.");
-        assert!(
-            c.starts_with("/**\n * Colours.\n */\ntypedef enum {\n"),
-            "{c}"
+        let colours = AbiEnum::of::<Colour>("Colours.");
+        assert_eq!((colours.c_type, colours.doc), ("ketama_colour", "Colours."));
+        let constant = |id, c_name, name, aliases, doc| Constant {
+            id,
+            c_name,
+            name,
+            aliases,
+            doc,
+        };
+        assert_eq!(
+            colours.constants(),
+            vec![
+                constant(0, "KETAMA_COLOUR_ANY", "any", &[], "Any colour."),
+                constant(
+                    1,
+                    "KETAMA_COLOUR_RED",
+                    "red",
+                    &["rouge", "rot_e"],
+                    " Red.\n"
+                ),
+                constant(
+                    5,
+                    "KETAMA_COLOUR_DARK_BLUE",
+                    "dark-blue",
+                    &[],
+                    " Dark\n blue.\n"
+                ),
+            ]
         );
-        let any = c.find("KETAMA_COLOUR_ANY = 0,").unwrap();
-        let red = c.find("KETAMA_COLOUR_RED = 1,").unwrap();
-        let blue = c.find("KETAMA_COLOUR_DARK_BLUE = 5,").unwrap();
-        assert!(any < red && red < blue, "{c}");
-        assert!(c.contains("   * Dark\n   * blue.\n"), "{c}");
-        assert!(c.ends_with("} ketama_colour;\n"));
+    }
+
+    /// Declared by hand, ids out of order: the data lists them by id.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Shuffled {
+        Late,
+        Early,
+    }
+
+    impl Named for Shuffled {
+        const C_TYPE: &'static str = "ketama_shuffled";
+        const C_EXTRA: Option<Extra> = None;
+        const ALL: &'static [Self] = &[Shuffled::Late, Shuffled::Early];
+        fn id(self) -> u32 {
+            match self {
+                Shuffled::Late => 9,
+                Shuffled::Early => 2,
+            }
+        }
+        fn name(self) -> &'static str {
+            ["late", "early"][self as usize]
+        }
+        fn name_c(self) -> &'static CStr {
+            [c"late", c"early"][self as usize]
+        }
+        fn c_name(self) -> &'static str {
+            ["KETAMA_LATE", "KETAMA_EARLY"][self as usize]
+        }
+        fn aliases(self) -> &'static [&'static str] {
+            &[]
+        }
+        fn doc(self) -> &'static str {
+            ""
+        }
+    }
+
+    #[test]
+    fn constants_are_sorted_by_id_whatever_the_declaration_order() {
+        let ids: Vec<(u32, &str)> = AbiEnum::of::<Shuffled>("")
+            .constants()
+            .iter()
+            .map(|c| (c.id, c.c_name))
+            .collect();
+        assert_eq!(ids, [(2, "KETAMA_EARLY"), (9, "KETAMA_LATE")]);
     }
 
     #[test]
