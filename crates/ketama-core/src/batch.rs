@@ -31,7 +31,8 @@ impl Ring {
             // In a ring larger than the caches every key is a miss to
             // memory: request all of the chunk's points first.
             for &hash in hashes.iter() {
-                self.continuum().prefetch(self.key_lookup().position(hash));
+                self.continuum()
+                    .prefetch(self.key_lookup().search().position(hash));
             }
             for (index, &hash) in indices.iter_mut().zip(hashes.iter()) {
                 // Non-empty continuum: locate_hash always finds a point.

@@ -48,6 +48,7 @@ pub mod registry;
 pub mod ring;
 #[cfg(test)]
 mod scratch;
+pub mod search;
 pub mod server;
 pub mod server_file;
 pub mod setcodec;

@@ -311,22 +311,10 @@ impl Ring {
             });
         }
         let owners = self.continuum.owners();
-        if self.lookup == KeyLookup::Nearest {
-            // HAProxy takes a down server's points out of its tree.
-            return self
-                .continuum
-                .locate_nearest_live(self.hash_key(key), |i| !is_down(owners[i] as usize))
-                .map(|i| self.location(i))
-                .ok_or_else(|| {
-                    Error::NoServerAvailable("every server owning points is marked down".into())
-                });
-        }
         self.lookup
-            .locate(&self.continuum, self.hash_key(key))
-            .and_then(|start| {
-                (0..owners.len())
-                    .map(|step| (start + step) % owners.len())
-                    .find(|&i| !is_down(owners[i] as usize))
+            .search()
+            .locate_live(&self.continuum, self.hash_key(key), |i| {
+                !is_down(owners[i] as usize)
             })
             .map(|i| self.location(i))
             .ok_or_else(|| {

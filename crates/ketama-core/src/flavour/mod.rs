@@ -57,6 +57,7 @@ pub mod wide_ring;
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 use placement::{Build, Placement};
 
@@ -248,42 +249,26 @@ impl KeyLookup {
         }
     }
 
-    /// True when a key goes to the point at or *before* its position (or
-    /// strictly after it), so that the owner changes just before each
-    /// point rather than just after it.
+    /// The search on the continuum ([`Search`]).
     #[inline]
-    pub fn owner_changes_before_points(self) -> bool {
-        matches!(
-            self,
-            KeyLookup::Dalli | KeyLookup::After | KeyLookup::PredisHashRing | KeyLookup::RedisRb
-        )
-    }
-
-    /// The continuum position searched for a key hash.
-    #[inline]
-    pub fn position(self, hash: u32) -> u32 {
+    pub fn search(self) -> Search {
         match self {
-            KeyLookup::PeclBuckets => (hash % 1024) * (u32::MAX / 1024),
-            KeyLookup::After => hash.wrapping_add(1),
-            _ => hash,
+            KeyLookup::Direct
+            | KeyLookup::PerKey
+            | KeyLookup::PredisKetama
+            | KeyLookup::PhpRedis => Search::AtOrAfter,
+            KeyLookup::PeclBuckets => Search::Buckets,
+            KeyLookup::Dalli | KeyLookup::PredisHashRing | KeyLookup::RedisRb => Search::AtOrBefore,
+            KeyLookup::Nearest => Search::Nearest,
+            KeyLookup::NoWrap => Search::NoWrap,
+            KeyLookup::After => Search::After,
         }
     }
 
-    /// The index of the point a key hash lands on: the first point at or
-    /// after its [`position`](Self::position) (wrapping to the first), or
-    /// for dalli, Predis `HashRing` and redis-rb the last point at or
-    /// before it (wrapping to the last); HAProxy's nearest point, Varnish's
-    /// first point at or after it without wrapping.
+    /// The index of the point a key hash lands on ([`Search::locate`]).
     #[inline]
     pub fn locate(self, continuum: &crate::continuum::Continuum, hash: u32) -> Option<usize> {
-        match self {
-            KeyLookup::Dalli | KeyLookup::PredisHashRing | KeyLookup::RedisRb => {
-                continuum.locate_at_or_before(hash)
-            }
-            KeyLookup::Nearest => continuum.locate_nearest(hash),
-            KeyLookup::NoWrap => varnish::locate(continuum, hash),
-            lookup => continuum.locate(lookup.position(hash)),
-        }
+        self.search().locate(continuum, hash)
     }
 }
 
