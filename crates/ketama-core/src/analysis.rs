@@ -11,7 +11,6 @@
 //! [`default_sample`].
 
 use crate::Ring;
-use crate::flavour::KeyLookup;
 use crate::search::Keyspace;
 
 /// Keys in the default sample (see [`default_sample`]).
@@ -32,30 +31,19 @@ pub enum Measure {
     Sampled(usize),
 }
 
-/// How a ring's key preparation differs from another's (none, pecl's, dalli's).
-fn preparation(lookup: KeyLookup) -> u8 {
-    match lookup {
-        KeyLookup::Direct
-        | KeyLookup::PerKey
-        | KeyLookup::After
-        | KeyLookup::Nearest
-        | KeyLookup::NoWrap => 0,
-        KeyLookup::PeclBuckets => 1,
-        KeyLookup::Dalli => 2,
-        KeyLookup::PredisHashRing | KeyLookup::PredisKetama => 3,
-        KeyLookup::PhpRedis => 4,
-        KeyLookup::RedisRb => 5,
-    }
-}
-
 /// True when comparing `old` and `new` arc by arc is exact: both are
-/// continuums and they hash the same prepared key to the same position.
+/// continuums, they hash the same prepared key to the same position (the
+/// same key hash and the same [`Preparation`](crate::placement::prepare::Preparation)),
+/// and their searches divide the circle alike.
 pub fn exactly_comparable(old: &Ring, new: &Ring) -> bool {
-    old.is_continuum()
-        && new.is_continuum()
-        && old.key_hash() == new.key_hash()
-        && preparation(old.key_lookup()) == preparation(new.key_lookup())
-        && (old.key_lookup().search()).overlays(new.key_lookup().search())
+    match (old.search(), new.search()) {
+        (Some(a), Some(b)) => {
+            old.key_hash() == new.key_hash()
+                && old.preparation() == new.preparation()
+                && a.overlays(b)
+        }
+        _ => false,
+    }
 }
 
 /// Each server's share (input order) of the keys in `keys`, and how many
@@ -176,7 +164,10 @@ pub fn distribution(ring: &Ring, shares: &[f64]) -> Distribution {
 fn for_each_arc(rings: &[&Ring], mut visit: impl FnMut(u64, &[usize])) {
     let spaces = rings
         .iter()
-        .map(|r| r.key_lookup().search().keyspace(r.continuum().points()))
+        .map(|r| match r.search() {
+            Some(search) => search.keyspace(r.continuum().points()),
+            None => Keyspace::Arcs(Vec::new()),
+        })
         .collect();
     let Some(space) = Keyspace::overlay(spaces) else {
         return;

@@ -1,6 +1,7 @@
 //! Batch lookup: many keys in one call, so a client routing a multi-get pays
 //! one FFI crossing, and MD5 key hashes are computed several at a time.
 
+use crate::search::Search;
 use crate::{Error, Ring};
 
 /// Keys are hashed in chunks of this many (stack buffers, no allocation).
@@ -24,6 +25,7 @@ impl Ring {
             }
             return Ok(());
         }
+        let search = self.search().unwrap_or(Search::AtOrAfter);
         let mut hashes = [0u32; CHUNK];
         for (chunk, indices) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
             let hashes = &mut hashes[..chunk.len()];
@@ -31,8 +33,7 @@ impl Ring {
             // In a ring larger than the caches every key is a miss to
             // memory: request all of the chunk's points first.
             for &hash in hashes.iter() {
-                self.continuum()
-                    .prefetch(self.key_lookup().search().position(hash));
+                self.continuum().prefetch(search.position(hash));
             }
             for (index, &hash) in indices.iter_mut().zip(hashes.iter()) {
                 // Non-empty continuum: locate_hash always finds a point.

@@ -43,6 +43,7 @@ pub mod file_ring;
 pub mod flavour;
 pub mod hash;
 pub mod parser;
+pub mod placement;
 pub mod prefault;
 pub mod registry;
 pub mod ring;

@@ -5,9 +5,11 @@ use std::ffi::CString;
 use std::path::Path;
 
 use crate::continuum::Continuum;
-use crate::flavour::{Flavour, KeyLookup, Options, PerKey, PerKeyPlacement};
+use crate::flavour::{Flavour, Options, PerKey, PerKeyPlacement};
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
+use crate::placement::prepare::Preparation;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 /// How to build a ring.
@@ -85,9 +87,10 @@ pub struct Ring {
     continuum: Continuum,
     config: RingConfig,
     key_hash: HashAlgorithm,
-    lookup: KeyLookup,
-    /// The placement of a flavour that is not a continuum (then `lookup` is
-    /// [`KeyLookup::PerKey`] and the continuum is empty).
+    search: Search,
+    prepare: Option<&'static Preparation>,
+    /// The placement of a flavour that is not a continuum (then the
+    /// continuum is empty).
     per_key: Option<PerKey>,
 }
 
@@ -101,11 +104,20 @@ impl Ring {
         config.flavour.check_hash(key_hash)?;
         config.flavour.check_options(&config.options)?;
         let per_key = config.flavour.per_key(&servers, &config.options)?;
-        let generated = config
-            .flavour
-            .generate(&servers, key_hash, &config.options)?;
-        let lookup = generated.lookup;
-        let continuum = Continuum::new(generated.points, generated.ties);
+        let (continuum, search, prepare) = match per_key {
+            Some(_) => (
+                Continuum::new(Vec::new(), crate::continuum::TiePolicy::FirstWins),
+                Search::AtOrAfter,
+                None,
+            ),
+            None => {
+                let generated = config
+                    .flavour
+                    .generate(&servers, key_hash, &config.options)?;
+                let continuum = Continuum::new(generated.points, generated.ties);
+                (continuum, generated.search, generated.prepare)
+            }
+        };
         // Count what each server holds on the continuum after the tie rule
         // (spymemcached drops the earlier of two equal points).
         let mut held = vec![0u32; servers.len()];
@@ -132,7 +144,8 @@ impl Ring {
             continuum,
             config,
             key_hash,
-            lookup,
+            search,
+            prepare,
             per_key,
         })
     }
@@ -148,9 +161,17 @@ impl Ring {
         self.config
     }
 
-    /// How key hashes are looked up (pecl memcache quantises them).
-    pub fn key_lookup(&self) -> KeyLookup {
-        self.lookup
+    /// How a key's hash becomes a point on the continuum; `None` for a
+    /// per-key placement.
+    pub fn search(&self) -> Option<Search> {
+        self.per_key.is_none().then_some(self.search)
+    }
+
+    /// What the flavour's client does to a key before hashing it, on a
+    /// continuum (`None`: nothing; a per-key placement prepares keys
+    /// itself, [`PerKeyPlacement::prepare_key`]).
+    pub fn preparation(&self) -> Option<&'static Preparation> {
+        self.prepare
     }
 
     /// The key hash in use.
@@ -200,27 +221,22 @@ impl Ring {
     }
 
     /// Hashes `key` with the ring's key hash (after the hash tag and the
-    /// flavour's key preparation, see [`KeyLookup::prepare_key`] and
+    /// flavour's key preparation, see [`Ring::preparation`] and
     /// [`PerKeyPlacement::prepare_key`]).
     #[inline]
     pub fn hash_key(&self, key: &[u8]) -> u32 {
         let key = self.config.options.tagged(key);
-        match self.lookup {
-            KeyLookup::Direct | KeyLookup::Nearest | KeyLookup::NoWrap => self.key_hash.hash(key),
-            KeyLookup::PerKey => match self.per_key.as_deref() {
-                Some(per_key) => self.key_hash.hash(&per_key.prepare_key(key)),
-                None => self.key_hash.hash(key),
-            },
-            lookup => self.key_hash.hash(&lookup.prepare_key(key)),
+        match (self.prepare, self.per_key.as_deref()) {
+            (None, None) => self.key_hash.hash(key),
+            (Some(prepare), _) => self.key_hash.hash(&prepare.apply(key)),
+            (None, Some(per_key)) => self.key_hash.hash(&per_key.prepare_key(key)),
         }
     }
 
     /// [`Ring::hash_key`] for many keys at once (MD5 in SIMD lanes).
     pub fn hash_keys(&self, keys: &[&[u8]], out: &mut [u32]) {
-        match self.lookup {
-            KeyLookup::Direct | KeyLookup::Nearest | KeyLookup::NoWrap
-                if self.config.options.hash_tag.is_none() =>
-            {
+        match (self.prepare, self.per_key.as_deref()) {
+            (None, None) if self.config.options.hash_tag.is_none() => {
                 self.key_hash.hash_many(keys, out)
             }
             _ => out
@@ -230,12 +246,12 @@ impl Ring {
         }
     }
 
-    /// Where a key hash lands (through the flavour's [`KeyLookup`]);
+    /// Where a key hash lands (through the flavour's [`Search`]);
     /// `None` when no server owns any point. A modulo placement answers for
     /// its bucket hash; rendezvous hashing scores keys, not hashes: `None`.
     #[inline]
     pub fn locate_hash(&self, hash: u32) -> Option<Location> {
-        match self.lookup.locate(&self.continuum, hash) {
+        match self.search.locate(&self.continuum, hash) {
             Some(point_index) => Some(self.location(point_index)),
             None => self.locate_hash_per_key(hash),
         }
@@ -249,7 +265,7 @@ impl Ring {
     /// Where `key` lands; `None` when no server owns any point.
     #[inline]
     pub fn locate(&self, key: &[u8]) -> Option<Location> {
-        if self.lookup == KeyLookup::PerKey {
+        if self.per_key.is_some() {
             return self.locate_per_key_up(key);
         }
         self.locate_hash(self.hash_key(key))
@@ -311,8 +327,7 @@ impl Ring {
             });
         }
         let owners = self.continuum.owners();
-        self.lookup
-            .search()
+        self.search
             .locate_live(&self.continuum, self.hash_key(key), |i| {
                 !is_down(owners[i] as usize)
             })

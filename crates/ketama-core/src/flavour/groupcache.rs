@@ -14,12 +14,13 @@
 //! * points are keys of a Go map: of equal points the peer added later
 //!   wins.
 
+use super::GeneratedPoints;
 use super::named::{MAX_POINTS, name_or_address, refuse_weights};
 use super::options::PointsOption;
 use super::placement::Placement;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 /// `HTTPPool`'s `defaultReplicas`.
@@ -62,7 +63,8 @@ pub fn generate(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoints
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::LastWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }
 

@@ -16,16 +16,17 @@
 //!   djb2, wt6, crc32; `avalanche` passes the result through `full_hash`)
 //!   and goes to the **nearest** point on either side of the circle; a key
 //!   exactly half way goes to the point before it
-//!   ([`super::KeyLookup::Nearest`]);
+//!   ([`Search::Nearest`]);
 //! * two ids equal modulo 2^20 give equal points (`id × 4096` wraps):
 //!   among equal points the server listed first takes the keys below them,
 //!   the one listed last the keys above (HAProxy's tree keeps duplicates in
 //!   insertion order).
 
-use super::{GeneratedPoints, KeyLookup};
+use super::GeneratedPoints;
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm as H;
 use crate::hash::haproxy::full_hash;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 use super::placement::Placement;
@@ -161,7 +162,8 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::Nearest,
+        search: Search::Nearest,
+        prepare: None,
     })
 }
 

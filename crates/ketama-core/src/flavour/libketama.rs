@@ -1,9 +1,10 @@
 //! libketama's continuum: `4 * floorf(pct * 40.0 * n)` points per server,
 //! from MD5 digests of `"<address>-<k>"`, four little-endian words each.
 
+use super::GeneratedPoints;
 use super::points::{Md5Points, weights};
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 use super::placement::Placement;
@@ -43,7 +44,8 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }
 

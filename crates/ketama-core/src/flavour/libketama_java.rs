@@ -16,9 +16,10 @@
 //! list on which the class would divide by a total of 0 (it loops forever or
 //! throws) or generate more than `MAX_POINTS` (2^24) points.
 
+use super::GeneratedPoints;
 use super::points::push_md5_server;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 use super::placement::Placement;
@@ -103,7 +104,8 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::LastWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }
 

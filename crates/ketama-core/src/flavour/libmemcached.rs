@@ -11,12 +11,13 @@
 //! consistent distributions then build the weighted MD5 continuum (with
 //! their own labels). Ties: the lower server index wins.
 
+use super::GeneratedPoints;
 use super::points::{
     HostPort, float_weighted_digests, push_hashed_server, push_md5_server, weights,
 };
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 use super::placement::Placement;
@@ -104,6 +105,7 @@ pub fn generate(
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }

@@ -13,10 +13,11 @@
 //! addresses whose port is numeric). A `namespace` is hashed in front of the
 //! key: give the library the namespaced key.
 
+use super::GeneratedPoints;
 use super::nginx::push_crc32_chain;
 use super::points::weights;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 use super::options::PointsOption;
@@ -72,7 +73,8 @@ pub fn generate(servers: &[ServerSpec], ketama_points: u64) -> Result<GeneratedP
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }
 

@@ -57,6 +57,7 @@ pub mod wide_ring;
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
+use crate::placement::prepare::Preparation;
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 use placement::{Build, Placement};
@@ -191,87 +192,6 @@ impl Default for Flavour {
 pub use options::{Options, PointsOption};
 pub use placement::{Location, PerKey, PerKeyPlacement};
 
-/// How a key hash becomes the position searched on the continuum.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyLookup {
-    /// The first point ≥ the hash, wrapping to the first point.
-    Direct,
-    /// pecl memcache: keys are prepared first; 1024 buckets; bucket
-    /// `hash % 1024` holds the server of the first point ≥
-    /// `bucket × (0xffffffff / 1024)`.
-    PeclBuckets,
-    /// dalli: keys are prepared first ([`dalli::prepare_key`]); the *last*
-    /// point ≤ the hash, wrapping to the last point.
-    Dalli,
-    /// HAProxy: the nearest point on either side (circular distance), the
-    /// point before on a tie.
-    Nearest,
-    /// Varnish's shard director: the first point ≥ the hash, the last
-    /// point past it (no wrap-around).
-    NoWrap,
-    /// No continuum: the ring's [`PerKey`] placement places each key.
-    PerKey,
-    /// The first point strictly greater than the hash, wrapping to the
-    /// first point (Python's `bisect_right`: uhashring).
-    After,
-    /// Predis `HashRing`: its hash tag ([`hash_tags::predis`]), then the
-    /// last point ≤ the hash, wrapping to the last point.
-    PredisHashRing,
-    /// Predis `KetamaRing`: its hash tag, then the first point ≥ the hash.
-    PredisKetama,
-    /// phpredis `RedisArray`: its hash tag ([`hash_tags::phpredis`]), then
-    /// the first point ≥ the hash.
-    PhpRedis,
-    /// redis-rb `Redis::Distributed`: its hash tag ([`hash_tags::redis_rb`]),
-    /// then the last point ≤ the hash, wrapping to the last point.
-    RedisRb,
-}
-
-impl KeyLookup {
-    /// The key as the peer hashes it: pecl memcache and dalli first rewrite
-    /// it ([`pecl_memcache::prepare_key`], [`dalli::prepare_key`]), the Redis
-    /// clients hash only its hash tag ([`hash_tags`]); the others hash it
-    /// unchanged.
-    #[inline]
-    pub fn prepare_key(self, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
-        use std::borrow::Cow::Borrowed;
-        match self {
-            KeyLookup::Direct
-            | KeyLookup::PerKey
-            | KeyLookup::After
-            | KeyLookup::Nearest
-            | KeyLookup::NoWrap => Borrowed(key),
-            KeyLookup::PeclBuckets => pecl_memcache::prepare_key(key),
-            KeyLookup::Dalli => dalli::prepare_key(key),
-            KeyLookup::PredisHashRing | KeyLookup::PredisKetama => Borrowed(hash_tags::predis(key)),
-            KeyLookup::PhpRedis => Borrowed(hash_tags::phpredis(key)),
-            KeyLookup::RedisRb => Borrowed(hash_tags::redis_rb(key)),
-        }
-    }
-
-    /// The search on the continuum ([`Search`]).
-    #[inline]
-    pub fn search(self) -> Search {
-        match self {
-            KeyLookup::Direct
-            | KeyLookup::PerKey
-            | KeyLookup::PredisKetama
-            | KeyLookup::PhpRedis => Search::AtOrAfter,
-            KeyLookup::PeclBuckets => Search::Buckets,
-            KeyLookup::Dalli | KeyLookup::PredisHashRing | KeyLookup::RedisRb => Search::AtOrBefore,
-            KeyLookup::Nearest => Search::Nearest,
-            KeyLookup::NoWrap => Search::NoWrap,
-            KeyLookup::After => Search::After,
-        }
-    }
-
-    /// The index of the point a key hash lands on ([`Search::locate`]).
-    #[inline]
-    pub fn locate(self, continuum: &crate::continuum::Continuum, hash: u32) -> Option<usize> {
-        self.search().locate(continuum, hash)
-    }
-}
-
 /// The points a flavour generated for a server list.
 #[derive(Debug, Clone)]
 pub struct GeneratedPoints {
@@ -279,8 +199,10 @@ pub struct GeneratedPoints {
     pub points: Vec<(u32, u32)>,
     /// How equal points are resolved.
     pub ties: TiePolicy,
-    /// How key hashes are looked up.
-    pub lookup: KeyLookup,
+    /// How a key's hash becomes a point.
+    pub search: Search,
+    /// What the client does to a key before hashing it (`None`: nothing).
+    pub prepare: Option<&'static Preparation>,
 }
 
 impl Flavour {
@@ -449,7 +371,8 @@ impl Flavour {
 
     /// Generates the continuum points for `servers`; `hash` is the key hash
     /// (some peers hash their points with it too); `options` as checked by
-    /// [`Flavour::check_options`].
+    /// [`Flavour::check_options`]. A flavour that places each key on its
+    /// own has no points: an error naming it.
     pub fn generate(
         self,
         servers: &[ServerSpec],
@@ -458,11 +381,10 @@ impl Flavour {
     ) -> Result<GeneratedPoints, Error> {
         match self.placement().build {
             Build::Continuum(generate) => generate(servers, hash, options),
-            Build::PerKey(_) => Ok(GeneratedPoints {
-                points: Vec::new(),
-                ties: TiePolicy::FirstWins,
-                lookup: KeyLookup::PerKey,
-            }),
+            Build::PerKey(_) => Err(Error::InvalidArgument(format!(
+                "flavour {} places each key on its own: it generates no continuum points",
+                self.name()
+            ))),
         }
     }
 

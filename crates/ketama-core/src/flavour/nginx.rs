@@ -11,9 +11,10 @@
 //!   first; keys are hashed with the full CRC-32; the first point ≥ the
 //!   hash, wrapping to the first.
 
+use super::GeneratedPoints;
 use super::points::weights;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 use super::placement::Placement;
@@ -94,7 +95,8 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }
 

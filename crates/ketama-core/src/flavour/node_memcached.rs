@@ -10,9 +10,10 @@
 //!   1 for a string or array list; keys are MD5'd from their UTF-8 bytes;
 //! * V8's stable sort and hashring's search: the first of equal points wins.
 
+use super::GeneratedPoints;
 use super::points::{push_md5_server, weights};
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 use super::placement::Placement;
@@ -88,7 +89,8 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }
 

@@ -1,7 +1,7 @@
 //! pecl memcache 4.0.5's consistent strategy: `160 × weight` points per
 //! server, each `hash("host:port-i")` with the configured hash (full CRC-32
-//! or FNV-1a 32), and a 1024-bucket lookup ([`KeyLookup::PeclBuckets`]) of
-//! the key as the extension prepares it ([`prepare_key`]).
+//! or FNV-1a 32), and a 1024-bucket lookup ([`Search::Buckets`]) of the
+//! key as the extension prepares it ([`prepare_key`], [`PREPARATION`]).
 //!
 //! Its standard strategy ([`STANDARD`], `memcache.hash_strategy=standard`,
 //! `memcache_standard_hash.c`) is not a continuum: each server fills
@@ -16,14 +16,16 @@
 
 use std::borrow::Cow;
 
+use super::GeneratedPoints;
 use super::points::{HostPort, push_hashed_server, weights};
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 use super::array_mod::Divisor;
 use super::placement::{Location, PerKey, PerKeyPlacement, Placement};
+use crate::placement::prepare::Preparation;
 
 /// `hash_strategy=consistent`: crc32 (full) or fnv (FNV-1a 32).
 pub static PLACEMENT: Placement = Placement::continuum(
@@ -36,6 +38,12 @@ pub static STANDARD: Placement = Placement::per_key(
     &[HashAlgorithm::Crc32, HashAlgorithm::Fnv1a32],
     |servers, _| Ok(std::sync::Arc::new(Standard::new(servers)?) as PerKey),
 );
+
+/// The extension's key preparation ([`prepare_key`]), for both strategies.
+pub static PREPARATION: Preparation = Preparation {
+    name: "pecl memcache's key rewriting (blanks to '_', cut at 250 bytes)",
+    rule: prepare_key,
+};
 
 /// Longest key the extension hashes; longer keys are cut.
 const MAX_KEY_LEN: usize = 250;
@@ -115,7 +123,8 @@ pub fn generate(servers: &[ServerSpec], hash: HashAlgorithm) -> Result<Generated
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::PeclBuckets,
+        search: Search::Buckets,
+        prepare: Some(&PREPARATION),
     })
 }
 
@@ -195,7 +204,7 @@ impl PerKeyPlacement for Standard {
     }
 
     fn prepare_key<'k>(&self, key: &'k [u8]) -> Cow<'k, [u8]> {
-        prepare_key(key)
+        PREPARATION.apply(key)
     }
 }
 

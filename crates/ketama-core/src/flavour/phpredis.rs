@@ -23,12 +23,14 @@
 //!
 //! The name column, when given, is the host string instead of the address.
 
+use super::GeneratedPoints;
+use super::hash_tags;
 use super::named::{MAX_POINTS, name_or_address, refuse_weights};
 use super::placement::Placement;
 use super::points::Md5Points;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 /// MD5 digests per host on the `consistent` ring.
@@ -66,7 +68,8 @@ pub fn ranges(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::PhpRedis,
+        search: Search::AtOrAfter,
+        prepare: Some(&hash_tags::PHPREDIS_TAG),
     })
 }
 
@@ -98,7 +101,8 @@ pub fn consistent(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::PhpRedis,
+        search: Search::AtOrAfter,
+        prepare: Some(&hash_tags::PHPREDIS_TAG),
     })
 }
 

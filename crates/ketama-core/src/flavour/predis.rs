@@ -21,12 +21,14 @@
 //!   points are keys of a PHP array, so of two equal points the one
 //!   generated later (the later server) wins.
 
+use super::GeneratedPoints;
+use super::hash_tags;
 use super::named::{check_point_count, host_and_port, push_crc32_points};
 use super::placement::Placement;
 use super::points::Md5Points;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 /// `HashRing::DEFAULT_REPLICAS`.
@@ -104,7 +106,8 @@ pub fn hash_ring(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoint
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::LastWins,
-        lookup: KeyLookup::PredisHashRing,
+        search: Search::AtOrBefore,
+        prepare: Some(&hash_tags::PREDIS_TAG),
     })
 }
 
@@ -127,7 +130,8 @@ pub fn ketama_ring(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoi
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::LastWins,
-        lookup: KeyLookup::PredisKetama,
+        search: Search::AtOrAfter,
+        prepare: Some(&hash_tags::PREDIS_TAG),
     })
 }
 

@@ -15,11 +15,13 @@
 //! * points live in a Ruby `Hash`: of two equal points the node added later
 //!   wins.
 
+use super::GeneratedPoints;
+use super::hash_tags;
 use super::named::{MAX_POINTS, host_and_port, push_crc32_points, refuse_weights};
 use super::placement::Placement;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 /// `HashRing::POINTS_PER_SERVER`.
@@ -66,7 +68,8 @@ pub fn generate(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoints
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::LastWins,
-        lookup: KeyLookup::RedisRb,
+        search: Search::AtOrBefore,
+        prepare: Some(&hash_tags::REDIS_RB_TAG),
     })
 }
 

@@ -15,12 +15,13 @@
 use std::io::Write;
 use std::net::Ipv6Addr;
 
+use super::GeneratedPoints;
 use super::points::{
     HostPort, float_weighted_digests, push_hashed_server, push_md5_server, weights,
 };
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 use super::array_mod::{ArrayMod, Failover, Rule, Select};
@@ -150,6 +151,7 @@ pub fn generate(
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::LastWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }

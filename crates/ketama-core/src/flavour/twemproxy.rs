@@ -14,9 +14,10 @@
 //! Both take `hash_tag` (`--hash-tag '{}'`): only the part of a key between
 //! the tag's two characters is hashed ([`super::options::Options::tagged`]).
 
+use super::GeneratedPoints;
 use super::points::{HostPort, float_weighted_digests, push_md5_server, weights};
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 use super::modulo::{Modulo, Rehash};
@@ -92,6 +93,7 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }

@@ -20,14 +20,15 @@
 
 use std::sync::Arc;
 
+use super::GeneratedPoints;
 use super::named::{MAX_POINTS, check_point_count, name_or_address, refuse_duplicates};
 use super::options::PointsOption;
 use super::placement::{Location, PerKey, PerKeyPlacement, Placement};
 use super::points::Md5Points;
 use super::wide_ring::{WideRing, WideSearch};
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::{HashAlgorithm, md5_digest};
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 /// The default ring's `vnodes`.
@@ -93,7 +94,8 @@ pub fn ketama(servers: &[ServerSpec], vnodes: u32) -> Result<GeneratedPoints, Er
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::LastWins,
-        lookup: KeyLookup::After,
+        search: Search::After,
+        prepare: None,
     })
 }
 

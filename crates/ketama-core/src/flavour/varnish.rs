@@ -27,12 +27,13 @@
 
 use std::collections::HashSet;
 
+use super::GeneratedPoints;
 use super::options::PointsOption;
 use super::placement::Placement;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm as H;
 use crate::hash::sha256::sha256;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 /// `shard.key()` / `by=URL` first, `by=HASH` second.
@@ -109,7 +110,8 @@ pub fn generate(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoints
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::NoWrap,
+        search: Search::NoWrap,
+        prepare: None,
     })
 }
 
