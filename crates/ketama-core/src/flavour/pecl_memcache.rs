@@ -261,4 +261,14 @@ mod tests {
             assert_eq!(ring.hash_key(key), ring.hash_key(&prepare_key(key)));
         }
     }
+
+    #[test]
+    fn a_short_pecl_list_cannot_ask_for_unbounded_points() {
+        let servers = vec![
+            ServerSpec::new("a:1", 104_857),
+            ServerSpec::new("b:1", 104_857),
+        ];
+        let err = Ring::new(servers, RingConfig::flavour(Flavour::PeclMemcache)).unwrap_err();
+        assert!(err.to_string().contains("more than 16777216"), "{err}");
+    }
 }

@@ -155,3 +155,23 @@ pub fn generate(
         prepare: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Flavour, Ring, RingConfig, ServerSpec};
+
+    #[test]
+    fn point_counts_add_up_to_the_continuum_after_the_tie_rule() {
+        // 2,000 spymemcached servers: some equal points are dropped (later wins).
+        let servers: Vec<ServerSpec> = (0..2000)
+            .map(|i| ServerSpec::unweighted(format!("10.{}.{}.1:11211", i / 250, i % 250)))
+            .collect();
+        let ring = Ring::new(servers, RingConfig::flavour(Flavour::Spymemcached)).unwrap();
+        let total: usize = ring
+            .servers()
+            .iter()
+            .map(|s| s.point_count() as usize)
+            .sum();
+        assert_eq!(total, ring.continuum().len());
+    }
+}
