@@ -20,14 +20,14 @@ use std::io::Write;
 use md5::{Digest, Md5};
 use sha1::Sha1;
 
-use super::GeneratedPoints;
-use super::points::{DEFAULT_PORT, HostPort, weights};
 use crate::continuum::TiePolicy;
+use crate::placement::GeneratedPoints;
+use crate::placement::servers::{DEFAULT_PORT, HostPort, weights};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
-use super::placement::Placement;
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
 use crate::placement::prepare::Preparation;
 
 /// Dalli::Ring: CRC-32 keys.

@@ -14,12 +14,13 @@
 //! * points are keys of a Go map: of equal points the peer added later
 //!   wins.
 
-use super::GeneratedPoints;
-use super::named::{MAX_POINTS, name_or_address, refuse_weights};
-use super::options::PointsOption;
-use super::placement::Placement;
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::placement::GeneratedPoints;
+use crate::placement::Placement;
+use crate::placement::budget::MAX_POINTS;
+use crate::placement::options::PointsOption;
+use crate::placement::servers::{name_or_address, refuse_weights};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 

@@ -22,14 +22,14 @@
 //!   the one listed last the keys above (HAProxy's tree keeps duplicates in
 //!   insertion order).
 
-use super::GeneratedPoints;
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm as H;
 use crate::hash::haproxy::full_hash;
+use crate::placement::GeneratedPoints;
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
-use super::placement::Placement;
+use crate::placement::Placement;
 
 /// HAProxy's hash functions, sdbm (its default) first, each also with the
 /// `avalanche` modifier.

@@ -1,14 +1,15 @@
 //! libketama's continuum: `4 * floorf(pct * 40.0 * n)` points per server,
 //! from MD5 digests of `"<address>-<k>"`, four little-endian words each.
 
-use super::GeneratedPoints;
-use super::points::{Md5Points, weights};
 use crate::continuum::TiePolicy;
+use crate::placement::GeneratedPoints;
+use crate::placement::points::Md5Points;
+use crate::placement::servers::weights;
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
-use super::placement::Placement;
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
 
 /// The original libketama: MD5 keys and points.
 pub static PLACEMENT: Placement =

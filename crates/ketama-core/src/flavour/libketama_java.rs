@@ -16,15 +16,15 @@
 //! list on which the class would divide by a total of 0 (it loops forever or
 //! throws) or generate more than `MAX_POINTS` (2^24) points.
 
-use super::GeneratedPoints;
-use super::points::push_md5_server;
 use crate::continuum::TiePolicy;
+use crate::placement::GeneratedPoints;
+use crate::placement::points::push_md5_server;
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
-use super::placement::Placement;
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
+use crate::placement::Placement;
 
 /// libketama's Java port: MD5, and its own `SERVER<TAB>WEIGHT` files.
 pub static PLACEMENT: Placement =

@@ -10,17 +10,31 @@
 //! Any weight above 1 turns libmemcached's weighted flag on, and the
 //! consistent distributions then build the weighted MD5 continuum (with
 //! their own labels). Ties: the lower server index wins.
+//!
+//! MODULA ([`MODULA`], `libmemcached-modula`), the default distribution of
+//! libmemcached (and so php-memcached's and pylibmc's), is not a
+//! continuum: a key goes to server `hash(key) % n`, `n` the number of
+//! servers in list order, weights ignored (`dispatch_host`,
+//! `MEMCACHED_DISTRIBUTION_MODULA`), with libmemcached's key hashes,
+//! one-at-a-time unless `MEMCACHED_BEHAVIOR_HASH` says otherwise. A server
+//! that is down is not skipped: libmemcached reports the failure
+//! (auto-ejection only rebuilds the continuum distributions), so a down
+//! server's keys have no live server.
 
-use super::GeneratedPoints;
-use super::points::{
-    HostPort, float_weighted_digests, push_hashed_server, push_md5_server, weights,
-};
+use std::sync::Arc;
+
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::placement::GeneratedPoints;
+use crate::placement::points::{float_weighted_digests, push_hashed_server, push_md5_server};
+use crate::placement::servers::{HostPort, weights};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
-use super::placement::Placement;
+use crate::placement::Placement;
+use crate::placement::per_key::PerKey;
+use crate::placement::remainder::Select;
+use crate::placement::server_modulo::{Failover, Rule, ServerModulo};
 use HashAlgorithm as H;
 
 /// libmemcached's key hashes, its default (one-at-a-time) first.
@@ -66,6 +80,19 @@ pub static SPY: Placement = Placement::continuum(HASHES, |servers, hash, _| {
     generate(servers, hash, Distribution::Spy)
 });
 
+/// MODULA: `hash % n` over the servers in list order.
+const MODULA_RULE: Rule = Rule {
+    select: Select::Unsigned,
+    failover: Failover::None,
+    prepare: None,
+    weights_as_copies: false,
+};
+
+/// `MEMCACHED_DISTRIBUTION_MODULA`, with libmemcached's hashes.
+pub static MODULA: Placement = Placement::per_key(HASHES, |servers, _| {
+    Ok(Arc::new(ServerModulo::new(servers, MODULA_RULE)?) as PerKey)
+});
+
 /// Which libmemcached distribution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Distribution {
@@ -108,4 +135,30 @@ pub fn generate(
         search: Search::AtOrAfter,
         prepare: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::placement::per_key::PerKeyPlacement;
+
+    #[test]
+    fn modula_keys_go_to_their_hash_modulo_the_server_count() {
+        let servers: Vec<ServerSpec> = (0..3)
+            .map(|i| ServerSpec::new(format!("10.0.0.{i}:11211").as_str(), 1 + i))
+            .collect();
+        let modula = ServerModulo::new(&servers, MODULA_RULE).unwrap();
+        for key in [&b"a"[..], b"user:1", b""] {
+            let hash = HashAlgorithm::OneAtATime.hash(key);
+            let at = modula
+                .locate(key, HashAlgorithm::OneAtATime, &|_| false)
+                .unwrap();
+            assert_eq!(at.server_index, hash as usize % 3);
+            assert_eq!(
+                modula.locate(key, HashAlgorithm::OneAtATime, &|s| s == at.server_index),
+                None
+            );
+        }
+        assert!(ServerModulo::new(&[], MODULA_RULE).is_err());
+    }
 }

@@ -27,10 +27,11 @@
 
 use std::sync::Arc;
 
-use super::placement::{Location, PerKey, PerKeyPlacement, Placement};
 use crate::hash::HashAlgorithm as H;
 use crate::hash::furc::{MAX_POOL_SIZE, furc_hash};
 use crate::hash::spooky;
+use crate::placement::Placement;
+use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
 use crate::{Error, ServerSpec};
 
 /// `hash_func: Ch3`.

@@ -5,7 +5,7 @@
 //! * the address is split at its last `:` into host and port (no `:`: the
 //!   whole address is the host, the port empty);
 //! * `(int)(150 × weight + 0.5)` points per server, the CRC-32 chain nginx
-//!   also uses ([`super::nginx::push_crc32_chain`]);
+//!   also uses ([`push_crc32_chain`]);
 //! * a point equal to an earlier one goes after it, and the lookup takes the
 //!   first point ≥ the key's CRC-32, wrapping to the first: the first wins.
 //!
@@ -13,16 +13,16 @@
 //! addresses whose port is numeric). A `namespace` is hashed in front of the
 //! key: give the library the namespaced key.
 
-use super::GeneratedPoints;
-use super::nginx::push_crc32_chain;
-use super::points::weights;
 use crate::continuum::TiePolicy;
+use crate::placement::GeneratedPoints;
+use crate::placement::points::push_crc32_chain;
+use crate::placement::servers::weights;
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
-use super::options::PointsOption;
-use super::placement::Placement;
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
+use crate::placement::options::PointsOption;
 
 /// `ketama_points => 150` unless set (`--points`): CRC-32 keys.
 pub static PLACEMENT: Placement =

@@ -1,66 +1,64 @@
-//! Placement flavours: how each client family builds its continuum.
+//! The clients' placements (flavours): one file per client or client
+//! family, each declaring its [`Placement`], and the registry below that
+//! names them (C ids, canonical names, aliases). What several clients
+//! share is in [`crate::placement`]; the searches on a continuum in
+//! [`crate::search`]; key hashes by name in [`hash_names`], which options
+//! each flavour takes in [`option_checks`].
 //!
-//! A flavour turns a server list into `(point, server index)` pairs in
-//! generation order, says how ties between equal points are resolved, how a
-//! key hash becomes a lookup position and which key hashes its peer offers.
-//! The ring and the lookup are shared. One file per peer; the building blocks
-//! they share are in [`points`].
-//!
-//! Some flavours are not continuums: pymemcache scores every server per key
-//! ([`rendezvous`]), python-memcached and Perl Cache::Memcached take a hash
-//! modulo a weighted bucket list ([`modulo`]; pecl memcache's standard
-//! strategy too, in [`pecl_memcache`]); the defaults of libmemcached
-//! ([`modula`]), spymemcached, gomemcache, memjs and apr_memcache take it
-//! modulo the server list ([`array_mod`]); twemproxy has a modula
-//! distribution ([`twemproxy`]); mcrouter walks `furc_hash`'s decision tree
-//! ([`mcrouter`]) and Envoy searches a ring of 64-bit positions or a maglev
-//! table ([`envoy`]). They build a [`PerKey`] placement instead of points
-//! ([`Flavour::is_continuum`]).
+//! A continuum flavour turns a server list into `(point, server index)`
+//! pairs in its client's generation order, with its tie rule, its search
+//! and its key preparation ([`GeneratedPoints`]). The others place each
+//! key on their own ([`Flavour::is_continuum`]): pymemcache scores every
+//! server per key ([`pymemcache`]); python-memcached, Cache::Memcached,
+//! pecl memcache's standard strategy and twemproxy's modula take a hash
+//! modulo a weighted bucket list
+//! ([`bucket_list`](crate::placement::bucket_list)); the defaults of
+//! libmemcached, spymemcached, gomemcache, memjs and apr_memcache take it
+//! modulo the server list ([`server_modulo`](crate::placement::server_modulo));
+//! uhashring and django-redis search rings wider than 32 bits; mcrouter
+//! walks `furc_hash`'s decision tree ([`mcrouter`]) and Envoy searches a
+//! ring of 64-bit positions or a maglev table ([`envoy`]).
 
 pub mod apr_memcache;
-pub mod array_mod;
+pub mod cache_memcached;
 pub mod dalli;
 pub mod django_redis;
 pub mod envoy;
-pub mod envoy_entry;
-pub mod envoy_maglev;
-pub mod envoy_ring;
 pub mod gomemcache;
 pub mod groupcache;
 pub mod haproxy;
-pub mod hash_tags;
+pub mod hash_names;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
 pub mod mcrouter;
 pub mod memcached_fast;
 pub mod memjs;
-pub mod modula;
-pub mod modulo;
-pub mod named;
 pub mod nginx;
 pub mod node_memcached;
-pub mod options;
+pub mod option_checks;
 pub mod pecl_memcache;
 pub mod phpredis;
-pub mod placement;
-pub mod points;
 pub mod predis;
+pub mod pymemcache;
+pub mod python_memcached;
 pub mod redis_rb;
-pub mod rendezvous;
 pub mod spymemcached;
 pub mod twemproxy;
 pub mod uhashring;
 pub mod varnish;
-pub mod wide_ring;
 
-use crate::continuum::TiePolicy;
+// The paths these items had before the building blocks left this folder.
+pub use crate::placement::options;
+pub use crate::placement::options::{Options, PointsOption};
+pub use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
+pub use crate::placement::{GeneratedPoints, Placement};
+pub use envoy::{maglev as envoy_maglev, ring as envoy_ring};
+
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
-use crate::placement::prepare::Preparation;
-use crate::search::Search;
+use crate::placement::Build;
 use crate::{Error, ServerSpec};
-use placement::{Build, Placement};
 
 crate::named_enum! {
     /// A placement flavour: how one client family places keys.
@@ -96,17 +94,17 @@ crate::named_enum! {
         MemcachedFast = 12, KETAMA_FLAVOUR_MEMCACHED_FAST, "memcached-fast", ["cache-memcached-fast", "perl-fast"] => memcached_fast::PLACEMENT;
         /// pymemcache `HashClient`'s rendezvous hashing (not a continuum: each
         /// key scores every server; no points to read).
-        Pymemcache = 13, KETAMA_FLAVOUR_PYMEMCACHE, "pymemcache", ["pymemcache-hashclient", "rendezvous", "hrw"] => rendezvous::PLACEMENT;
+        Pymemcache = 13, KETAMA_FLAVOUR_PYMEMCACHE, "pymemcache", ["pymemcache-hashclient", "rendezvous", "hrw"] => pymemcache::PLACEMENT;
         /// python-memcached (`memcache.Client`): `hash % buckets` over the
         /// weighted bucket list (not a continuum; no points to read).
-        PythonMemcached = 14, KETAMA_FLAVOUR_PYTHON_MEMCACHED, "python-memcached", ["python-memcache", "memcache-py", "python3-memcache"] => modulo::PYTHON_MEMCACHED;
+        PythonMemcached = 14, KETAMA_FLAVOUR_PYTHON_MEMCACHED, "python-memcached", ["python-memcache", "memcache-py", "python3-memcache"] => python_memcached::PLACEMENT;
         /// Perl Cache::Memcached: `hash % buckets` over the weighted bucket list
         /// (not a continuum; no points to read).
-        CacheMemcached = 15, KETAMA_FLAVOUR_CACHE_MEMCACHED, "cache-memcached", ["perl", "perl-memcached", "cache::memcached"] => modulo::CACHE_MEMCACHED;
+        CacheMemcached = 15, KETAMA_FLAVOUR_CACHE_MEMCACHED, "cache-memcached", ["perl", "perl-memcached", "cache::memcached"] => cache_memcached::PLACEMENT;
         /// libmemcached MODULA, the default distribution of libmemcached,
         /// php-memcached and pylibmc: `hash % n`, weights ignored (not a
         /// continuum; no points to read).
-        LibmemcachedModula = 16, KETAMA_FLAVOUR_LIBMEMCACHED_MODULA, "libmemcached-modula", ["modula", "php-memcached-modula", "pylibmc"] => modula::LIBMEMCACHED;
+        LibmemcachedModula = 16, KETAMA_FLAVOUR_LIBMEMCACHED_MODULA, "libmemcached-modula", ["modula", "php-memcached-modula", "pylibmc"] => libmemcached::MODULA;
         /// twemproxy (nutcracker) `distribution: modula`: `hash % slots`,
         /// each server `weight` slots in list order (not a continuum).
         TwemproxyModula = 17, KETAMA_FLAVOUR_TWEMPROXY_MODULA, "twemproxy-modula", ["nutcracker-modula"] => twemproxy::MODULA;
@@ -189,33 +187,7 @@ impl Default for Flavour {
     }
 }
 
-pub use options::{Options, PointsOption};
-pub use placement::{Location, PerKey, PerKeyPlacement};
-
-/// The points a flavour generated for a server list.
-#[derive(Debug, Clone)]
-pub struct GeneratedPoints {
-    /// `(point, server index)` in generation order.
-    pub points: Vec<(u32, u32)>,
-    /// How equal points are resolved.
-    pub ties: TiePolicy,
-    /// How a key's hash becomes a point.
-    pub search: Search,
-    /// What the client does to a key before hashing it (`None`: nothing).
-    pub prepare: Option<&'static Preparation>,
-}
-
 impl Flavour {
-    /// The key hash the flavour's peer uses unless told otherwise.
-    pub fn default_hash(self) -> HashAlgorithm {
-        self.hashes()[0]
-    }
-
-    /// The key hashes the flavour's peer offers, its default first.
-    pub fn hashes(self) -> &'static [HashAlgorithm] {
-        self.placement().hashes
-    }
-
     /// How a server file is read for this flavour by default.
     pub fn file_syntax(self) -> ParseMode {
         self.placement().file_syntax
@@ -224,149 +196,6 @@ impl Flavour {
     /// The syntax this flavour's users write server lists in.
     pub fn list_syntax(self) -> ParseMode {
         self.placement().list_syntax
-    }
-
-    /// The spellings of key hashes that mean something particular to this
-    /// flavour's peer (twemproxy `crc32` is the 15-bit crc; python-memcached
-    /// `crc32` is binascii's; spymemcached `fnv1_64` runs over UTF-16).
-    pub fn hash_spellings(self) -> &'static [(&'static str, HashAlgorithm)] {
-        self.placement().hash_spellings
-    }
-
-    /// Every spelling of a key hash this flavour accepts: its peer's own
-    /// ([`Flavour::hash_spellings`]), then the canonical names and aliases
-    /// of the hashes it offers that no peer spelling shadows.
-    pub fn hash_names(self) -> Vec<&'static str> {
-        use crate::registry::Named;
-        let mut names: Vec<&'static str> = self.hash_spellings().iter().map(|s| s.0).collect();
-        for hash in self.hashes() {
-            for name in std::iter::once(hash.name()).chain(hash.aliases().iter().copied()) {
-                if self.hash_from_name(name) == Some(*hash) && !names.contains(&name) {
-                    names.push(name);
-                }
-            }
-        }
-        names
-    }
-
-    /// Looks a key hash up by the flavour's peer's own spelling
-    /// ([`Flavour::hash_spellings`]; a `_hash` suffix and `-`/`_` do not
-    /// matter), falling back to the canonical names and aliases. `None`
-    /// when the peer has no such hash.
-    pub fn hash_from_name(self, name: &str) -> Option<HashAlgorithm> {
-        let lower = name.to_ascii_lowercase().replace('-', "_");
-        let lower = lower.strip_suffix("_hash").unwrap_or(&lower);
-        let peer = self
-            .hash_spellings()
-            .iter()
-            .find(|(spelling, _)| *spelling == lower)
-            .map(|(_, hash)| *hash);
-        peer.or_else(|| HashAlgorithm::from_name(lower))
-            .filter(|h| self.hashes().contains(h))
-    }
-
-    /// [`Flavour::hash_from_name`] for a caller's argument: `"default"` (any
-    /// case) is `None`, the flavour's own hash; a name the peer does not
-    /// offer is an error naming the flavour and the hashes it offers.
-    pub fn hash_named(self, name: &str) -> Result<Option<HashAlgorithm>, Error> {
-        if name.eq_ignore_ascii_case("default") {
-            return Ok(None);
-        }
-        self.hash_from_name(name).map(Some).ok_or_else(|| {
-            let offered: Vec<&str> = self.hashes().iter().map(|h| h.name()).collect();
-            Error::InvalidArgument(format!(
-                "flavour {} has no key hash {name:?} (it offers: {})",
-                self.name(),
-                offered.join(", ")
-            ))
-        })
-    }
-
-    /// Fails, naming the flavour and what it offers, when its peer has no `hash`.
-    pub fn check_hash(self, hash: HashAlgorithm) -> Result<(), Error> {
-        if self.hashes().contains(&hash) {
-            return Ok(());
-        }
-        let offered: Vec<&str> = self.hashes().iter().map(|h| h.name()).collect();
-        Err(Error::InvalidArgument(format!(
-            "flavour {} has no key hash {} (it offers: {})",
-            self.name(),
-            hash.name(),
-            offered.join(", ")
-        )))
-    }
-
-    /// The points per server its users may set, with the peer's default;
-    /// `None` when the flavour's points are fixed.
-    pub fn points_option(self) -> Option<PointsOption> {
-        self.placement().points
-    }
-
-    /// True when its users may set a hash tag (twemproxy `hash_tag`).
-    pub fn takes_hash_tag(self) -> bool {
-        self.placement().hash_tag
-    }
-
-    /// The further options its users set (Envoy's ring and table sizes):
-    /// names from [`options::SETTINGS`].
-    pub fn settings(self) -> &'static [&'static str] {
-        self.placement().settings
-    }
-
-    /// Fails, naming the flavour and the flavours that take it, when an
-    /// option is set that the flavour's peer does not offer or out of range.
-    pub fn check_options(self, options: &Options) -> Result<(), Error> {
-        let takers = |takes: fn(Flavour) -> bool| -> String {
-            let names: Vec<&str> = Flavour::ALL
-                .iter()
-                .filter(|f| takes(**f))
-                .map(|f| f.name())
-                .collect();
-            names.join(", ")
-        };
-        if let Some(points) = options.points {
-            match self.points_option() {
-                None => {
-                    return Err(Error::InvalidArgument(format!(
-                        "flavour {} has a fixed number of points per server; points are set \
-                         for: {}",
-                        self.name(),
-                        takers(|f| f.points_option().is_some())
-                    )));
-                }
-                Some(rule) if points > rule.max => {
-                    return Err(Error::InvalidArgument(format!(
-                        "flavour {}: points={points} is more than its peer's {} allows ({})",
-                        self.name(),
-                        rule.peer_name,
-                        rule.max
-                    )));
-                }
-                Some(_) => {}
-            }
-        }
-        if options.hash_tag.is_some() && !self.takes_hash_tag() {
-            return Err(Error::InvalidArgument(format!(
-                "flavour {} takes no hash tag; hash tags are set for: {}",
-                self.name(),
-                takers(Flavour::takes_hash_tag)
-            )));
-        }
-        for setting in options.settings() {
-            if !self.settings().contains(&setting) {
-                let names: Vec<&str> = Flavour::ALL
-                    .iter()
-                    .filter(|f| f.settings().contains(&setting))
-                    .map(|f| f.name())
-                    .collect();
-                return Err(Error::InvalidArgument(format!(
-                    "flavour {} takes no option {setting}; it is set for: {}",
-                    self.name(),
-                    names.join(", ")
-                )));
-            }
-        }
-        Ok(())
     }
 
     /// Generates the continuum points for `servers`; `hash` is the key hash
@@ -412,7 +241,6 @@ impl Flavour {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use HashAlgorithm as H;
 
     #[test]
     fn names_and_aliases() {
@@ -439,56 +267,5 @@ mod tests {
         );
         assert!(!Flavour::Pymemcache.is_continuum() && Flavour::Dalli.is_continuum());
         assert_eq!(Flavour::from_name("nope"), None);
-    }
-
-    #[test]
-    fn peer_spellings_of_hashes() {
-        assert_eq!(Flavour::Twemproxy.hash_from_name("crc32"), Some(H::Crc));
-        assert_eq!(Flavour::Twemproxy.hash_from_name("crc32a"), Some(H::Crc32));
-        assert_eq!(
-            Flavour::PeclMemcache.hash_from_name("crc32"),
-            Some(H::Crc32)
-        );
-        assert_eq!(
-            Flavour::PeclMemcache.hash_from_name("fnv"),
-            Some(H::Fnv1a32)
-        );
-        assert_eq!(
-            Flavour::Spymemcached.hash_from_name("FNV1_64_HASH"),
-            Some(H::SpyFnv1_64)
-        );
-        assert_eq!(
-            Flavour::Spymemcached.hash_from_name("native"),
-            Some(H::SpyNative)
-        );
-        assert_eq!(
-            Flavour::Libmemcached.hash_from_name("fnv1_64"),
-            Some(H::Fnv1_64)
-        );
-        assert_eq!(Flavour::Libmemcached.hash_from_name("crc"), Some(H::Crc));
-        assert_eq!(Flavour::PeclMemcache.hash_from_name("md5"), None);
-        assert_eq!(
-            Flavour::PythonMemcached.hash_from_name("crc32"),
-            Some(H::Crc32)
-        );
-        assert_eq!(Flavour::PythonMemcached.default_hash(), H::Cmemcache);
-        assert_eq!(
-            Flavour::Pymemcache.hash_from_name("murmur3_32"),
-            Some(H::Murmur3Seed0)
-        );
-        assert_eq!(Flavour::CacheMemcached.hash_from_name("murmur3"), None);
-        assert_eq!(Flavour::Twemproxy.default_hash(), H::Fnv1a64);
-        assert_eq!(
-            Flavour::LibmemcachedConsistent.default_hash(),
-            H::OneAtATime
-        );
-        let err = Flavour::Libketama
-            .check_hash(H::Crc)
-            .unwrap_err()
-            .to_string();
-        assert_eq!(
-            err,
-            "flavour libketama has no key hash crc (it offers: md5)"
-        );
     }
 }

@@ -11,15 +11,16 @@
 //!   first; keys are hashed with the full CRC-32; the first point ≥ the
 //!   hash, wrapping to the first.
 
-use super::GeneratedPoints;
-use super::points::weights;
 use crate::continuum::TiePolicy;
+use crate::placement::GeneratedPoints;
+use crate::placement::points::push_crc32_chain;
+use crate::placement::servers::weights;
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
-use super::placement::Placement;
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
+use crate::placement::Placement;
 
 /// `hash $key consistent`: CRC-32 keys, servers from `upstream` blocks.
 pub static PLACEMENT: Placement =
@@ -47,29 +48,6 @@ pub fn host_and_port(server: &[u8]) -> (&[u8], &[u8]) {
         }
     }
     (server, b"")
-}
-
-/// Appends `count` points of the CRC-32 chain nginx shares with
-/// Cache::Memcached::Fast: point `j` is `crc32(host \0 port LE(point j-1))`,
-/// with 0 before the first.
-pub fn push_crc32_chain(
-    host: &[u8],
-    port: &[u8],
-    count: u64,
-    server: u32,
-    points: &mut Vec<(u32, u32)>,
-) {
-    let mut base = crc32fast::Hasher::new();
-    base.update(host);
-    base.update(&[0]);
-    base.update(port);
-    let mut previous = 0u32;
-    for _ in 0..count {
-        let mut hasher = base.clone();
-        hasher.update(&previous.to_le_bytes());
-        previous = hasher.finalize();
-        points.push((previous, server));
-    }
 }
 
 /// Generates nginx's consistent-hash points.

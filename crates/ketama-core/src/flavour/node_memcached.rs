@@ -10,14 +10,15 @@
 //!   1 for a string or array list; keys are MD5'd from their UTF-8 bytes;
 //! * V8's stable sort and hashring's search: the first of equal points wins.
 
-use super::GeneratedPoints;
-use super::points::{push_md5_server, weights};
 use crate::continuum::TiePolicy;
+use crate::placement::GeneratedPoints;
+use crate::placement::points::push_md5_server;
+use crate::placement::servers::weights;
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
-use super::placement::Placement;
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
 
 /// hashring in ketama compatibility: MD5.
 pub static PLACEMENT: Placement =

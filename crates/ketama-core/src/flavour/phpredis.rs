@@ -1,7 +1,7 @@
 //! phpredis `RedisArray` (Debian `php8.2-redis`, phpredis 5.3.7,
 //! `redis_array_impl.c`), without and with its `consistent` option.
 //!
-//! * Keys: the hash tag of [`super::hash_tags::phpredis`] (`{…}`, even an
+//! * Keys: the hash tag of [`hash_tags::phpredis`] (`{…}`, even an
 //!   empty one, found by C string search), then the CRC-32 *register*:
 //!   phpredis starts at `0xffffffff` and runs the table steps without the
 //!   final complement.
@@ -23,13 +23,14 @@
 //!
 //! The name column, when given, is the host string instead of the address.
 
-use super::GeneratedPoints;
-use super::hash_tags;
-use super::named::{MAX_POINTS, name_or_address, refuse_weights};
-use super::placement::Placement;
-use super::points::Md5Points;
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::placement::GeneratedPoints;
+use crate::placement::Placement;
+use crate::placement::budget::MAX_POINTS;
+use crate::placement::hash_tags;
+use crate::placement::points::Md5Points;
+use crate::placement::servers::{name_or_address, refuse_weights};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 

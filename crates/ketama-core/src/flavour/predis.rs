@@ -17,17 +17,19 @@
 //! * `KetamaRing`: `(int) floor(share × servers × 40)` MD5 digests per
 //!   server of `"<node>-<i>"`, four little-endian points each; keys hashed
 //!   with the first four bytes of MD5; the first point ≥ the hash.
-//! * Both: keys are hashed after Predis's hash tag ([`super::hash_tags::predis`]);
+//! * Both: keys are hashed after Predis's hash tag ([`hash_tags::predis`]);
 //!   points are keys of a PHP array, so of two equal points the one
 //!   generated later (the later server) wins.
 
-use super::GeneratedPoints;
-use super::hash_tags;
-use super::named::{check_point_count, host_and_port, push_crc32_points};
-use super::placement::Placement;
-use super::points::Md5Points;
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::placement::GeneratedPoints;
+use crate::placement::Placement;
+use crate::placement::budget;
+use crate::placement::hash_tags;
+use crate::placement::points::Md5Points;
+use crate::placement::points::push_crc32_points;
+use crate::placement::servers::host_and_port;
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
@@ -96,7 +98,7 @@ pub fn hash_ring(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoint
         .iter()
         .map(|(_, share)| php_round(share * n * f64::from(replicas)) as u64)
         .collect();
-    check_point_count(counts.iter().sum(), "predis")?;
+    budget::check("predis", counts.iter().sum())?;
     let mut points = Vec::with_capacity(counts.iter().sum::<u64>() as usize);
     for (index, ((node, _), &count)) in nodes.iter().zip(&counts).enumerate() {
         let mut prefix = node.clone();
@@ -120,7 +122,7 @@ pub fn ketama_ring(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoi
         .iter()
         .map(|(_, share)| (share * n * f64::from(replicas / 4)).floor() as u64)
         .collect();
-    check_point_count(digests.iter().sum::<u64>() * 4, "predis")?;
+    budget::check("predis", digests.iter().sum::<u64>() * 4)?;
     let mut points = Vec::with_capacity(digests.iter().sum::<u64>() as usize * 4);
     let mut batch = Md5Points::new(&mut points);
     for (index, ((node, _), &count)) in nodes.iter().zip(&digests).enumerate() {

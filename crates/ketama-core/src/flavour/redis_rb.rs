@@ -9,18 +9,20 @@
 //!   name column (an `:id` option, or the id of a URL with a database), are
 //!   hashed as written;
 //! * 160 points per node, `crc32("<id>:<i>")`; no weights;
-//! * keys: the `{tag}` of [`super::hash_tags::redis_rb`] when the key has
+//! * keys: the `{tag}` of [`hash_tags::redis_rb`] when the key has
 //!   one, then `crc32`; a key goes to the *last* point ≤ its hash, wrapping
 //!   to the last point;
 //! * points live in a Ruby `Hash`: of two equal points the node added later
 //!   wins.
 
-use super::GeneratedPoints;
-use super::hash_tags;
-use super::named::{MAX_POINTS, host_and_port, push_crc32_points, refuse_weights};
-use super::placement::Placement;
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::placement::GeneratedPoints;
+use crate::placement::Placement;
+use crate::placement::budget::MAX_POINTS;
+use crate::placement::hash_tags;
+use crate::placement::points::push_crc32_points;
+use crate::placement::servers::{host_and_port, refuse_weights};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 

@@ -15,17 +15,17 @@
 use std::io::Write;
 use std::net::Ipv6Addr;
 
-use super::GeneratedPoints;
-use super::points::{
-    HostPort, float_weighted_digests, push_hashed_server, push_md5_server, weights,
-};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::placement::GeneratedPoints;
+use crate::placement::points::{float_weighted_digests, push_hashed_server, push_md5_server};
+use crate::placement::servers::{HostPort, weights};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
-use super::array_mod::{ArrayMod, Failover, Rule, Select};
-use super::placement::Placement;
+use crate::placement::Placement;
+use crate::placement::remainder::Select;
+use crate::placement::server_modulo::{Failover, Rule, ServerModulo};
 use HashAlgorithm as H;
 
 /// spymemcached's `DefaultHashAlgorithm`s, KETAMA_HASH first.
@@ -77,14 +77,15 @@ const ARRAY_HASHES: &[H] = &[
 /// key whose node is down goes to the next active node of `getSequence`
 /// (list order from the primary, wrapping).
 pub static ARRAY_MOD: Placement = Placement::per_key(ARRAY_HASHES, |servers, _| {
-    Ok(std::sync::Arc::new(ArrayMod::new(servers, ARRAY_RULE)?) as super::placement::PerKey)
+    Ok(std::sync::Arc::new(ServerModulo::new(servers, ARRAY_RULE)?)
+        as crate::placement::per_key::PerKey)
 })
 .with_spellings(SPELLINGS);
 
 const ARRAY_RULE: Rule = Rule {
     select: Select::Unsigned,
     failover: Failover::NextServer,
-    key_limit: None,
+    prepare: None,
     weights_as_copies: false,
 };
 

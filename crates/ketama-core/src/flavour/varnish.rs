@@ -27,12 +27,12 @@
 
 use std::collections::HashSet;
 
-use super::GeneratedPoints;
-use super::options::PointsOption;
-use super::placement::Placement;
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm as H;
 use crate::hash::sha256::sha256;
+use crate::placement::GeneratedPoints;
+use crate::placement::Placement;
+use crate::placement::options::PointsOption;
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 

@@ -23,8 +23,8 @@
 use crate::hash::HashAlgorithm;
 use crate::{Error, ServerSpec};
 
-use super::placement::Placement;
-use super::placement::{Location, PerKey, PerKeyPlacement};
+use crate::placement::Placement;
+use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
 
 /// pymemcache `HashClient`: murmur3_32 scores, not a continuum.
 pub static PLACEMENT: Placement =

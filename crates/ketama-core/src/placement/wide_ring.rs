@@ -7,7 +7,7 @@
 
 use crate::continuum::{Continuum, TiePolicy};
 
-use super::placement::Location;
+use super::per_key::Location;
 
 /// Which point a key takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
