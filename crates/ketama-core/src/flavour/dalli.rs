@@ -21,8 +21,8 @@ use md5::{Digest, Md5};
 use sha1::Sha1;
 
 use crate::continuum::TiePolicy;
-use crate::placement::GeneratedPoints;
 use crate::placement::servers::{DEFAULT_PORT, HostPort, weights};
+use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
@@ -45,9 +45,6 @@ const TRUNCATED_PREFIX: usize = 212;
 
 /// Largest integer a Ruby `Float` holds exactly.
 const EXACT_FLOAT: u128 = 1 << 53;
-
-/// Most points a dalli ring may have here (2^24).
-const MAX_POINTS: u64 = 1 << 24;
 
 /// dalli's key preparation ([`prepare_key`]).
 pub static PREPARATION: Preparation = Preparation {
@@ -144,13 +141,8 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     for &weight in &weights {
         counts.push(points_per_server(weight, total, servers.len())?);
     }
-    let all: u64 = counts.iter().sum();
-    if all > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "dalli: the weights give {all} points, more than {MAX_POINTS}"
-        )));
-    }
-    let mut points = crate::prefault::vec_with_capacity(all as usize);
+    let all = budget::check("dalli", counts.iter().sum())?;
+    let mut points = crate::prefault::vec_with_capacity(all);
     let mut label = Vec::new();
     for (index, (server, &count)) in servers.iter().zip(&counts).enumerate() {
         let name = server_name(&server.address)?;

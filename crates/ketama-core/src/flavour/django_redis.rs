@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 
 use crate::hash::HashAlgorithm;
 use crate::placement::Placement;
-use crate::placement::budget::MAX_POINTS;
+use crate::placement::budget;
 use crate::placement::hash_tags;
 use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
 use crate::placement::servers::{name_or_address, refuse_weights};
@@ -48,14 +48,8 @@ impl ShardRing {
     /// The ring of `servers` with `replicas` points each.
     pub fn new(servers: &[ServerSpec], replicas: u32) -> Result<Self, Error> {
         refuse_weights(servers, "django-redis")?;
-        let total = servers.len() as u64 * u64::from(replicas);
-        if total > MAX_POINTS {
-            return Err(Error::InvalidArgument(format!(
-                "django-redis: {} servers of {replicas} points (at most {MAX_POINTS})",
-                servers.len()
-            )));
-        }
-        let mut generated = Vec::with_capacity(total as usize);
+        let total = budget::check("django-redis", servers.len() as u64 * u64::from(replicas))?;
+        let mut generated = Vec::with_capacity(total);
         for (index, server) in servers.iter().enumerate() {
             let name = name_or_address(server);
             for x in 0..replicas {

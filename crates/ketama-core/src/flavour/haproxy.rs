@@ -25,7 +25,7 @@
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm as H;
 use crate::hash::haproxy::full_hash;
-use crate::placement::GeneratedPoints;
+use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
@@ -67,9 +67,6 @@ const MAX_WEIGHT: u64 = 256;
 
 /// HAProxy's largest server id (a C `int`).
 const MAX_ID: u32 = i32::MAX as u32;
-
-/// Most points a ring of this flavour may have (2^24).
-const MAX_POINTS: usize = 1 << 24;
 
 /// Each server's HAProxy id, in list order: the name column when it is a
 /// number (a decimal id from 1 to 2147483647, unique), else (no name, or
@@ -137,7 +134,7 @@ fn parse_id(name: &[u8]) -> Option<u32> {
 /// points `full_hash(id × 4096 + n)`.
 pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let ids = haproxy_ids(servers)?;
-    let mut total = 0usize;
+    let mut total = 0u64;
     for server in servers {
         let weight = server.weight.unwrap_or(1);
         if weight > MAX_WEIGHT {
@@ -146,13 +143,9 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
                 String::from_utf8_lossy(&server.address)
             )));
         }
-        total += weight as usize * POINTS_PER_WEIGHT as usize;
+        total += weight * u64::from(POINTS_PER_WEIGHT);
     }
-    if total > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "haproxy: {total} points (16 per unit of weight), more than {MAX_POINTS}"
-        )));
-    }
+    let total = budget::check("haproxy (16 points per unit of weight)", total)?;
     let mut points = crate::prefault::vec_with_capacity(total);
     for (index, (server, id)) in servers.iter().zip(ids).enumerate() {
         let base = id.wrapping_mul(ID_RANGE);

@@ -2,9 +2,9 @@
 //! from MD5 digests of `"<address>-<k>"`, four little-endian words each.
 
 use crate::continuum::TiePolicy;
-use crate::placement::GeneratedPoints;
 use crate::placement::points::Md5Points;
 use crate::placement::servers::weights;
+use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
@@ -35,7 +35,7 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
         .iter()
         .map(|&weight| digests_per_server(weight, total, servers.len()))
         .collect();
-    let count: usize = digests.iter().map(|&d| d as usize * 4).sum();
+    let count = budget::check("libketama", digests.iter().map(|&d| u64::from(d) * 4).sum())?;
     let mut points = crate::prefault::vec_with_capacity(count);
     let mut batch = Md5Points::new(&mut points);
     for (index, (server, &digests)) in servers.iter().zip(&digests).enumerate() {

@@ -25,9 +25,9 @@ use std::sync::Arc;
 
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
-use crate::placement::GeneratedPoints;
 use crate::placement::points::{float_weighted_digests, push_hashed_server, push_md5_server};
 use crate::placement::servers::{HostPort, weights};
+use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
@@ -115,7 +115,15 @@ pub fn generate(
 ) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
     let weighted = distribution == Distribution::Weighted || weights.iter().any(|&w| w > 1);
-    let mut points = Vec::new();
+    let digests: Vec<u32> = weights
+        .iter()
+        .map(|&weight| float_weighted_digests(weight, total, servers.len()))
+        .collect();
+    let count = match weighted {
+        true => digests.iter().map(|&d| u64::from(d) * 4).sum(),
+        false => servers.len() as u64 * u64::from(POINTS_PER_SERVER),
+    };
+    let mut points = Vec::with_capacity(budget::check("libmemcached", count)?);
     for (index, server) in servers.iter().enumerate() {
         let hp = HostPort::parse(&server.address)?;
         let prefix = match distribution {
@@ -123,8 +131,7 @@ pub fn generate(
             Distribution::Weighted | Distribution::Consistent => hp.without_default_port(),
         };
         if weighted {
-            let digests = float_weighted_digests(weights[index], total, servers.len());
-            push_md5_server(&prefix, digests, index as u32, &mut points)
+            push_md5_server(&prefix, digests[index], index as u32, &mut points)
         } else {
             push_hashed_server(&prefix, POINTS_PER_SERVER, hash, index as u32, &mut points)
         }

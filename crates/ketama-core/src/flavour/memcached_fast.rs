@@ -15,6 +15,7 @@
 
 use crate::continuum::TiePolicy;
 use crate::placement::GeneratedPoints;
+use crate::placement::budget::{self, MAX_POINTS};
 use crate::placement::points::push_crc32_chain;
 use crate::placement::servers::weights;
 use crate::search::Search;
@@ -38,9 +39,6 @@ pub const POINTS: PointsOption = PointsOption {
     max: MAX_POINTS as u32,
 };
 
-/// Most points a ring of this flavour may have (2^24).
-const MAX_POINTS: u64 = 1 << 24;
-
 /// Host and port as `Fast.xs` splits an address (`strrchr(host, ':')`).
 pub fn host_and_port(address: &[u8]) -> (&[u8], &[u8]) {
     match address.iter().rposition(|&b| b == b':') {
@@ -54,12 +52,8 @@ pub fn host_and_port(address: &[u8]) -> (&[u8], &[u8]) {
 pub fn generate(servers: &[ServerSpec], ketama_points: u64) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
     let all = total.saturating_mul(ketama_points);
-    if all > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "memcached-fast: weights sum to {total}, {all} points ({ketama_points} per unit), more than {MAX_POINTS}"
-        )));
-    }
-    let mut points = crate::prefault::vec_with_capacity(all as usize);
+    let peer = format!("memcached-fast ({ketama_points} points per unit of weight)");
+    let mut points = crate::prefault::vec_with_capacity(budget::check(&peer, all)?);
     for (index, (server, &weight)) in servers.iter().zip(&weights).enumerate() {
         let (host, port) = host_and_port(&server.address);
         push_crc32_chain(

@@ -268,4 +268,21 @@ mod tests {
         assert!(!Flavour::Pymemcache.is_continuum() && Flavour::Dalli.is_continuum());
         assert_eq!(Flavour::from_name("nope"), None);
     }
+
+    #[test]
+    fn an_empty_server_list_is_refused_once_and_breaks_nothing() {
+        for &f in Flavour::ALL {
+            let err = crate::Ring::new(Vec::new(), crate::RingConfig::flavour(f)).unwrap_err();
+            assert!(matches!(err, Error::NoServers(_)), "{}: {err}", f.name());
+            // The builds themselves, called directly, answer without a panic.
+            let options = Options::default();
+            if let Ok(Some(per_key)) = f.per_key(&[], &options) {
+                assert_eq!(per_key.locate_up(b"key", f.default_hash()), None);
+                assert_eq!(per_key.locate(b"key", f.default_hash(), &|_| false), None);
+            }
+            if let Ok(generated) = f.generate(&[], f.default_hash(), &options) {
+                assert!(generated.points.is_empty(), "{}", f.name());
+            }
+        }
+    }
 }

@@ -12,9 +12,9 @@
 //!   hash, wrapping to the first.
 
 use crate::continuum::TiePolicy;
-use crate::placement::GeneratedPoints;
 use crate::placement::points::push_crc32_chain;
 use crate::placement::servers::weights;
+use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
@@ -29,9 +29,6 @@ pub static PLACEMENT: Placement =
 
 /// Points per unit of weight.
 const POINTS_PER_WEIGHT: u64 = 160;
-
-/// Most points a ring of this flavour may have (2^24).
-const MAX_POINTS: u64 = 1 << 24;
 
 /// The host and port nginx hashes for a server's text.
 pub fn host_and_port(server: &[u8]) -> (&[u8], &[u8]) {
@@ -54,12 +51,10 @@ pub fn host_and_port(server: &[u8]) -> (&[u8], &[u8]) {
 pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
     let all = total.saturating_mul(POINTS_PER_WEIGHT);
-    if all > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "nginx: weights sum to {total}, {all} points (160 per unit), more than {MAX_POINTS}"
-        )));
-    }
-    let mut points = crate::prefault::vec_with_capacity(all as usize);
+    let mut points = crate::prefault::vec_with_capacity(budget::check(
+        "nginx (160 points per unit of weight)",
+        all,
+    )?);
     for (index, (server, &weight)) in servers.iter().zip(&weights).enumerate() {
         let (host, port) = host_and_port(&server.address);
         push_crc32_chain(

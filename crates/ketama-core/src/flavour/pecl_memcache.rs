@@ -18,9 +18,9 @@ use std::borrow::Cow;
 
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
-use crate::placement::GeneratedPoints;
 use crate::placement::points::push_hashed_server;
 use crate::placement::servers::{HostPort, weights};
+use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
@@ -94,32 +94,17 @@ fn has_blank(key: &[u8]) -> bool {
 /// Points per unit of weight.
 const POINTS_PER_WEIGHT: u64 = 160;
 
-/// Most points a pecl ring may have (2^24, 64 MiB of points), so a short
-/// server list cannot make the library allocate without bound.
-const MAX_POINTS: u64 = 1 << 24;
-
 /// Generates pecl memcache's continuum.
 pub fn generate(servers: &[ServerSpec], hash: HashAlgorithm) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
-    if total.saturating_mul(POINTS_PER_WEIGHT) > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "weights sum to {total}: pecl memcache would need {} points (160 per unit), more than {MAX_POINTS}",
-            total.saturating_mul(POINTS_PER_WEIGHT)
-        )));
-    }
-    let mut points = Vec::new();
+    let count = total.saturating_mul(POINTS_PER_WEIGHT);
+    let mut points = Vec::with_capacity(budget::check(
+        "pecl memcache (160 points per unit of weight)",
+        count,
+    )?);
     for (index, server) in servers.iter().enumerate() {
-        let count = weights[index]
-            .checked_mul(POINTS_PER_WEIGHT)
-            .and_then(|c| u32::try_from(c).ok())
-            .filter(|&c| u64::from(c) <= MAX_POINTS)
-            .ok_or_else(|| {
-                Error::InvalidArgument(format!(
-                    "server '{}': weight {} is too large for pecl memcache (160 points per unit)",
-                    String::from_utf8_lossy(&server.address),
-                    weights[index]
-                ))
-            })?;
+        // Within the budget: each server's count fits.
+        let count = (weights[index] * POINTS_PER_WEIGHT) as u32;
         let prefix = HostPort::parse(&server.address)?.with_port();
         push_hashed_server(&prefix, count, hash, index as u32, &mut points);
     }

@@ -27,7 +27,7 @@ use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
 use crate::placement::GeneratedPoints;
 use crate::placement::Placement;
-use crate::placement::budget::MAX_POINTS;
+use crate::placement::budget;
 use crate::placement::hash_tags;
 use crate::placement::points::Md5Points;
 use crate::placement::servers::{name_or_address, refuse_weights};
@@ -55,11 +55,7 @@ pub static CONSISTENT: Placement =
 pub fn ranges(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     refuse_weights(servers, "phpredis RedisArray")?;
     let n = servers.len() as u64;
-    if n > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "phpredis RedisArray: {n} hosts (at most {MAX_POINTS})"
-        )));
-    }
+    budget::check("phpredis RedisArray (one point per host)", n)?;
     let points = (0..n)
         .map(|i| {
             let end = ((i + 1) * u64::from(u32::MAX)).div_ceil(n) - 1;
@@ -77,14 +73,8 @@ pub fn ranges(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
 /// The `consistent` continuum of a `RedisArray`.
 pub fn consistent(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     refuse_weights(servers, "phpredis RedisArray")?;
-    if servers.len() as u64 * u64::from(DIGESTS) * 4 > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "phpredis RedisArray: {} hosts (at most {})",
-            servers.len(),
-            MAX_POINTS / u64::from(DIGESTS * 4)
-        )));
-    }
-    let mut points = Vec::with_capacity(servers.len() * DIGESTS as usize * 4);
+    let count = servers.len() as u64 * u64::from(DIGESTS) * 4;
+    let mut points = Vec::with_capacity(budget::check("phpredis RedisArray", count)?);
     let mut batch = Md5Points::new(&mut points);
     for (index, server) in servers.iter().enumerate() {
         let host = name_or_address(server);

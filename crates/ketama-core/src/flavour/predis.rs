@@ -98,8 +98,7 @@ pub fn hash_ring(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoint
         .iter()
         .map(|(_, share)| php_round(share * n * f64::from(replicas)) as u64)
         .collect();
-    budget::check("predis", counts.iter().sum())?;
-    let mut points = Vec::with_capacity(counts.iter().sum::<u64>() as usize);
+    let mut points = Vec::with_capacity(budget::check("predis", counts.iter().sum())?);
     for (index, ((node, _), &count)) in nodes.iter().zip(&counts).enumerate() {
         let mut prefix = node.clone();
         prefix.push(b':');
@@ -122,8 +121,10 @@ pub fn ketama_ring(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoi
         .iter()
         .map(|(_, share)| (share * n * f64::from(replicas / 4)).floor() as u64)
         .collect();
-    budget::check("predis", digests.iter().sum::<u64>() * 4)?;
-    let mut points = Vec::with_capacity(digests.iter().sum::<u64>() as usize * 4);
+    let count = digests
+        .iter()
+        .fold(0u64, |sum, &d| sum.saturating_add(d.saturating_mul(4)));
+    let mut points = Vec::with_capacity(budget::check("predis", count)?);
     let mut batch = Md5Points::new(&mut points);
     for (index, ((node, _), &count)) in nodes.iter().zip(&digests).enumerate() {
         batch.push_server(node, count as u32, index as u32);

@@ -19,7 +19,7 @@ use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
 use crate::placement::GeneratedPoints;
 use crate::placement::Placement;
-use crate::placement::budget::MAX_POINTS;
+use crate::placement::budget;
 use crate::placement::hash_tags;
 use crate::placement::points::push_crc32_points;
 use crate::placement::servers::{host_and_port, refuse_weights};
@@ -55,13 +55,8 @@ pub fn node_id(server: &ServerSpec) -> Result<Vec<u8>, Error> {
 /// The ring with `replicas` points per node.
 pub fn generate(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoints, Error> {
     refuse_weights(servers, "redis-rb Redis::Distributed")?;
-    if servers.len() as u64 * u64::from(replicas) > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "redis-rb: {} nodes of {replicas} points (at most {MAX_POINTS} points)",
-            servers.len()
-        )));
-    }
-    let mut points = Vec::with_capacity(servers.len() * replicas as usize);
+    let count = servers.len() as u64 * u64::from(replicas);
+    let mut points = Vec::with_capacity(budget::check("redis-rb", count)?);
     for (index, server) in servers.iter().enumerate() {
         let mut prefix = node_id(server)?;
         prefix.push(b':');

@@ -17,9 +17,9 @@ use std::net::Ipv6Addr;
 
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
-use crate::placement::GeneratedPoints;
 use crate::placement::points::{float_weighted_digests, push_hashed_server, push_md5_server};
 use crate::placement::servers::{HostPort, weights};
+use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
@@ -136,13 +136,20 @@ pub fn generate(
         )));
     }
     let (weights, total) = weights(servers)?;
-    let mut points = crate::prefault::vec_with_capacity(servers.len() * REPETITIONS as usize);
+    let digests: Vec<u32> = weights
+        .iter()
+        .map(|&weight| float_weighted_digests(weight, total, servers.len()))
+        .collect();
+    let count = match weighted {
+        true => digests.iter().map(|&d| u64::from(d) * 4).sum(),
+        false => servers.len() as u64 * u64::from(REPETITIONS),
+    };
+    let mut points = crate::prefault::vec_with_capacity(budget::check("spymemcached", count)?);
     for (index, server) in servers.iter().enumerate() {
         let key = node_key(server, format)?;
         let index = index as u32;
         if weighted {
-            let digests = float_weighted_digests(weights[index as usize], total, servers.len());
-            push_md5_server(&key, digests, index, &mut points)
+            push_md5_server(&key, digests[index as usize], index, &mut points)
         } else if hash == HashAlgorithm::Md5 {
             push_md5_server(&key, REPETITIONS / 4, index, &mut points)
         } else {

@@ -15,9 +15,9 @@
 //! the tag's two characters is hashed ([`Options::tagged`](crate::placement::options::Options::tagged)).
 
 use crate::continuum::TiePolicy;
-use crate::placement::GeneratedPoints;
 use crate::placement::points::{float_weighted_digests, push_md5_server};
 use crate::placement::servers::{HostPort, weights};
+use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
@@ -96,10 +96,15 @@ fn server_names(servers: &[ServerSpec]) -> Result<Vec<Vec<u8>>, Error> {
 /// Generates twemproxy's continuum.
 pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
-    let mut points = Vec::new();
-    for (index, prefix) in server_names(servers)?.iter().enumerate() {
-        let digests = float_weighted_digests(weights[index], total, servers.len());
-        push_md5_server(prefix, digests, index as u32, &mut points);
+    let names = server_names(servers)?;
+    let digests: Vec<u32> = weights
+        .iter()
+        .map(|&weight| float_weighted_digests(weight, total, servers.len()))
+        .collect();
+    let count = digests.iter().map(|&d| u64::from(d) * 4).sum();
+    let mut points = Vec::with_capacity(budget::check("twemproxy", count)?);
+    for (index, prefix) in names.iter().enumerate() {
+        push_md5_server(prefix, digests[index], index as u32, &mut points);
     }
     Ok(GeneratedPoints {
         points,

@@ -86,8 +86,8 @@ pub fn ketama(servers: &[ServerSpec], vnodes: u32) -> Result<GeneratedPoints, Er
         .map(|(_, w)| u128::from(vnodes) * n * u128::from(*w) / total)
         .collect();
     let total_points = digests.iter().sum::<u128>().saturating_mul(4);
-    budget::check("uhashring", u64::try_from(total_points).unwrap_or(u64::MAX))?;
-    let mut points = Vec::with_capacity(total_points as usize);
+    let total_points = budget::check("uhashring", u64::try_from(total_points).unwrap_or(u64::MAX))?;
+    let mut points = Vec::with_capacity(total_points);
     let mut batch = Md5Points::new(&mut points);
     for (index, ((name, _), count)) in nodes.iter().zip(digests).enumerate() {
         batch.push_server(name, count as u32, index as u32);
@@ -117,8 +117,7 @@ impl Uhashring {
                 sum.checked_add(w.checked_mul(u64::from(vnodes))?)
             })
             .unwrap_or(u64::MAX);
-        budget::check("uhashring", total)?;
-        let mut generated = Vec::with_capacity(total as usize);
+        let mut generated = Vec::with_capacity(budget::check("uhashring", total)?);
         let mut label = Vec::new();
         for (index, (name, weight)) in nodes.iter().enumerate() {
             for w in 0..u64::from(vnodes) * weight {

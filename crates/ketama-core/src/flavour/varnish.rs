@@ -32,6 +32,7 @@ use crate::hash::HashAlgorithm as H;
 use crate::hash::sha256::sha256;
 use crate::placement::GeneratedPoints;
 use crate::placement::Placement;
+use crate::placement::budget::{self, MAX_POINTS};
 use crate::placement::options::PointsOption;
 use crate::search::Search;
 use crate::{Error, ServerSpec};
@@ -60,9 +61,6 @@ pub const REPLICAS: PointsOption = PointsOption {
     max: MAX_POINTS as u32,
 };
 
-/// Most points a ring of this flavour may have (2^24).
-const MAX_POINTS: u64 = 1 << 24;
-
 /// Each server's ident: the name column, else the address as written.
 pub fn ident(server: &ServerSpec) -> &[u8] {
     server.name.as_deref().unwrap_or(&server.address)
@@ -89,13 +87,8 @@ pub fn generate(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoints
         })
         .collect();
     let total = counts.iter().fold(0u64, |a, &c| a.saturating_add(c));
-    if total > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "varnish-shard: {total} points ({replicas} replicas per unit of weight), \
-             more than {MAX_POINTS}"
-        )));
-    }
-    let mut points = crate::prefault::vec_with_capacity(total as usize);
+    let peer = format!("varnish-shard ({replicas} replicas per unit of weight)");
+    let mut points = crate::prefault::vec_with_capacity(budget::check(&peer, total)?);
     let mut label = Vec::new();
     for (index, (server, &count)) in servers.iter().zip(&counts).enumerate() {
         let ident = ident(server);

@@ -182,6 +182,8 @@ impl Envoy {
     /// Envoy's `policy` balancer over `servers`.
     pub fn new(servers: &[ServerSpec], policy: Policy) -> Result<Self, Error> {
         policy.check()?;
+        // Ring::new refuses an empty list first; this is for callers of
+        // Envoy::new itself, whose balancer would have no host to pick.
         if servers.is_empty() {
             return Err(Error::NoServers("the server list is empty".into()));
         }
