@@ -155,6 +155,12 @@ crate::named_enum! {
         /// Go groupcache `consistenthash` as `HTTPPool` builds it: 50 CRC-32
         /// points per peer name (`"<i><name>"`), no weights.
         Groupcache = 31, KETAMA_FLAVOUR_GROUPCACHE, "groupcache", ["groupcache-consistenthash", "consistenthash"] => groupcache::PLACEMENT;
+        /// HAProxy `hash-type consistent`: points from each server's `id`
+        /// and weight, the nearest point on either side wins.
+        Haproxy = 32, KETAMA_FLAVOUR_HAPROXY, "haproxy", ["haproxy-consistent", "hash-type-consistent"] => haproxy::PLACEMENT;
+        /// The Varnish shard director (`directors.shard()`): SHA-256 points
+        /// per backend ident, 67 replicas, no wrap-around.
+        VarnishShard = 33, KETAMA_FLAVOUR_VARNISH_SHARD, "varnish-shard", ["varnish", "vmod-directors-shard", "shard-director"] => varnish::PLACEMENT;
         /// mcrouter's Ch3 (`furc_hash` of the routing key over the pool;
         /// not a continuum).
         McrouterCh3 = 34, KETAMA_FLAVOUR_MCROUTER_CH3, "mcrouter-ch3", ["mcrouter", "ch3"] => mcrouter::CH3;
@@ -170,12 +176,6 @@ crate::named_enum! {
         /// Envoy's maglev load balancer: a 65537-slot table, keys hashed with
         /// xxHash64 (not a continuum).
         EnvoyMaglev = 38, KETAMA_FLAVOUR_ENVOY_MAGLEV, "envoy-maglev", ["maglev"] => envoy::MAGLEV;
-        /// HAProxy `hash-type consistent`: points from each server's `id`
-        /// and weight, the nearest point on either side wins.
-        Haproxy = 32, KETAMA_FLAVOUR_HAPROXY, "haproxy", ["haproxy-consistent", "hash-type-consistent"] => haproxy::PLACEMENT;
-        /// The Varnish shard director (`directors.shard()`): SHA-256 points
-        /// per backend ident, 67 replicas, no wrap-around.
-        VarnishShard = 33, KETAMA_FLAVOUR_VARNISH_SHARD, "varnish-shard", ["varnish", "vmod-directors-shard", "shard-director"] => varnish::PLACEMENT;
     }
 }
 
