@@ -4,8 +4,12 @@
 //! library for memcached clients.
 //!
 //! * [`ring`]: the immutable, thread-safe ring (servers + continuum) that
-//!   maps keys to servers, built for a placement [`flavour`].
-//! * [`continuum`]: the sorted point array and its constant-time lookup index.
+//!   maps keys to servers, built for a placement [`flavour`] (one file per
+//!   client, and the registry); the building blocks the flavours share are
+//!   in [`placement`].
+//! * [`continuum`]: the sorted point array and its constant-time lookup
+//!   index; [`search`]: how a key's hash becomes a point (first at or
+//!   after, nearest, …), one module per search.
 //! * [`hash`]: MD5 and the key hashes used by the peers.
 //! * [`parser`]: server files, read exactly like libketama (compat) or
 //!   strictly (modern API and CLI).

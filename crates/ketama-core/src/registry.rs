@@ -1,6 +1,6 @@
 //! Enums that cross the C ABI, each declared once.
 //!
-//! [`named_enum!`] turns one declaration into the Rust enum, its C ids, its
+//! [`named_enum!`](crate::named_enum) turns one declaration into the Rust enum, its C ids, its
 //! canonical names and aliases, and the C constant of every variant. The C
 //! header's `typedef enum` blocks are generated from these declarations by
 //! the C library's build script ([`Named::c_enum`]), the C ABI answers
@@ -11,7 +11,7 @@ use std::ffi::CStr;
 
 use crate::Error;
 
-/// An enum declared with [`named_enum!`].
+/// An enum declared with [`named_enum!`](crate::named_enum).
 pub trait Named: Copy + Eq + 'static {
     /// The C type name (`ketama_flavour`).
     const C_TYPE: &'static str;

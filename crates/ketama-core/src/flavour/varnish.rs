@@ -19,7 +19,7 @@
 //!   by a NUL byte (`--hash hash`: the library adds the last NUL; for
 //!   several calls give their strings joined by NUL bytes);
 //! * the first point ≥ the key, and **no wrap**: a key past the last point
-//!   goes to the last point ([`Search::NoWrap`](crate::search::Search::NoWrap));
+//!   goes to the last point ([`Search::NoWrap`]);
 //!   a key equal to several points takes the one Varnish's bisection
 //!   (`shard_lookup`) meets first ([`crate::search::no_wrap::bisect`]). A
 //!   backend that is down passes the key to the next point's backend,

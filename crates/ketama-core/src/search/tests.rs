@@ -115,3 +115,49 @@ fn keyspaces_overlay_when_alike() {
     assert_eq!(thirds.iter().map(|p| p.0).sum::<u64>(), 1 << 32);
     assert_eq!(thirds[0], (1_431_655_766, 0));
 }
+
+/// The shared machinery is written without a client in mind: no flavour's
+/// name or alias appears in it (a placement names its search and its key
+/// preparation instead). The analysis tests, which drive real flavours,
+/// are left out.
+#[test]
+fn the_shared_machinery_names_no_client() {
+    use crate::registry::Named;
+    let files = [
+        ("ring.rs", include_str!("../ring.rs")),
+        ("continuum.rs", include_str!("../continuum.rs")),
+        ("analysis.rs", include_str!("../analysis.rs")),
+        ("batch.rs", include_str!("../batch.rs")),
+        ("search/mod.rs", include_str!("mod.rs")),
+        ("search/tests.rs", include_str!("tests.rs")),
+        ("search/at_or_after.rs", include_str!("at_or_after.rs")),
+        ("search/after.rs", include_str!("after.rs")),
+        ("search/at_or_before.rs", include_str!("at_or_before.rs")),
+        ("search/nearest.rs", include_str!("nearest.rs")),
+        ("search/no_wrap.rs", include_str!("no_wrap.rs")),
+        ("search/buckets.rs", include_str!("buckets.rs")),
+    ];
+    let words = |text: &str| -> Vec<String> {
+        text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.'))
+            .map(|w| w.trim_matches('.').to_ascii_lowercase().replace('_', "-"))
+            .collect()
+    };
+    let mut found = Vec::new();
+    for flavour in crate::Flavour::ALL {
+        let names = std::iter::once(flavour.name()).chain(flavour.aliases().iter().copied());
+        for name in names {
+            let name = name.to_ascii_lowercase().replace('_', "-");
+            for (file, text) in files {
+                // This test names the clients it looks for only through the
+                // registry.
+                if words(text).contains(&name) {
+                    found.push(format!("{file}: {name}"));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "client names in the shared machinery: {found:?}"
+    );
+}
