@@ -21,14 +21,13 @@ use md5::{Digest, Md5};
 use sha1::Sha1;
 
 use crate::continuum::TiePolicy;
+use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
+use crate::placement::prepare::Preparation;
 use crate::placement::servers::{DEFAULT_PORT, HostPort, weights};
 use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
-
-use crate::hash::HashAlgorithm;
-use crate::placement::Placement;
-use crate::placement::prepare::Preparation;
 
 /// Dalli::Ring: CRC-32 keys.
 pub static PLACEMENT: Placement =

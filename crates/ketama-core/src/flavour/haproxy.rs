@@ -25,11 +25,10 @@
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm as H;
 use crate::hash::haproxy::full_hash;
+use crate::placement::Placement;
 use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
-
-use crate::placement::Placement;
 
 /// HAProxy's hash functions, sdbm (its default) first, each also with the
 /// `avalanche` modifier.

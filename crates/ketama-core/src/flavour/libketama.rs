@@ -2,14 +2,13 @@
 //! from MD5 digests of `"<address>-<k>"`, four little-endian words each.
 
 use crate::continuum::TiePolicy;
+use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
 use crate::placement::points::Md5Points;
 use crate::placement::servers::weights;
 use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
-
-use crate::hash::HashAlgorithm;
-use crate::placement::Placement;
 
 /// The original libketama: MD5 keys and points.
 pub static PLACEMENT: Placement =

@@ -17,14 +17,13 @@
 //! throws) or generate more than [`budget::MAX_POINTS`] (2^24) points.
 
 use crate::continuum::TiePolicy;
+use crate::hash::HashAlgorithm;
+use crate::parser::ParseMode;
+use crate::placement::Placement;
 use crate::placement::points::push_md5_server;
 use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
-
-use crate::hash::HashAlgorithm;
-use crate::parser::ParseMode;
-use crate::placement::Placement;
 
 /// libketama's Java port: MD5, and its own `SERVER<TAB>WEIGHT` files.
 pub static PLACEMENT: Placement =

@@ -14,16 +14,15 @@
 //! key: give the library the namespaced key.
 
 use crate::continuum::TiePolicy;
+use crate::hash::HashAlgorithm;
 use crate::placement::GeneratedPoints;
+use crate::placement::Placement;
 use crate::placement::budget::{self, MAX_POINTS};
+use crate::placement::options::PointsOption;
 use crate::placement::points::push_crc32_chain;
 use crate::placement::servers::weights;
 use crate::search::Search;
 use crate::{Error, ServerSpec};
-
-use crate::hash::HashAlgorithm;
-use crate::placement::Placement;
-use crate::placement::options::PointsOption;
 
 /// `ketama_points => 150` unless set (`--points`): CRC-32 keys.
 pub static PLACEMENT: Placement =

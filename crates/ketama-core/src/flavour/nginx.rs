@@ -12,15 +12,14 @@
 //!   hash, wrapping to the first.
 
 use crate::continuum::TiePolicy;
+use crate::hash::HashAlgorithm;
+use crate::parser::ParseMode;
+use crate::placement::Placement;
 use crate::placement::points::push_crc32_chain;
 use crate::placement::servers::weights;
 use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
-
-use crate::hash::HashAlgorithm;
-use crate::parser::ParseMode;
-use crate::placement::Placement;
 
 /// `hash $key consistent`: CRC-32 keys, servers from `upstream` blocks.
 pub static PLACEMENT: Placement =

@@ -11,14 +11,13 @@
 //! * V8's stable sort and hashring's search: the first of equal points wins.
 
 use crate::continuum::TiePolicy;
+use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
 use crate::placement::points::push_md5_server;
 use crate::placement::servers::weights;
 use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
-
-use crate::hash::HashAlgorithm;
-use crate::placement::Placement;
 
 /// hashring in ketama compatibility: MD5.
 pub static PLACEMENT: Placement =

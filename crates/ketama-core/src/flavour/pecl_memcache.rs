@@ -18,17 +18,16 @@ use std::borrow::Cow;
 
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
+use crate::placement::bucket_list::{BucketList, Rehash, Rule};
+use crate::placement::per_key::PerKey;
 use crate::placement::points::push_hashed_server;
+use crate::placement::prepare::Preparation;
+use crate::placement::remainder::Select;
 use crate::placement::servers::{HostPort, weights};
 use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
-
-use crate::placement::Placement;
-use crate::placement::bucket_list::{BucketList, Rehash, Rule};
-use crate::placement::per_key::PerKey;
-use crate::placement::prepare::Preparation;
-use crate::placement::remainder::Select;
 
 /// `hash_strategy=consistent`: crc32 (full) or fnv (FNV-1a 32).
 pub static PLACEMENT: Placement = Placement::continuum(

@@ -17,15 +17,15 @@ use std::net::Ipv6Addr;
 
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
 use crate::placement::points::{float_weighted_digests, push_hashed_server, push_md5_server};
+use crate::placement::remainder::Select;
+use crate::placement::server_modulo::{Failover, Rule, ServerModulo};
 use crate::placement::servers::{HostPort, weights};
 use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
 use crate::{Error, ServerSpec};
 
-use crate::placement::Placement;
-use crate::placement::remainder::Select;
-use crate::placement::server_modulo::{Failover, Rule, ServerModulo};
 use HashAlgorithm as H;
 
 /// spymemcached's `DefaultHashAlgorithm`s, KETAMA_HASH first.

@@ -15,17 +15,16 @@
 //! the tag's two characters is hashed ([`Options::tagged`](crate::placement::options::Options::tagged)).
 
 use crate::continuum::TiePolicy;
-use crate::placement::points::{float_weighted_digests, push_md5_server};
-use crate::placement::servers::{HostPort, weights};
-use crate::placement::{GeneratedPoints, budget};
-use crate::search::Search;
-use crate::{Error, ServerSpec};
-
 use crate::hash::HashAlgorithm as H;
 use crate::placement::Placement;
 use crate::placement::bucket_list::{BucketList, Rehash, Rule};
 use crate::placement::per_key::PerKey;
+use crate::placement::points::{float_weighted_digests, push_md5_server};
 use crate::placement::remainder::Select;
+use crate::placement::servers::{HostPort, weights};
+use crate::placement::{GeneratedPoints, budget};
+use crate::search::Search;
+use crate::{Error, ServerSpec};
 
 /// twemproxy's key hashes, FNV-1a 64 (its default) first.
 const HASHES: &[H] = &[

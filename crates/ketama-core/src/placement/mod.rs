@@ -35,6 +35,7 @@ use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
 use crate::search::Search;
 use crate::{Error, ServerSpec};
+
 use options::{Options, PointsOption};
 use per_key::PerKey;
 use prepare::Preparation;

@@ -32,6 +32,7 @@ use crate::hash::xxhash64::xxhash64;
 use crate::placement::Placement;
 use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
 use crate::{Error, ServerSpec};
+
 use maglev::MaglevTable;
 use ring::RingTable;
 
