@@ -1,5 +1,7 @@
-//! The ring: servers plus their continuum, immutable and shareable between
-//! threads. This is the engine behind the compat ABI, the modern API and the CLI.
+//! The ring: servers plus the one engine that places their keys (a
+//! continuum with its search and key preparation, or a per-key placement),
+//! immutable and shareable between threads. It is behind the compat ABI,
+//! the modern API, the CLI and the Python module.
 
 use std::ffi::CString;
 use std::path::Path;
