@@ -4,8 +4,12 @@
 //! library for memcached clients.
 //!
 //! * [`ring`]: the immutable, thread-safe ring (servers + continuum) that
-//!   maps keys to servers, built for a placement [`flavour`].
-//! * [`continuum`]: the sorted point array and its constant-time lookup index.
+//!   maps keys to servers, built for a placement [`flavour`] (one file per
+//!   client, and the registry); the building blocks the flavours share are
+//!   in [`placement`].
+//! * [`continuum`]: the sorted point array and its constant-time lookup
+//!   index; [`search`]: how a key's hash becomes a point (first at or
+//!   after, nearest, …), one module per search.
 //! * [`hash`]: MD5 and the key hashes used by the peers.
 //! * [`parser`]: server files, read exactly like libketama (compat) or
 //!   strictly (modern API and CLI).
@@ -46,11 +50,13 @@ pub mod file_ring;
 pub mod flavour;
 pub mod hash;
 pub mod parser;
+pub mod placement;
 pub mod prefault;
 pub mod registry;
 pub mod ring;
 #[cfg(test)]
 mod scratch;
+pub mod search;
 pub mod server;
 pub mod server_file;
 pub mod setcodec;

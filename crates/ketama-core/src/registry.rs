@@ -1,6 +1,6 @@
 //! Enums that cross the C ABI, each declared once.
 //!
-//! [`named_enum!`] turns one declaration into the Rust enum, its C ids, its
+//! [`named_enum!`](crate::named_enum) turns one declaration into the Rust enum, its C ids, its
 //! canonical names and aliases, and the C constant of every variant.
 //! [`AbiEnum`] reads a declaration as data ([`crate::abi::ENUMS`] lists the
 //! ones that cross the C ABI): the generator (`crates/ketama-gen`) renders
@@ -12,7 +12,7 @@ use std::ffi::CStr;
 
 use crate::Error;
 
-/// An enum declared with [`named_enum!`].
+/// An enum declared with [`named_enum!`](crate::named_enum).
 pub trait Named: Copy + Eq + 'static {
     /// The C type name (`ketama_flavour`).
     const C_TYPE: &'static str;
@@ -236,6 +236,37 @@ fn same_name(a: &str, b: &str) -> bool {
 /// placement): `pub enum Flavour: "ketama_flavour", data placement: Placement`
 /// and `... => libketama::PLACEMENT;` on each row give
 /// `Flavour::placement(self) -> &'static Placement`.
+///
+/// The rows are declared in strictly ascending order of their ids, so that
+/// `ALL` and every list made from it are sorted by id; a declaration out of
+/// order does not compile:
+///
+/// ```compile_fail
+/// ketama_core::named_enum! {
+///     /// Out of order.
+///     pub enum Backwards: "ketama_backwards" {
+///         /// Two.
+///         Two = 2, KETAMA_BACKWARDS_TWO, "two", [];
+///         /// One.
+///         One = 1, KETAMA_BACKWARDS_ONE, "one", [];
+///     }
+/// }
+/// ```
+///
+/// while the same rows in order do:
+///
+/// ```
+/// ketama_core::named_enum! {
+///     /// In order.
+///     pub enum Forwards: "ketama_forwards" {
+///         /// One.
+///         One = 1, KETAMA_FORWARDS_ONE, "one", [];
+///         /// Two.
+///         Two = 2, KETAMA_FORWARDS_TWO, "two", [];
+///     }
+/// }
+/// assert_eq!(Forwards::ALL, &[Forwards::One, Forwards::Two]);
+/// ```
 #[macro_export]
 macro_rules! named_enum {
     (
@@ -280,6 +311,24 @@ macro_rules! named_enum {
         pub enum $name {
             $( $(#[doc = $doc])* $variant = $id, )+
         }
+
+        // The rows are declared in the order of their ids, so that `ALL`
+        // (and every C `*_list` made from it) lists the ids ascending.
+        const _: () = {
+            let ids: &[u32] = &[$($id),+];
+            let mut i = 1;
+            while i < ids.len() {
+                assert!(
+                    ids[i - 1] < ids[i],
+                    concat!(
+                        "named_enum! ",
+                        stringify!($name),
+                        ": declare the rows in strictly ascending order of their ids"
+                    )
+                );
+                i += 1;
+            }
+        };
 
         impl $name {
             /// Every variant, in the order of their C ids.
@@ -461,5 +510,30 @@ mod tests {
             Colour::with_id(0).unwrap_err().to_string(),
             "unknown ketama_colour id 0"
         );
+    }
+
+    /// Whether `T::ALL` lists its ids in strictly ascending order.
+    fn sorted<T: Named>() -> bool {
+        T::ALL.windows(2).all(|pair| pair[0].id() < pair[1].id())
+    }
+
+    #[test]
+    fn every_enum_lists_its_ids_in_order() {
+        use crate::setcodec::{self, recipe};
+        assert!(sorted::<crate::Flavour>());
+        assert!(sorted::<crate::hash::HashAlgorithm>());
+        assert!(sorted::<crate::parser::ParseMode>());
+        assert!(sorted::<crate::file_ring::ReloadPolicy>());
+        assert!(sorted::<crate::Status>());
+        assert!(sorted::<setcodec::Format>());
+        assert!(sorted::<setcodec::Op>());
+        assert!(sorted::<setcodec::SetErrorKind>());
+        assert!(sorted::<recipe::Reply>());
+        assert!(sorted::<recipe::SetAction>());
+        assert!(sorted::<setcodec::paired::Side>());
+        assert!(sorted::<Colour>());
+        // The flavours' ids have no gap either: each new one takes the next.
+        let ids: Vec<u32> = crate::Flavour::ALL.iter().map(|f| f.id()).collect();
+        assert_eq!(ids, (0..ids.len() as u32).collect::<Vec<_>>());
     }
 }
