@@ -66,9 +66,11 @@
 //!    the names of enums for ever, and `ketama_error()` until the thread's
 //!    next failing call.
 //!
-//! The original API ([`compat`]) keeps the original's contract instead: any
-//! pointer may be NULL (answered with 0 or NULL, never a crash), and a
-//! `continuum` may be a copy of one `ketama_roll` handed out.
+//! The original API ([`compat`]) keeps points 1, 4 and 5 with the original's
+//! answers to NULL instead of point 3: any pointer may be NULL (answered
+//! with 0, NULL or nothing, never a crash), and a `continuum` may be a copy
+//! of one `ketama_roll` handed out (only one the roll registry holds is
+//! cast to its handle).
 
 #![allow(non_camel_case_types)]
 

@@ -207,10 +207,10 @@ fn hash_tag_help() -> String {
 }
 
 /// `--options`' help: the option names the library reads, with the
-/// flavours that take the ones only some take.
+/// flavours that take the ones only some take and an example value.
 fn options_help() -> String {
     use ketama_core::Flavour;
-    use ketama_core::flavour::options::OPTION_NAMES;
+    use ketama_core::flavour::options::{OPTION_NAMES, SETTINGS};
     let names: Vec<String> = OPTION_NAMES
         .iter()
         .map(|(name, _)| {
@@ -219,9 +219,13 @@ fn options_help() -> String {
                 .filter(|f| f.settings().contains(name))
                 .map(|f| f.name())
                 .collect();
-            match takers.as_slice() {
-                [] => name.to_string(),
-                takers => format!("{name} ({})", takers.join(", ")),
+            let example = SETTINGS.iter().find(|(setting, _)| setting == name);
+            match (takers.as_slice(), example) {
+                ([], _) => name.to_string(),
+                (takers, None) => format!("{name} ({})", takers.join(", ")),
+                (takers, Some((_, value))) => {
+                    format!("{name} ({}; e.g. {name}={value})", takers.join(", "))
+                }
             }
         })
         .collect();
