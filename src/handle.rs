@@ -1,17 +1,8 @@
-//! Every handle the library hands out, declared once with the Rust value
-//! behind it and how that value is owned (after rustls-ffi's `Castable`),
-//! and the only casts between the two. No other module calls
-//! `Box::into_raw`/`from_raw` or `Arc::into_raw`/`from_raw`.
-//!
-//! | handle | value | ownership |
-//! |---|---|---|
-//! | `ketama_ring` | [`Ring`] | `Arc`: shared, `ketama_ring_clone` adds an owner, `ketama_ring_free` releases one |
-//! | `ketama_file_ring` | [`FileRing`] | `Box`: one owner, `ketama_file_ring_free` |
-//! | `ketama_key_groups` | [`KeyGroups`] | `Box`: `ketama_key_groups_free` |
-//! | `ketama_set` | [`SetHandle`] | `Box`: `ketama_set_free` |
-//! | `ketama_set_writer` | [`Writer`] | `Box`: `ketama_set_writer_free` |
-//! | `continuum` (the original API) | [`CompatHandle`] | `Box`: `ketama_smoke`, for a handle the roll registry holds (`src/compat.rs`) |
-//! | `ketama_set_buffer.data` | `[u8]` | `Box<[u8]>`: `ketama_set_buffer_free` ([`bytes_out`], [`bytes_free`]) |
+//! The only casts between a handle and the Rust value behind it (after
+//! rustls-ffi's `Castable`): no other module calls `Box::into_raw`/
+//! `from_raw` or `Arc::into_raw`/`from_raw`. Which handle stands for which
+//! value, and who owns it, is declared once, in the crate root ("Handles"
+//! in the crate documentation), with [`Castable`].
 //!
 //! The functions that take a handle pointer follow the argument helpers of
 //! [`crate::boundary`] (a parameter is read with `param!`): the pointer is
@@ -19,15 +10,7 @@
 
 use std::sync::Arc;
 
-use crate::batch::{KeyGroups, ketama_key_groups};
-use crate::compat::{CompatHandle, continuum};
-use crate::file_ring::ketama_file_ring;
-use crate::ring::ketama_ring;
-use crate::set::{SetHandle, ketama_set, ketama_set_writer};
 use ketama_core::Error;
-use ketama_core::Ring;
-use ketama_core::file_ring::FileRing;
-use ketama_core::setcodec::recipe::Writer;
 
 /// An opaque C handle type: the Rust value it stands for and its owner.
 pub(crate) trait Castable {
@@ -65,40 +48,6 @@ impl Ownership for SharedArc {
         // `handle_clone`), this owner released once.
         drop(unsafe { Arc::from_raw(value) });
     }
-}
-
-impl Castable for ketama_ring {
-    type Ownership = SharedArc;
-    type Rust = Ring;
-}
-
-impl Castable for ketama_file_ring {
-    type Ownership = OwnedBox;
-    type Rust = FileRing;
-}
-
-impl Castable for ketama_key_groups {
-    type Ownership = OwnedBox;
-    type Rust = KeyGroups;
-}
-
-impl Castable for ketama_set {
-    type Ownership = OwnedBox;
-    type Rust = SetHandle;
-}
-
-impl Castable for ketama_set_writer {
-    type Ownership = OwnedBox;
-    type Rust = Writer;
-}
-
-/// The original API's continuum: a `CompatHandle` (`#[repr(C)]`, the
-/// `continuum` its first field) handed out as a pointer to that field.
-/// Callers may also pass copies of the struct: only a pointer the roll
-/// registry holds may be cast (`src/compat.rs`).
-impl Castable for continuum {
-    type Ownership = OwnedBox;
-    type Rust = CompatHandle;
 }
 
 /// Hands `value` out as an `H` handle, to be released with [`handle_free`].

@@ -10,8 +10,8 @@
 //! * [`set`]: the set codec (`ketama_set_*`).
 //! * [`status`]: status codes and the per-thread error message.
 //! * `boundary`: the panic boundary and the argument helpers every export
-//!   reads its pointers with; `handle`: every handle type, declared once
-//!   with its Rust value and ownership, and the only casts between the two.
+//!   reads its pointers with; `handle`: the only casts between a handle and
+//!   the Rust value behind it (the handles are declared below, "Handles").
 //!
 //! Conventions of the modern API (after rustls-ffi): fallible functions
 //! return a [`status::ketama_status`]; outputs go through trailing
@@ -72,6 +72,23 @@
 //! of one `ketama_roll` handed out (only one the roll registry holds is
 //! cast to its handle).
 
+//!
+//! # Handles
+//!
+//! Every handle the library hands out, the Rust value behind it and how
+//! that value is owned, declared here once (the `Castable` impls below;
+//! the casts are in `handle`):
+//!
+//! | handle | value | ownership |
+//! |---|---|---|
+//! | `ketama_ring` | `ketama_core::Ring` | `Arc`: shared; `ketama_ring_clone` adds an owner, `ketama_ring_free` releases one |
+//! | `ketama_file_ring` | `ketama_core::file_ring::FileRing` | `Box`: one owner; `ketama_file_ring_free` |
+//! | `ketama_key_groups` | `batch::KeyGroups` | `Box`: `ketama_key_groups_free` |
+//! | `ketama_set` | `set::SetHandle` | `Box`: `ketama_set_free` |
+//! | `ketama_set_writer` | `ketama_core::setcodec::recipe::Writer` | `Box`: `ketama_set_writer_free` |
+//! | `continuum` (the original API) | `compat::CompatHandle` | `Box`: `ketama_smoke`, for a handle the roll registry holds |
+//! | `ketama_set_buffer.data` | `[u8]` | `Box<[u8]>`: `ketama_set_buffer_free` |
+
 #![allow(non_camel_case_types)]
 
 pub mod batch;
@@ -84,6 +101,40 @@ pub mod names;
 pub mod ring;
 pub mod set;
 pub mod status;
+
+impl handle::Castable for ring::ketama_ring {
+    type Ownership = handle::SharedArc;
+    type Rust = ketama_core::Ring;
+}
+
+impl handle::Castable for file_ring::ketama_file_ring {
+    type Ownership = handle::OwnedBox;
+    type Rust = ketama_core::file_ring::FileRing;
+}
+
+impl handle::Castable for batch::ketama_key_groups {
+    type Ownership = handle::OwnedBox;
+    type Rust = batch::KeyGroups;
+}
+
+impl handle::Castable for set::ketama_set {
+    type Ownership = handle::OwnedBox;
+    type Rust = set::SetHandle;
+}
+
+impl handle::Castable for set::ketama_set_writer {
+    type Ownership = handle::OwnedBox;
+    type Rust = ketama_core::setcodec::recipe::Writer;
+}
+
+/// The original API's continuum: a `CompatHandle` (`#[repr(C)]`, the
+/// `continuum` its first field) handed out as a pointer to that field.
+/// Callers may also pass copies of the struct: only a pointer the roll
+/// registry holds is cast (`compat`).
+impl handle::Castable for compat::continuum {
+    type Ownership = handle::OwnedBox;
+    type Rust = compat::CompatHandle;
+}
 
 #[cfg(test)]
 mod abi_tests;
