@@ -261,13 +261,12 @@ pub unsafe extern "C" fn ketama_roll(
 ) -> c_int {
     guard_value(0, || {
         clear_last_error();
-        let (contptr, filename) = (param!(arg_opt_out(contptr)), param!(arg_opt_cstr(filename)));
-        let (Some(contptr), Some(filename)) = (contptr, filename) else {
-            set_last_error(if filename.is_some() {
-                "ketama_roll: contptr is NULL"
-            } else {
-                "ketama_roll: filename is NULL"
-            });
+        let Some(contptr) = param!(arg_opt_out(contptr)) else {
+            set_last_error("ketama_roll: contptr is NULL");
+            return 0;
+        };
+        let Some(filename) = param!(arg_opt_cstr(filename)) else {
+            set_last_error("ketama_roll: filename is NULL");
             return 0;
         };
         let name = filename.to_bytes();
