@@ -423,8 +423,20 @@ fn ring_of(
 fn hash_default_by_id_or_by_name_is_the_flavours_own() {
     use super::names::ketama_hash_from_name;
     use ketama_core::flavour::Flavour;
-    let servers = [server("10.0.0.1:11211", 100), server("10.0.0.2:11211", 200)];
-    for flavour in [Flavour::Libketama, Flavour::Twemproxy, Flavour::Dalli] {
+    let servers = [server("10.0.0.1:11211", 0), server("10.0.0.2:11211", 0)];
+    // Under Miri (which checks the boundary's pointers, slowly) one small
+    // ring is enough.
+    let flavours: &[Flavour] = if cfg!(miri) {
+        &[Flavour::Groupcache]
+    } else {
+        &[
+            Flavour::Libketama,
+            Flavour::Twemproxy,
+            Flavour::Dalli,
+            Flavour::Groupcache,
+        ]
+    };
+    for &flavour in flavours {
         let mut id = u32::MAX;
         for name in [c"default", c"DEFAULT"] {
             // SAFETY: a NUL-terminated name and a writable id.
