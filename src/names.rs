@@ -35,24 +35,21 @@ pub(crate) fn id_of<E: Named>(name: &CStr, out: &mut u32) -> Result<(), Error> {
     Ok(())
 }
 
-/// Writes every C id of `E` (the extra's first) into `ids`, as many as fit,
-/// and returns how many there are: the body of every `*_list`. An `ids`
-/// that was refused (NULL with a capacity, a capacity larger than memory)
-/// receives nothing.
+/// Writes every C id of `E` (the extra's too) into `ids` in ascending
+/// order, as many as fit, and returns how many there are: the body of
+/// every `*_list`. An `ids` that was refused (NULL with a capacity, a
+/// capacity larger than memory) receives nothing.
 pub(crate) fn list_of<E: Named>(ids: Result<&mut [u32], Error>) -> usize {
-    let all = E::C_EXTRA
+    let mut all: Vec<u32> = E::C_EXTRA
         .map(|extra| extra.id)
         .into_iter()
-        .chain(E::ALL.iter().map(|v| v.id()));
-    let mut count = 0;
-    let mut slots = ids.unwrap_or_default().iter_mut();
-    for id in all {
-        if let Some(slot) = slots.next() {
-            *slot = id;
-        }
-        count += 1;
+        .chain(E::ALL.iter().map(|v| v.id()))
+        .collect();
+    all.sort_unstable();
+    for (slot, id) in ids.unwrap_or_default().iter_mut().zip(&all) {
+        *slot = *id;
     }
-    count
+    all.len()
 }
 
 /// The canonical name of flavour id `flavour` (a static NUL-terminated
@@ -263,6 +260,7 @@ mod tests {
         for (what, list, name_of, from_name) in enums {
             let ids = listed(list);
             assert!(ids.len() >= 4, "{what}: {ids:?}");
+            assert!(ids.is_sorted(), "{what}: every id, in order: {ids:?}");
             for id in ids {
                 let name = text(name_of(id));
                 let Some(from_name) = from_name else { continue };
