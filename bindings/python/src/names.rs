@@ -12,22 +12,23 @@ use ketama_core::hash::HashAlgorithm;
 use ketama_core::parser::ParseMode;
 use ketama_core::registry::{AbiEnum, Named};
 
-use crate::errors::{OrRaise, ketama_error, value_error};
+use crate::errors::{OrRaise, value_error};
 use crate::keys::{bytes_of, name_of};
 
 /// A flavour given by name or alias (`str` or `bytes`) or by id; an unknown
-/// one is `KetamaError` naming the known flavours.
+/// one is `KetamaError` with the registry's message.
 pub fn flavour_of(flavour: &Bound<'_, PyAny>) -> PyResult<Flavour> {
     let py = flavour.py();
     if let Ok(id) = flavour.cast::<PyInt>() {
-        let id: i64 = id.extract()?;
-        let id = u32::try_from(id).unwrap_or(u32::MAX);
-        return Flavour::with_id(id).or_raise(py);
+        return c_id::<Flavour>(id).and_then(Flavour::with_id).or_raise(py);
     }
-    let name = name_of(flavour, "flavour")?;
-    let found = Flavour::named(&name).or_raise(py)?;
-    // Flavours have no extra name: `named` finds one or fails.
-    found.ok_or_else(|| ketama_error(py, &Error::InvalidArgument(format!("flavour {name:?}"))))
+    Flavour::named_variant(&name_of(flavour, "flavour")?).or_raise(py)
+}
+
+/// An int as a C id of `E`; one that is no C id at all (negative, too
+/// large) is the registry's unknown id, shown as it was given.
+fn c_id<E: Named>(id: &Bound<'_, PyInt>) -> Result<u32, Error> {
+    id.extract::<u32>().map_err(|_| E::unknown_id(id))
 }
 
 /// A key hash as `flavour`'s peer spells it; `None` or `"default"` is the
@@ -51,8 +52,9 @@ pub fn hash_of(
 /// message; a name that is not `str`/`bytes` is ValueError too.
 pub fn enum_of<E: Named>(value: &Bound<'_, PyAny>, what: &str, ids: bool) -> PyResult<Option<E>> {
     if ids && let Ok(id) = value.cast::<PyInt>() {
-        let id: i64 = id.extract()?;
-        return E::with_id_or_extra(u32::try_from(id).unwrap_or(u32::MAX)).or_raise(value.py());
+        return c_id::<E>(id)
+            .and_then(E::with_id_or_extra)
+            .or_raise(value.py());
     }
     if bytes_of(value, what).is_err() {
         return Err(PyValueError::new_err(format!(
@@ -63,14 +65,16 @@ pub fn enum_of<E: Named>(value: &Bound<'_, PyAny>, what: &str, ids: bool) -> PyR
     E::named(&name_of(value, what)?).map_err(value_error)
 }
 
-/// A value of an enum without an extra name ([`enum_of`], names only).
+/// A value of an enum given by name where its extra name means nothing
+/// ([`Named::named_variant`]); errors as [`enum_of`]'s.
 pub fn variant_of<E: Named>(value: &Bound<'_, PyAny>, what: &str) -> PyResult<E> {
-    enum_of::<E>(value, what, false)?.ok_or_else(|| {
-        value_error(Error::InvalidArgument(format!(
-            "{what} {} is not allowed here",
-            E::extra_name().unwrap_or_default()
-        )))
-    })
+    if bytes_of(value, what).is_err() {
+        return Err(PyValueError::new_err(format!(
+            "{what} must be a name, not {}",
+            value.repr()?
+        )));
+    }
+    E::named_variant(&name_of(value, what)?).map_err(value_error)
 }
 
 /// flavour_id(flavour) -> int: the id of a flavour name or alias

@@ -15,7 +15,11 @@
 //!   strictly (modern API and CLI).
 //! * [`server_file`]: reading server files with bounds, and only when no
 //!   writer is at work; [`file_ring`]: following a file, keeping the last
-//!   good ring when a change cannot be used.
+//!   good ring when a change cannot be used; [`key_file`]: keys read one per
+//!   line from a file or a stream, bounded.
+//! * [`RingConfig::from_names`], [`RingConfig::from_ids`] and
+//!   [`ServerSpec::checked`]: what the C ABI, the Python module and the CLI
+//!   build rings from, so that a name or a server means the same in each.
 //! * [`setcodec`]: sets stored inside memcached values (encodings,
 //!   compaction, Redis set algebra, Membase lists, sharding, the recipe).
 //! * [`registry`]: the enums that cross the C ABI, each declared once
@@ -43,12 +47,14 @@
 pub mod abi;
 pub mod analysis;
 mod batch;
+mod config;
 pub mod continuum;
 pub mod error;
 pub mod escape;
 pub mod file_ring;
 pub mod flavour;
 pub mod hash;
+pub mod key_file;
 pub mod parser;
 pub mod placement;
 pub mod prefault;

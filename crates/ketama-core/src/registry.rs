@@ -48,10 +48,29 @@ pub trait Named: Copy + Eq + 'static {
             .find(|v| same_name(v.name(), name) || v.aliases().iter().any(|a| same_name(a, name)))
     }
 
-    /// The variant with C id `id`, or an error naming the C type.
+    /// The variant with C id `id`, or [`Named::unknown_id`].
     fn with_id(id: u32) -> Result<Self, Error> {
-        Self::from_id(id)
-            .ok_or_else(|| Error::InvalidArgument(format!("unknown {} id {id}", Self::C_TYPE)))
+        Self::from_id(id).ok_or_else(|| Self::unknown_id(id))
+    }
+
+    /// The one answer to an id that names no variant (an id out of range,
+    /// or one that does not fit a C id at all, as a caller wrote it):
+    /// `KETAMA_ERR_INVALID_ARGUMENT`, `unknown ketama_flavour id 99`.
+    fn unknown_id(id: impl std::fmt::Display) -> Error {
+        Error::InvalidArgument(format!("unknown {} id {id}", Self::C_TYPE))
+    }
+
+    /// The answer to a known id that a function does not take (the extra
+    /// id where it means nothing, a read-only variant where one is
+    /// written): `ketama_hash id 0 (KETAMA_HASH_DEFAULT) names no hash
+    /// function here`, `why` saying why.
+    fn refused_id(id: u32, why: &str) -> Error {
+        let constant = match (Self::from_id(id), Self::C_EXTRA) {
+            (Some(variant), _) => variant.c_name(),
+            (None, Some(extra)) if extra.id == id => extra.c_name,
+            (None, _) => return Self::unknown_id(id),
+        };
+        Error::InvalidArgument(format!("{} id {id} ({constant}) {why}", Self::C_TYPE))
     }
 
     /// The variant with C id `id`; `None` for the extra id
@@ -75,10 +94,28 @@ pub trait Named: Copy + Eq + 'static {
             Some(extra) if extra.name.to_bytes().eq_ignore_ascii_case(name.as_bytes()) => Ok(None),
             _ => Err(Error::InvalidArgument(format!(
                 "unknown {} {name:?} (known: {})",
-                Self::C_TYPE.trim_start_matches("ketama_").replace('_', " "),
+                Self::what(),
                 Self::names()
             ))),
         }
+    }
+
+    /// The variant called `name` ([`Named::named`]) where the extra's name
+    /// means nothing: that name is an error saying it is not allowed here.
+    fn named_variant(name: &str) -> Result<Self, Error> {
+        Self::named(name)?.ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "{} {name:?} is not allowed here (known: {})",
+                Self::what(),
+                Self::names()
+            ))
+        })
+    }
+
+    /// What a value of the enum is called in messages (`flavour`, `set
+    /// encoding`): the C type without `ketama_`.
+    fn what() -> String {
+        Self::C_TYPE.trim_start_matches("ketama_").replace('_', " ")
     }
 
     /// The name of the extra id (`"default"`, `"auto"`), if the enum has one.
@@ -509,6 +546,27 @@ mod tests {
         assert_eq!(
             Colour::with_id(0).unwrap_err().to_string(),
             "unknown ketama_colour id 0"
+        );
+        assert_eq!(
+            Colour::unknown_id(-1).to_string(),
+            "unknown ketama_colour id -1"
+        );
+        assert_eq!(
+            Colour::refused_id(0, "is not a colour here").to_string(),
+            "ketama_colour id 0 (KETAMA_COLOUR_ANY) is not a colour here"
+        );
+        assert_eq!(
+            Colour::refused_id(5, "is too dark").to_string(),
+            "ketama_colour id 5 (KETAMA_COLOUR_DARK_BLUE) is too dark"
+        );
+        assert_eq!(
+            Colour::refused_id(7, "x"),
+            Colour::with_id(7).map(|_| ()).unwrap_err()
+        );
+        assert_eq!(Colour::named_variant("rouge"), Ok(Colour::Red));
+        assert_eq!(
+            Colour::named_variant("ANY").unwrap_err().to_string(),
+            "colour \"ANY\" is not allowed here (known: red, dark-blue)"
         );
     }
 

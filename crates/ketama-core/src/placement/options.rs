@@ -25,7 +25,7 @@ pub const OPTION_NAMES: &[(&str, &[&str])] = &[
 
 /// The options a flavour may take beyond `points` and `hash_tag` (declared
 /// per flavour, [`Placement::settings`](super::Placement)), each
-/// with a value the agreement tests set.
+/// with an example value: the CLI's `--options` help shows it.
 pub const SETTINGS: &[(&str, &str)] = &[
     ("min_ring_size", "12"),
     ("max_ring_size", "100000"),
