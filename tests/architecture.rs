@@ -7,10 +7,11 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const CRATES: [&str; 4] = [
+const CRATES: [&str; 5] = [
     "src",
     "crates/ketama-core/src",
     "crates/ketama-cli/src",
+    "crates/ketama-gen/src",
     "bindings/python/src",
 ];
 

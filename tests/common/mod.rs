@@ -5,7 +5,6 @@
 
 #![allow(dead_code)]
 
-pub mod c_header;
 pub mod java;
 mod metadump;
 mod python;
