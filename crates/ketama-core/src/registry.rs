@@ -172,6 +172,8 @@ pub struct AbiEnum {
     /// The C enum's documentation, one line per doc line.
     pub doc: &'static str,
     constants: fn() -> Vec<Constant>,
+    name_c: fn(u32) -> Option<&'static CStr>,
+    id_named: fn(&str) -> Result<u32, Error>,
 }
 
 impl AbiEnum {
@@ -181,6 +183,8 @@ impl AbiEnum {
             c_type: E::C_TYPE,
             doc,
             constants: constants_of::<E>,
+            name_c: name_c_of::<E>,
+            id_named: id_named::<E>,
         }
     }
 
@@ -189,6 +193,36 @@ impl AbiEnum {
     pub fn constants(&self) -> Vec<Constant> {
         (self.constants)()
     }
+
+    /// The canonical name of C id `id` (the extra's name for its id),
+    /// NUL-terminated; `None` for an id that names nothing.
+    pub fn name_c(&self, id: u32) -> Option<&'static CStr> {
+        (self.name_c)(id)
+    }
+
+    /// The C id called `name` (a canonical name or an alias, any case,
+    /// `-` and `_` alike; the extra's name gives the extra's id), or the
+    /// error of [`Named::named`] listing the known names.
+    pub fn id_of(&self, name: &str) -> Result<u32, Error> {
+        (self.id_named)(name)
+    }
+}
+
+/// [`AbiEnum::name_c`] of `E`.
+fn name_c_of<E: Named>(id: u32) -> Option<&'static CStr> {
+    match (E::from_id(id), E::C_EXTRA) {
+        (Some(variant), _) => Some(variant.name_c()),
+        (None, Some(extra)) if extra.id == id => Some(extra.name),
+        (None, _) => None,
+    }
+}
+
+/// [`AbiEnum::id_of`] of `E`.
+fn id_named<E: Named>(name: &str) -> Result<u32, Error> {
+    Ok(match E::named(name)? {
+        Some(variant) => variant.id(),
+        None => E::C_EXTRA.map_or(0, |extra| extra.id),
+    })
 }
 
 impl std::fmt::Debug for AbiEnum {

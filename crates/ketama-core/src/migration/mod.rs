@@ -162,11 +162,16 @@ impl Migration {
 
     /// The server address a step's action goes to.
     pub fn address(&self, action: &Action) -> &[u8] {
+        self.address_c(action).to_bytes()
+    }
+
+    /// [`Migration::address`] as a NUL-terminated string (for the C ABI).
+    pub fn address_c(&self, action: &Action) -> &std::ffi::CStr {
         let ring = match action.side {
             Side::Old => &self.old,
             Side::New => &self.new,
         };
-        ring.servers()[action.server].address()
+        ring.servers()[action.server].address_c()
     }
 }
 

@@ -38,8 +38,8 @@ use super::schedule::Phase;
 use crate::Error;
 
 crate::named_enum! {
-    /// An operation a client asks for (`ketama_migration_op`).
-    pub enum OpKind: "ketama_migration_op" {
+    /// An operation a client asks for (`ketama_migration_op_kind`).
+    pub enum OpKind: "ketama_migration_op_kind" {
         /// Read a key.
         Get = 0, KETAMA_MIGRATION_OP_GET, "get", [];
         /// Store a key's value.
@@ -65,24 +65,24 @@ crate::named_enum! {
     /// A memcached command the client sends next (`ketama_migration_command`).
     pub enum Command: "ketama_migration_command" {
         /// `get`: reply with the value (hit) or a miss.
-        Get = 0, KETAMA_MIGRATION_GET, "get", [];
+        Get = 0, KETAMA_MIGRATION_DO_GET, "get", [];
         /// `gets`: reply with the value and its CAS unique (hit) or a miss.
-        Gets = 1, KETAMA_MIGRATION_GETS, "gets", [];
+        Gets = 1, KETAMA_MIGRATION_DO_GETS, "gets", [];
         /// `add` the operation's lease ([`Op::lease`]) with the lease TTL
         /// ([`Action::exptime`]).
-        AddLease = 2, KETAMA_MIGRATION_ADD_LEASE, "add-lease", [];
+        AddLease = 2, KETAMA_MIGRATION_DO_ADD_LEASE, "add-lease", [];
         /// `cas` the value the old side returned, with the copy TTL
         /// ([`Action::exptime`]) and the CAS unique [`Action::cas`].
-        CasCopy = 3, KETAMA_MIGRATION_CAS_COPY, "cas-copy", [];
+        CasCopy = 3, KETAMA_MIGRATION_DO_CAS_COPY, "cas-copy", [];
         /// `set` the caller's value, with the caller's TTL.
-        Set = 4, KETAMA_MIGRATION_SET, "set", [];
+        Set = 4, KETAMA_MIGRATION_DO_SET, "set", [];
         /// `add` the caller's value, with the caller's TTL.
-        Add = 5, KETAMA_MIGRATION_ADD, "add", [];
+        Add = 5, KETAMA_MIGRATION_DO_ADD, "add", [];
         /// `cas` the caller's value, with the caller's TTL and the CAS
         /// unique [`Action::cas`] (it replaces a lease).
-        CasValue = 6, KETAMA_MIGRATION_CAS_VALUE, "cas-value", [];
+        CasValue = 6, KETAMA_MIGRATION_DO_CAS_VALUE, "cas-value", [];
         /// `delete` the key.
-        Delete = 7, KETAMA_MIGRATION_DELETE, "delete", [];
+        Delete = 7, KETAMA_MIGRATION_DO_DELETE, "delete", [];
     }
 }
 
@@ -112,21 +112,21 @@ crate::named_enum! {
     /// How an operation ended (`ketama_migration_outcome`).
     pub enum Outcome: "ketama_migration_outcome" {
         /// Return the value the new side's server returned last.
-        HitNew = 0, KETAMA_MIGRATION_HIT_NEW, "hit-new", [];
+        HitNew = 0, KETAMA_MIGRATION_DONE_HIT_NEW, "hit-new", [];
         /// Return the value the old side's server returned.
-        HitOld = 1, KETAMA_MIGRATION_HIT_OLD, "hit-old", [];
+        HitOld = 1, KETAMA_MIGRATION_DONE_HIT_OLD, "hit-old", [];
         /// Nothing to return.
-        Miss = 2, KETAMA_MIGRATION_MISS, "miss", [];
+        Miss = 2, KETAMA_MIGRATION_DONE_MISS, "miss", [];
         /// The value was stored.
-        Stored = 3, KETAMA_MIGRATION_STORED, "stored", [];
+        Stored = 3, KETAMA_MIGRATION_DONE_STORED, "stored", [];
         /// `add`: the key holds a value; nothing was stored.
-        NotStored = 4, KETAMA_MIGRATION_NOT_STORED, "not-stored", [];
+        NotStored = 4, KETAMA_MIGRATION_DONE_NOT_STORED, "not-stored", [];
         /// The key was deleted.
-        Deleted = 5, KETAMA_MIGRATION_DELETED, "deleted", [];
+        Deleted = 5, KETAMA_MIGRATION_DONE_DELETED, "deleted", [];
         /// `delete`: the key held nothing.
-        NotFound = 6, KETAMA_MIGRATION_NOT_FOUND, "not-found", [];
+        NotFound = 6, KETAMA_MIGRATION_DONE_NOT_FOUND, "not-found", [];
         /// A server failed: the operation is not acknowledged (report an error).
-        Failed = 7, KETAMA_MIGRATION_FAILED, "failed", [];
+        Failed = 7, KETAMA_MIGRATION_DONE_FAILED, "failed", [];
     }
 }
 
