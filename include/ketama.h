@@ -1546,6 +1546,38 @@ void ketama_md5_digest(char *inString, unsigned char *md5pword);
 char *ketama_error(void);
 
 /**
+ * The canonical name of id `id` of the enum whose C type is `c_type`
+ * (`"ketama_migration_outcome"`, ...): a static NUL-terminated string, or
+ * NULL for an unknown enum or an id that names nothing.
+ *
+ * # Safety
+ * `c_type` is a NUL-terminated string.
+ */
+const char *ketama_enum_name(const char *c_type, uint32_t id);
+
+/**
+ * Looks a name or an alias of the enum whose C type is `c_type` up (case
+ * and `_`/`-` do not matter) and stores its id in `*out`. An unknown enum
+ * or name is `KETAMA_ERR_INVALID_ARGUMENT`, with the known ones in the
+ * message.
+ *
+ * # Safety
+ * `c_type` and `name` are NUL-terminated strings; `out` is writable.
+ */
+ketama_status ketama_enum_from_name(const char *c_type, const char *name, uint32_t *out);
+
+/**
+ * Every id of the enum whose C type is `c_type`, ascending: writes at most
+ * `capacity` ids to `ids` and returns how many there are (call with NULL
+ * and 0 to size the array); 0 for an unknown enum.
+ *
+ * # Safety
+ * `c_type` is a NUL-terminated string; `ids` is NULL (with `capacity` 0)
+ * or writable for `capacity` ids.
+ */
+size_t ketama_enum_list(const char *c_type, uint32_t *ids, size_t capacity);
+
+/**
  * Reads the server file `path` (bounded; a file changed in place is waited
  * for until it settles, 300 ms at most in all) and builds the first ring;
  * fails when the file is not good now. `parse_mode` is a
@@ -1591,38 +1623,6 @@ ketama_status ketama_file_ring_current(const ketama_file_ring *file_ring, const 
  * `file_ring` is NULL or a live handle, released once.
  */
 void ketama_file_ring_free(const ketama_file_ring *file_ring);
-
-/**
- * The canonical name of id `id` of the enum whose C type is `c_type`
- * (`"ketama_migration_outcome"`, ...): a static NUL-terminated string, or
- * NULL for an unknown enum or an id that names nothing.
- *
- * # Safety
- * `c_type` is a NUL-terminated string.
- */
-const char *ketama_enum_name(const char *c_type, uint32_t id);
-
-/**
- * Looks a name or an alias of the enum whose C type is `c_type` up (case
- * and `_`/`-` do not matter) and stores its id in `*out`. An unknown enum
- * or name is `KETAMA_ERR_INVALID_ARGUMENT`, with the known ones in the
- * message.
- *
- * # Safety
- * `c_type` and `name` are NUL-terminated strings; `out` is writable.
- */
-ketama_status ketama_enum_from_name(const char *c_type, const char *name, uint32_t *out);
-
-/**
- * Every id of the enum whose C type is `c_type`, ascending: writes at most
- * `capacity` ids to `ids` and returns how many there are (call with NULL
- * and 0 to size the array); 0 for an unknown enum.
- *
- * # Safety
- * `c_type` is a NUL-terminated string; `ids` is NULL (with `capacity` 0)
- * or writable for `capacity` ids.
- */
-size_t ketama_enum_list(const char *c_type, uint32_t *ids, size_t capacity);
 
 /**
  * Hashes `len` bytes at `bytes` with hash `hash_id` (a `ketama_hash` other
