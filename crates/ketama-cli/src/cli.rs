@@ -12,6 +12,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub use crate::cli_migrate::{MigrateCommand, SidesArgs};
+
 /// Exit codes, as `ketama --help` and the man page state them.
 pub const EXIT_STATUS: &str = "\
 0  success (for check: the file is valid)
@@ -121,6 +123,9 @@ ketama diff --from-flavor libketama --to-flavor php-memcached /etc/memcached.ser
 ketama diff --flavor twemproxy --from-hash crc32 --to-hash crc32a --keys keys.txt pool.servers"
     )]
     Diff(DiffArgs),
+    /// Carry a pool from one ring to another: routes, the plan, the keys at risk
+    #[command(subcommand)]
+    Migrate(MigrateCommand),
     /// Inspect and build set values dumped from memcached
     #[command(subcommand)]
     Set(SetCommand),
@@ -373,29 +378,8 @@ pub struct DiffArgs {
     pub placement: PlacementArgs,
     #[command(flatten)]
     pub list: ServerListArgs,
-    /// The flavour before the change (default: --flavor's)
-    #[arg(
-        long = "from-flavor",
-        visible_alias = "from-flavour",
-        value_name = "NAME"
-    )]
-    pub from_flavor: Option<String>,
-    /// The flavour after the change (default: --flavor's)
-    #[arg(long = "to-flavor", visible_alias = "to-flavour", value_name = "NAME")]
-    pub to_flavor: Option<String>,
-    /// The key hash before the change (default: --hash, else the flavour's own)
-    #[arg(long = "from-hash", value_name = "NAME")]
-    pub from_hash: Option<String>,
-    /// The key hash after the change (default: --hash, else the flavour's own)
-    #[arg(long = "to-hash", value_name = "NAME")]
-    pub to_hash: Option<String>,
-    /// Placement options before the change, NAME=VALUE,... (default: --options, --points,
-    /// --hash-tag)
-    #[arg(long = "from-options", value_name = "LIST")]
-    pub from_options: Option<String>,
-    /// Placement options after the change (default: --options, --points, --hash-tag)
-    #[arg(long = "to-options", value_name = "LIST")]
-    pub to_options: Option<String>,
+    #[command(flatten)]
+    pub sides: SidesArgs,
     /// Measure on the keys of FILE (one per line) instead of exactly (two continuums hashing
     /// keys alike) or on 100,000 generated keys key:0..key:99999 (otherwise)
     #[arg(long, value_name = "FILE")]
