@@ -6,7 +6,7 @@
 //! python-memcached and cache-memcached); the libmemcached example runs
 //! against real memcached under valgrind.
 
-mod common;
+use ketama_testkit as common;
 
 use std::path::Path;
 use std::process::{Command, Stdio};

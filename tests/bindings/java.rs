@@ -4,7 +4,7 @@
 //! compiled enums against the C header, the library search error and the
 //! spymemcached example.
 
-mod common;
+use ketama_testkit as common;
 
 use std::process::Output;
 use std::time::Duration;

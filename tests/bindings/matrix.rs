@@ -13,7 +13,7 @@
 //! spelling or a syntax added to the core is in the matrix without a change
 //! here. Java answers every case in one JVM (`FindKeys --cases`).
 
-mod common;
+use ketama_testkit as common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

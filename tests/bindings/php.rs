@@ -3,7 +3,7 @@
 //! functions, the library search, and the php-memcached example against real
 //! memcached servers on loopback.
 
-mod common;
+use ketama_testkit as common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -8,9 +8,8 @@
 //! Without the snippet the request fails with an error that names the
 //! setting, the SAPI and the ways out.
 
-mod common;
-#[path = "common/php_fpm.rs"]
-mod php_fpm;
+use ketama_testkit as common;
+use ketama_testkit::php_fpm;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;

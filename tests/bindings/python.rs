@@ -7,9 +7,8 @@
 //! to find) and the bench script. The wheel built by `maturin build` is
 //! installed without a compiler by tests/packages.rs.
 
-mod common;
-#[path = "common/oracle_lists.rs"]
-mod oracle_lists;
+use ketama_testkit as common;
+use ketama_testkit::oracle_lists;
 
 use std::path::Path;
 use std::process::{Command, Output};

@@ -2,7 +2,7 @@
 //! exported symbols of the shared library, the modern API from C under
 //! valgrind, and the header from C++.
 
-mod common;
+use ketama_testkit as common;
 
 use std::process::Command;
 use std::time::Duration;

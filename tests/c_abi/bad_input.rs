@@ -1,7 +1,7 @@
 //! Inputs that crash, hang or corrupt the original libketama get a clear
 //! error here (or work, where the original's only problem was a limit).
 
-mod common;
+use ketama_testkit as common;
 
 use std::ffi::{CString, c_char};
 
@@ -67,14 +67,14 @@ fn inputs_that_crash_or_hang_the_original_give_clear_errors() {
         ),
     ];
     for (path, expected) in cases {
-        let error = common::compat_roll(&path).expect_err(&expected);
+        let error = crate::compat_roll(&path).expect_err(&expected);
         assert!(
             error.starts_with(&expected),
             "{path:?}: got {error:?}, want {expected:?}"
         );
     }
     let missing = common::scratch_dir("bad").join("does-not-exist");
-    let error = common::compat_roll(&missing).unwrap_err();
+    let error = crate::compat_roll(&missing).unwrap_err();
     assert!(
         error.starts_with(&format!(
             "Invalid filename specified: {}",
@@ -92,7 +92,7 @@ fn no_capacity_limit_past_the_originals_18723_points() {
         .map(|i| format!("10.{}.{}.1:11211\t100\n", i / 250, i % 250))
         .collect();
     let path = write("thousand", content.as_bytes());
-    let cont = common::compat_roll(&path).unwrap();
+    let cont = crate::compat_roll(&path).unwrap();
     // SAFETY: live continuum.
     let numpoints = unsafe { (*cont).numpoints };
     assert_eq!(numpoints, 160_000);

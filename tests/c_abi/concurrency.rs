@@ -2,7 +2,7 @@
 //! file is rewritten and re-rolled; handles are never mutated; errors are
 //! per thread; a changed file is noticed even when its mtime is kept.
 
-mod common;
+use ketama_testkit as common;
 
 use std::ffi::{CStr, CString, c_char};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -98,7 +98,7 @@ fn readers_never_see_a_torn_or_inconsistent_continuum_while_the_file_changes() {
             scope.spawn(|| {
                 let mut kept: Option<(ketama_continuum, usize)> = None;
                 while !stop.load(Ordering::SeqCst) {
-                    let cont = common::compat_roll(&path).unwrap();
+                    let cont = crate::compat_roll(&path).unwrap();
                     rolls.fetch_add(1, Ordering::Relaxed);
                     // SAFETY: live continuum.
                     let points = unsafe { (*cont).numpoints } as usize;
@@ -152,7 +152,7 @@ fn a_content_change_is_noticed_even_when_size_and_mtime_are_kept() {
         .unwrap()
         .set_modified(mtime)
         .unwrap();
-    let first = common::compat_roll(&path).unwrap();
+    let first = crate::compat_roll(&path).unwrap();
     // Same size, same inode, same mtime, different servers (an rsync -t style edit).
     std::fs::write(&path, "10.0.0.1:11211\t100\n10.0.0.9:11211\t100\n").unwrap();
     std::fs::File::options()
@@ -161,7 +161,7 @@ fn a_content_change_is_noticed_even_when_size_and_mtime_are_kept() {
         .unwrap()
         .set_modified(mtime)
         .unwrap();
-    let second = common::compat_roll(&path).unwrap();
+    let second = crate::compat_roll(&path).unwrap();
     let key = CString::new("k").unwrap();
     let servers = |cont: ketama_continuum| -> std::collections::BTreeSet<String> {
         // SAFETY: live continuum with numpoints records.
@@ -184,7 +184,7 @@ fn a_content_change_is_noticed_even_when_size_and_mtime_are_kept() {
         "the first handle was not modified"
     );
     // An unchanged file shares the continuum: same array.
-    let third = common::compat_roll(&path).unwrap();
+    let third = crate::compat_roll(&path).unwrap();
     // SAFETY: live continuums.
     unsafe {
         assert_eq!((*third).array, (*second).array);
@@ -208,13 +208,13 @@ fn errors_are_per_thread() {
             scope.spawn(move || {
                 for _ in 0..200 {
                     if t % 2 == 0 {
-                        let cont = common::compat_roll(good).unwrap();
+                        let cont = crate::compat_roll(good).unwrap();
                         // SAFETY: NUL-terminated.
                         assert_eq!(unsafe { CStr::from_ptr(ketama_error()) }.to_bytes(), b"");
                         // SAFETY: rolled above.
                         unsafe { ketama_smoke(cont) };
                     } else {
-                        let error = common::compat_roll(bad).unwrap_err();
+                        let error = crate::compat_roll(bad).unwrap_err();
                         assert!(
                             error.starts_with("Invalid memory value (line 1 in"),
                             "{error}"

@@ -7,7 +7,7 @@
 //! without editing this test; a parameter type the generator does not know
 //! fails the test with the function's name.
 
-mod common;
+use ketama_testkit as common;
 
 use std::fmt::Write as _;
 use std::time::Duration;

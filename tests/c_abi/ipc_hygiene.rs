@@ -3,10 +3,9 @@
 //! (keys `ftok(FILE, 'R')`, high byte 0x52) and never removes them; the
 //! tests' guards (`common::sysv`) remove exactly those, and nothing else.
 
-mod common;
+use ketama_testkit as common;
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
@@ -31,37 +30,24 @@ fn original_style_objects() -> BTreeSet<(String, String)> {
     found
 }
 
-/// The newest build of the oracle test executable next to this one.
-fn oracle_test_executable() -> PathBuf {
-    let deps = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .to_path_buf();
-    std::fs::read_dir(&deps)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            name.starts_with("libketama_oracle-") && !name.contains('.')
-        })
-        .max_by_key(|p| p.metadata().unwrap().modified().unwrap())
-        .expect("the libketama_oracle test executable (cargo test --all-targets builds it)")
-}
-
 #[test]
 fn a_full_oracle_run_leaves_ipcs_as_it_found_it() {
+    // No other test of this process runs the original meanwhile; the oracle
+    // tests run in a child: this test binary, filtered to their module.
+    let _alone = sysv::no_original_running();
     let before = original_style_objects();
     let out = common::run_with_timeout(
-        Command::new(oracle_test_executable()).arg("--test-threads=2"),
+        Command::new(std::env::current_exe().unwrap())
+            .args(["--test-threads=2", "libketama_oracle::"]),
         Duration::from_secs(600),
     );
-    assert!(
-        out.status.success(),
-        "the oracle tests failed:\n{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "the oracle tests failed:\n{said}");
+    let ran = said
+        .lines()
+        .filter(|l| l.starts_with("test libketama_oracle::") && l.ends_with(" ok"))
+        .count();
+    assert!(ran >= 6, "the child ran {ran} oracle tests:\n{said}");
     let after = original_style_objects();
     let left: Vec<_> = after.difference(&before).collect();
     assert!(

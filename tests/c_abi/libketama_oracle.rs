@@ -1,5 +1,5 @@
 //! Oracle comparison with the original libketama C code (PyPI `ketama==0.1.1`,
-//! compiled by pip; driven through ctypes by tests/oracle/libketama_oracle.py).
+//! compiled by pip; driven through ctypes by ketama-testkit/oracle/libketama_oracle.py).
 //!
 //! For every server list: the same continuum (every point and address) and
 //! the same server for every key, through the compat ABI (`ketama_roll`,
@@ -7,9 +7,8 @@
 //! (`Ring::locate` with explicit key lengths). For malformed files both must
 //! fail, on the same line.
 
-mod common;
-#[path = "common/oracle_lists.rs"]
-mod oracle_lists;
+use ketama_testkit as common;
+use ketama_testkit::oracle_lists;
 
 use std::ffi::{CString, c_char};
 use std::path::{Path, PathBuf};
@@ -36,7 +35,7 @@ struct OracleRoll {
 /// test fails.
 fn run_original(mode: &str, files: &[&Path], extra: &[&Path], limit: Duration) -> Output {
     let _guard = common::sysv::SysvGuard::new(files);
-    let script = common::repo_root().join("tests/oracle/libketama_oracle.py");
+    let script = common::oracle_script();
     common::run_with_timeout(
         Command::new(oracle_python())
             .arg(script)
@@ -125,8 +124,7 @@ fn compare_file(name: &str, content: &[u8]) -> usize {
         oracle.error
     );
 
-    let cont =
-        common::compat_roll(&path).unwrap_or_else(|e| panic!("{name}: our roll failed: {e}"));
+    let cont = crate::compat_roll(&path).unwrap_or_else(|e| panic!("{name}: our roll failed: {e}"));
     // SAFETY: cont is a live continuum from ketama_roll.
     let c: &continuum = unsafe { &*cont };
     assert_eq!(
@@ -216,7 +214,7 @@ fn malformed_files_fail_on_the_same_line_as_the_original() {
         std::fs::write(&path, content).unwrap();
         let oracle = ask_oracle(&path, None);
         assert!(!oracle.ok, "{name}: the original accepted it");
-        let ours = common::compat_roll(&path).expect_err(name);
+        let ours = crate::compat_roll(&path).expect_err(name);
         let line_of = |message: &str| message.rfind("(line ").map(|at| message[at..].to_string());
         assert_eq!(
             line_of(&ours),

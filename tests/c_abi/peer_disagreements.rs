@@ -5,11 +5,8 @@
 //! measured counts (`cargo test --test peer_disagreements -- --nocapture`)
 //! and asserts the direction: the peers disagree, or agree exactly.
 
-mod common;
-#[path = "common/peer_programs.rs"]
-mod peer_programs;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit::peer_programs;
+use ketama_testkit::peers;
 
 use ketama_core::{Flavour, Ring, RingConfig};
 use peer_programs::{

@@ -6,11 +6,10 @@
 //! with the libmemcached flavours, `ketama_find_server`); and it answers
 //! `memcached_generate_hash_value` next to `ketama_hash_bytes` for every hash.
 
-mod common;
-#[path = "common/peer_programs.rs"]
-mod peer_programs;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::harness::report;
+use ketama_testkit::peer_programs;
+use ketama_testkit::peers;
 
 use std::process::Command;
 use std::time::Duration;
@@ -18,9 +17,7 @@ use std::time::Duration;
 use ketama_core::hash::HashAlgorithm;
 use ketama_core::{Flavour, Ring, RingConfig};
 use peer_programs::{LibmemcachedCase, libmemcached_answers, libmemcached_program};
-use peers::{
-    ServerList, assert_same, edge_lists, keys_for, our_indices, standard_lists, write_keys,
-};
+use peers::{ServerList, edge_lists, keys_for, our_indices, standard_lists, write_keys};
 
 /// libmemcached's `memcached_hash_t` for a hash.
 fn memcached_hash_id(hash: HashAlgorithm) -> i32 {
@@ -100,7 +97,7 @@ fn check(questions: &[(Flavour, Option<HashAlgorithm>, ServerList)]) -> usize {
             "{name}: the C API disagrees with the Rust API"
         );
         let peer: Vec<usize> = answer.iter().map(|a| a.0).collect();
-        compared += assert_same(&name, keys, &ours, &peer);
+        compared += report("libmemcached", &name, keys, &ours, &peer);
     }
     compared
 }
@@ -166,7 +163,7 @@ fn c_hash_family_matches_libmemcached_through_ketama_hash_bytes() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    // The column order of HASHES in tests/peers/libmemcached_peer.c.
+    // The column order of HASHES in ketama-testkit/peers/libmemcached_peer.c.
     let order = [
         HashAlgorithm::OneAtATime,
         HashAlgorithm::Md5,
@@ -205,8 +202,9 @@ fn c_hash_family_matches_libmemcached_through_ketama_hash_bytes() {
             );
             continue;
         }
-        assert_same(
-            &format!("libmemcached hash {}", hash.name()),
+        report(
+            "libmemcached",
+            &format!("hash {}", hash.name()),
             &keys,
             &ours,
             &peer,

@@ -9,7 +9,7 @@
 //! The two versions differ in every prefix: a reader that took the first
 //! lines of a half-written file for the whole would answer for neither.
 
-mod common;
+use ketama_testkit as common;
 
 use std::ffi::{CStr, CString, c_char};
 use std::io::Write;
@@ -194,7 +194,7 @@ struct CompatRoll(std::path::PathBuf);
 impl Follower for CompatRoll {
     type Handle = ketama_continuum;
     fn read(&self) -> Option<ketama_continuum> {
-        common::compat_roll(&self.0).ok()
+        crate::compat_roll(&self.0).ok()
     }
     fn answers(&self, cont: &ketama_continuum, keys: &[CString]) -> Vec<(u32, String)> {
         keys.iter().map(|k| compat_answer(*cont, k)).collect()
@@ -427,7 +427,7 @@ fn a_broken_edit_keeps_the_last_good_ring_and_says_why() {
     )
     .unwrap();
     let good = keep.current().unwrap().ring;
-    let cont = common::compat_roll(&path).unwrap();
+    let cont = crate::compat_roll(&path).unwrap();
     // A typo, written an hour ago (no settling wait).
     std::fs::write(&path, "10.0.0.1:11211\t100\n10.0.0.2:11211\tl00\n").unwrap();
     let an_hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
@@ -449,7 +449,7 @@ fn a_broken_edit_keeps_the_last_good_ring_and_says_why() {
     let error = strict.current().unwrap_err().to_string();
     assert!(error.starts_with("Invalid weight 'l00'"), "{error}");
     // The compat roll answers with the last good continuum and says why.
-    let again = common::compat_roll(&path).unwrap();
+    let again = crate::compat_roll(&path).unwrap();
     // SAFETY: live continuums.
     unsafe {
         assert_eq!(
@@ -473,7 +473,7 @@ fn a_broken_edit_keeps_the_last_good_ring_and_says_why() {
     let never = common::scratch_dir("never-good").join("servers");
     std::fs::write(&never, "10.0.0.1:11211\tl00\n").unwrap();
     assert!(
-        common::compat_roll(&never)
+        crate::compat_roll(&never)
             .unwrap_err()
             .starts_with("Invalid memory value (line 1 in")
     );
@@ -503,7 +503,7 @@ fn a_roll_during_an_in_place_change_answers_with_the_last_good_without_reading_i
     let good = "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n";
     rewrite_in_place(&path, good, std::time::SystemTime::now() - hour);
     let name = CString::new(path.to_str().unwrap()).unwrap();
-    let cont = common::compat_roll(&path).unwrap();
+    let cont = crate::compat_roll(&path).unwrap();
     let mut file_ring = std::ptr::null();
     // SAFETY: a NUL-terminated path and a writable out-pointer.
     let opened = unsafe { ketama_file_ring_open(name.as_ptr(), 0, 0, 0, 0, &mut file_ring) };
@@ -530,7 +530,7 @@ fn a_roll_during_an_in_place_change_answers_with_the_last_good_without_reading_i
     // bad line; they answer with the last good state, with no error.
     let broken = "10.0.0.1:11211\t100\n10.0.0.2:11211\tl00\n10.0.0.3:11211\t100\n";
     rewrite_in_place(&path, broken, std::time::SystemTime::now() + hour);
-    let pending = common::compat_roll(&path).unwrap();
+    let pending = crate::compat_roll(&path).unwrap();
     // SAFETY: ketama_error returns a NUL-terminated string; live continuums.
     unsafe {
         assert_eq!(
@@ -543,7 +543,7 @@ fn a_roll_during_an_in_place_change_answers_with_the_last_good_without_reading_i
     assert_eq!(current(), (ketama_status::KETAMA_OK, 2, String::new()));
     // Once settled, the same file is read, and its problem reported.
     rewrite_in_place(&path, broken, std::time::SystemTime::now() - hour);
-    let kept = common::compat_roll(&path).unwrap();
+    let kept = crate::compat_roll(&path).unwrap();
     // SAFETY: ketama_error returns a NUL-terminated string; live continuums.
     unsafe {
         let error = CStr::from_ptr(ketama::compat::ketama_error()).to_string_lossy();

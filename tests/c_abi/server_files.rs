@@ -5,7 +5,7 @@
 //! roll cache stays bounded under churn. Memory is measured as the peak RSS
 //! of a child process (`wait4`).
 
-mod common;
+use ketama_testkit as common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

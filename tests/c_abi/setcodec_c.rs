@@ -1,7 +1,7 @@
 //! The C ABI from C: libmemcached against a real memcached, under valgrind,
 //! and the `ketama set` CLI.
 
-mod common;
+use ketama_testkit as common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

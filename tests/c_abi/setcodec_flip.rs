@@ -3,8 +3,8 @@
 //! real memcached with concurrent writers and compactors), paired lists,
 //! randomised piggy-back compaction, and their C ABI.
 
-mod common;
-mod setcodec_support;
+use ketama_testkit as common;
+use ketama_testkit::set_clients;
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -21,7 +21,7 @@ use ketama_core::setcodec::recipe::{self, Sampler};
 use ketama_core::setcodec::{
     CompactionPolicy, DecodeOptions, Format, MemberSet, Op, SetErrorKind, decode, encode,
 };
-use setcodec_support::flip_client::{Compaction, FlipClient};
+use set_clients::flip_client::{Compaction, FlipClient};
 
 fn members(set: &MemberSet) -> Vec<String> {
     set.iter()

@@ -9,13 +9,10 @@
 //! header run on the installed library, and PHP and Java run from the
 //! installed layout. Their answers are compared with the original libketama
 //! C code (the oracle, PyPI `ketama==0.1.1`). The Python wheel (`maturin
-//! build`) installs and answers with no compiler (packages/python_wheel.rs).
+//! build`) installs and answers with no compiler (`python_wheel.rs`).
 
-mod common;
-#[path = "common/oracle_lists.rs"]
-mod oracle_lists;
-#[path = "packages/python_wheel.rs"]
-mod python_wheel;
+use ketama_testkit as common;
+use ketama_testkit::oracle_lists;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -34,7 +31,7 @@ const PACKAGES: [&str; 5] = [
 ];
 
 /// The version in Cargo.toml.
-fn version() -> &'static str {
+pub(crate) fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
@@ -56,7 +53,7 @@ fn multiarch() -> &'static str {
     MULTIARCH.get_or_init(|| dpkg_architecture("DEB_HOST_MULTIARCH"))
 }
 
-fn run(cmd: &mut Command, limit: Duration) -> Output {
+pub(crate) fn run(cmd: &mut Command, limit: Duration) -> Output {
     let out = common::run_with_timeout(cmd, limit);
     assert!(
         out.status.success(),
@@ -68,13 +65,13 @@ fn run(cmd: &mut Command, limit: Duration) -> Output {
     out
 }
 
-fn stdout(out: &Output) -> String {
+pub(crate) fn stdout(out: &Output) -> String {
     String::from_utf8(out.stdout.clone()).expect("UTF-8 output")
 }
 
 /// Runs `make java` and `make deb` once for the whole test binary; returns
 /// the directory holding the .deb files.
-fn built() -> &'static Path {
+pub(crate) fn built() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
         for (tool, package) in [
@@ -98,7 +95,7 @@ fn built() -> &'static Path {
 }
 
 /// The .deb file of `package`.
-fn deb(package: &str) -> PathBuf {
+pub(crate) fn deb(package: &str) -> PathBuf {
     let package_arch = if package.ends_with("-java") || package.starts_with("php-") {
         "all"
     } else {
@@ -197,7 +194,7 @@ fn original_answers(servers: &Path, keys: &[String]) -> Vec<(String, u32)> {
     let _guard = common::sysv::SysvGuard::new(&[servers]);
     let out = run(
         Command::new(oracle_python())
-            .arg(common::repo_root().join("tests/oracle/libketama_oracle.py"))
+            .arg(common::oracle_script())
             .arg("roll")
             .arg(servers)
             .arg(&keys_file),
@@ -693,7 +690,7 @@ fn c_clients_build_with_the_installed_pkg_config_file_and_run_on_the_installed_l
     let _guard = common::sysv::SysvGuard::new(&[&servers]);
     let original = run(
         Command::new(oracle_python())
-            .arg(common::repo_root().join("tests/oracle/libketama_oracle.py"))
+            .arg(common::oracle_script())
             .arg("print")
             .arg(&servers),
         Duration::from_secs(60),

@@ -1,7 +1,7 @@
 //! `make install` lays out what a C user links against: the library with its
 //! SONAME links, the header and a working pkg-config file.
 
-mod common;
+use ketama_testkit as common;
 
 use std::process::Command;
 use std::time::Duration;

@@ -8,13 +8,11 @@
 //! The snippet is a conffile, not enabled by the package, and its postrm
 //! takes it out of every SAPI when the package is removed.
 
-mod common;
-#[path = "common/php_fpm.rs"]
-mod php_fpm;
+use ketama_testkit as common;
+use ketama_testkit::php_fpm;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use common::ServiceDir;
@@ -34,27 +32,13 @@ fn run(cmd: &mut Command) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-/// `make deb` once for this test binary; the php-ketama and libketama1 files.
-fn debs() -> &'static (PathBuf, PathBuf) {
-    static DEBS: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
-    DEBS.get_or_init(|| {
-        for (tool, package) in [
-            ("dpkg-deb", "dpkg-dev"),
-            ("javac", "openjdk-17-jdk-headless"),
-        ] {
-            common::require_tool(tool, package);
-        }
-        run(Command::new("make")
-            .current_dir(common::repo_root())
-            .args(["--no-print-directory", "deb"]));
-        let version = env!("CARGO_PKG_VERSION");
-        let arch = run(Command::new("dpkg-architecture").arg("-qDEB_HOST_ARCH"));
-        let dir = common::repo_root().join("target/deb");
-        (
-            dir.join(format!("php-ketama_{version}_all.deb")),
-            dir.join(format!("libketama1_{version}_{}.deb", arch.trim())),
-        )
-    })
+/// The php-ketama and libketama1 files of the one `make java` and `make
+/// deb` of this test binary.
+fn debs() -> (PathBuf, PathBuf) {
+    (
+        crate::debian::deb("php-ketama"),
+        crate::debian::deb("libketama1"),
+    )
 }
 
 /// Both packages unpacked into a fresh root, inside `web` (so that PHP's
@@ -62,7 +46,7 @@ fn debs() -> &'static (PathBuf, PathBuf) {
 fn unpacked(web: &ServiceDir) -> PathBuf {
     let root = web.path().join("root");
     let (php, lib) = debs();
-    for deb in [php, lib] {
+    for deb in [&php, &lib] {
         run(Command::new("dpkg").arg("-x").arg(deb).arg(&root));
     }
     web.open_to_all();

@@ -1,18 +1,29 @@
 //! The house rules a newcomer relies on, checked on the sources: no import
-//! cycles between the modules of each crate, and no source file over 600
-//! lines (read in one sitting).
+//! cycles between the modules of each crate, no source file over 600 lines
+//! (read in one sitting), and tests by product: each package's test
+//! binaries are directories of modules (`tests/<binary>/main.rs`), which
+//! include their files as modules and the shared helpers from the
+//! `ketama-testkit` crate, never by `#[path]`.
 
-mod common;
+use ketama_testkit as common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const CRATES: [&str; 4] = [
+const CRATES: [&str; 5] = [
     "src",
     "crates/ketama-core/src",
     "crates/ketama-cli/src",
+    "crates/ketama-testkit/src",
     "bindings/python/src",
 ];
+
+/// The packages whose tests are split by product (each with a `tests/`).
+const TESTED: [&str; 3] = [".", "crates/ketama-core", "crates/ketama-cli"];
+
+/// The one `#[path]` include of the workspace: a build script cannot use
+/// its package's library, so the CLI's includes the clap definition.
+const PATH_INCLUDES_ALLOWED: [&str; 1] = ["crates/ketama-cli/build.rs"];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -174,4 +185,89 @@ fn every_source_file_reads_in_one_sitting() {
         }
     }
     assert!(long.is_empty(), "split these by concept: {long:?}");
+}
+
+/// Every `#[path]` attribute in the `.rs` files under `dirs` of `root`, as
+/// `FILE:LINE`, but in the files of [`PATH_INCLUDES_ALLOWED`].
+fn path_includes(root: &Path, dirs: &[&str]) -> Vec<String> {
+    let mut files = Vec::new();
+    for dir in dirs {
+        let dir = root.join(dir);
+        if dir.is_dir() {
+            rust_files(&dir, &mut files);
+        } else if dir.is_file() {
+            files.push(dir);
+        }
+    }
+    let mut found = Vec::new();
+    for file in files {
+        let name = file.strip_prefix(root).unwrap().display().to_string();
+        if PATH_INCLUDES_ALLOWED.contains(&name.as_str()) {
+            continue;
+        }
+        for (n, line) in std::fs::read_to_string(&file).unwrap().lines().enumerate() {
+            if line.trim_start().starts_with("#[path") {
+                found.push(format!("{name}:{}", n + 1));
+            }
+        }
+    }
+    found
+}
+
+/// The workspace's Rust sources: every package's sources, tests, benches,
+/// examples and build script (`fuzz/` is a crate of its own, outside the
+/// workspace, whose targets include the core's fuzz invariants).
+const SOURCES: [&str; 7] = [
+    "src",
+    "tests",
+    "benches",
+    "examples",
+    "build.rs",
+    "crates",
+    "bindings/python/src",
+];
+
+#[test]
+fn modules_are_included_as_modules_never_by_path() {
+    let found = path_includes(&common::repo_root(), &SOURCES);
+    assert!(
+        found.is_empty(),
+        "include these as modules of their test binary, or share them through \
+         ketama-testkit: {found:?}"
+    );
+}
+
+#[test]
+fn the_path_check_sees_an_include() {
+    let dir = common::scratch_dir("architecture-path");
+    std::fs::create_dir_all(dir.join("tests/suite")).unwrap();
+    std::fs::write(dir.join("tests/suite/main.rs"), "mod cases;\n").unwrap();
+    std::fs::write(
+        dir.join("tests/suite/cases.rs"),
+        "//! Not `#[path]` in a comment.\n  #[path = \"../common/mod.rs\"]\nmod common;\n",
+    )
+    .unwrap();
+    assert_eq!(
+        path_includes(&dir, &["tests"]),
+        vec!["tests/suite/cases.rs:2"]
+    );
+}
+
+#[test]
+fn every_test_binary_is_a_directory_of_modules() {
+    let mut loose = Vec::new();
+    for package in TESTED {
+        let tests = common::repo_root().join(package).join("tests");
+        for entry in std::fs::read_dir(&tests).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "rs") {
+                loose.push(path.display().to_string());
+            }
+        }
+    }
+    assert!(
+        loose.is_empty(),
+        "a suite is a module of its package's test binary (tests/<binary>/main.rs), \
+         not a binary of its own: {loose:?}"
+    );
 }

@@ -4,7 +4,7 @@
 //! package of every command and runtime module the tests use; without the
 //! nightly toolchain it names that too, besides the Debian packages.
 
-mod common;
+use ketama_testkit as common;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -3,11 +3,10 @@
 //! It maps keys to servers (`find`), prints continuums (`dump`), checks
 //! server files (`check`), plans pool changes (`dist`, `diff`) and inspects
 //! set values (`set`) with exactly the library's engine. The command line is
-//! declared in `cli.rs`; each command turns its arguments into library calls
-//! and prints the answer.
+//! declared in `cli.rs` (the package's library); each command turns its
+//! arguments into library calls and prints the answer.
 
 mod args;
-mod cli;
 mod plan_commands;
 mod ring_commands;
 mod set_commands;
@@ -16,6 +15,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
+use ketama_cli::cli;
 
 use cli::{Cli, Command, CompletionShell, CompletionsArgs, SetCommand};
 

@@ -1,40 +1,74 @@
-//! Helpers shared by the integration tests: the built shared library, C
-//! programs compiled against it, real memcached servers on loopback, and
-//! external tools that must be installed (a missing one fails the test with
-//! the package to install, never skips it).
-
-#![allow(dead_code)]
+//! The integration tests' shared helpers, one crate for the tests of every
+//! package of the workspace (`ketama-core`, `ketama-cli` and the C ABI's
+//! `ketama`): paths of the checkout and of this build's products, scratch
+//! directories, external tools that must be installed (a missing one fails
+//! the test with the Debian package to install, never skips it), commands
+//! run with a time limit, C programs compiled against the built library,
+//! real memcached servers on loopback, the peer programs with their runners
+//! and the comparison harness of the peer suites, and the bindings'
+//! runtimes (Java, Python, PHP-FPM).
 
 pub mod c_header;
+pub mod envoy_published;
+mod examples;
+pub mod harness;
 pub mod java;
+pub mod loopback_http;
+mod memcached;
 mod metadump;
+pub mod oracle_lists;
+pub mod peer_programs;
+pub mod peers;
+pub mod php_fpm;
 mod python;
 pub mod random;
+pub mod redis_clients;
 mod service_dir;
+pub mod set_clients;
 pub mod sysv;
 
-#[allow(unused_imports)]
-pub use service_dir::{ServiceDir, running_as_root};
-
-#[allow(unused_imports)]
+pub use examples::{assert_bench_rows, assert_example_output};
+pub use memcached::{Memcached, free_port};
 pub use python::{
     copy_tree, python_binding, python_command, python_wheelhouse, require_maturin_wheel,
 };
+pub use service_dir::{ServiceDir, running_as_root};
 
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-/// The repository root.
+/// The repository root (this crate is `crates/ketama-testkit` in it).
 pub fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .expect("crates/ketama-testkit lies two levels down")
+        .to_path_buf()
+}
+
+/// A peer program of `crates/ketama-testkit/peers` (`dalli_peer.rb`,
+/// `SpyPeer.java`, …): the real clients' own code asked about placements.
+pub fn peer_program(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("peers")
+        .join(name)
+}
+
+/// The script that drives the original libketama C code (the PyPI
+/// `ketama==0.1.1` module) through ctypes: the oracle.
+pub fn oracle_script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("oracle/libketama_oracle.py")
 }
 
 /// The `ketama` command of this workspace build (crate `ketama-cli`), beside
-/// the test's own target directory. `cargo test --workspace` (`make test`)
-/// builds it before any test runs.
+/// the test's own target directory, for the tests that compare the C ABI
+/// and the bindings with it (the CLI's own tests run the binary cargo built
+/// for them). `cargo test --workspace` (`make test`) builds it, for the
+/// CLI's tests, before any test runs.
 pub fn cli() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
     let profile_dir = exe
@@ -92,7 +126,7 @@ pub fn require_libmemcached() {
 }
 
 /// Directory holding `libketama.so` and a `libketama.so.1` link to it, as
-/// built by this `cargo test` run.
+/// built by this `cargo test` run of the C ABI's package (`ketama`).
 pub fn shared_library_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
@@ -117,6 +151,48 @@ pub fn shared_library_dir() -> &'static Path {
     })
 }
 
+/// What the built library's original API says of the server file `path`:
+/// `ketama_roll` on it, and `ketama_error()` when that fails. The library is
+/// loaded at run time from [`shared_library_dir`], as the bindings load it.
+pub fn compat_roll_error(path: &Path) -> Result<(), String> {
+    type Roll = unsafe extern "C" fn(*mut *mut c_void, *mut c_char) -> c_int;
+    type Smoke = unsafe extern "C" fn(*mut c_void);
+    type LastError = unsafe extern "C" fn() -> *const c_char;
+    let library = shared_library_dir().join("libketama.so.1");
+    let name = CString::new(library.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: a NUL-terminated path; the handle is checked before use and
+    // kept open (the library stays loaded for the process).
+    let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+    assert!(!handle.is_null(), "dlopen {library:?} failed");
+    let symbol = |symbol: &CStr| {
+        // SAFETY: a handle dlopen returned and a NUL-terminated name.
+        let found = unsafe { libc::dlsym(handle, symbol.as_ptr()) };
+        assert!(!found.is_null(), "{library:?} exports no {symbol:?}");
+        found
+    };
+    // SAFETY: these are the C ABI's functions of these prototypes
+    // (include/ketama.h: ketama_roll, ketama_smoke, ketama_error).
+    let (roll, smoke, last_error) = unsafe {
+        (
+            std::mem::transmute::<*mut c_void, Roll>(symbol(c"ketama_roll")),
+            std::mem::transmute::<*mut c_void, Smoke>(symbol(c"ketama_smoke")),
+            std::mem::transmute::<*mut c_void, LastError>(symbol(c"ketama_error")),
+        )
+    };
+    let file = CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+    let mut continuum = std::ptr::null_mut();
+    // SAFETY: a valid out-pointer and a NUL-terminated file name.
+    if unsafe { roll(&mut continuum, file.as_ptr().cast_mut()) } == 1 {
+        // SAFETY: the continuum ketama_roll stored, freed once.
+        unsafe { smoke(continuum) };
+        return Ok(());
+    }
+    // SAFETY: ketama_error returns a NUL-terminated string of this thread.
+    Err(unsafe { CStr::from_ptr(last_error()) }
+        .to_string_lossy()
+        .into_owned())
+}
+
 /// The sanitizers the C test programs are built with: the comma-separated
 /// `-fsanitize=` list in `KETAMA_C_SANITIZE` (`make test-sanitizers` sets
 /// `address,undefined`), or none.
@@ -131,9 +207,28 @@ pub fn c_sanitizers() -> Option<String> {
 /// (e.g. `-lmemcached`). Under [`c_sanitizers`] the program is instrumented,
 /// and any report ends it with a failing status.
 pub fn compile_c(sources: &[&Path], output_name: &str, extra: &[&str]) -> PathBuf {
-    require_tool("gcc", "gcc");
     let lib_dir = shared_library_dir();
+    let mut linked = vec![
+        format!("-I{}", repo_root().join("include").display()),
+        format!("-L{}", lib_dir.display()),
+        format!("-Wl,-rpath,{}", lib_dir.display()),
+        "-lketama".to_string(),
+    ];
+    linked.extend(extra.iter().map(|arg| arg.to_string()));
+    let linked: Vec<&str> = linked.iter().map(String::as_str).collect();
+    compile_program(sources, output_name, &linked)
+}
+
+/// Compiles a C program with the flags of [`compile_c`] but without this
+/// library (a peer's own program); `extra` is appended to the gcc command.
+/// Tests compiling the same program at once each get a whole executable:
+/// gcc writes a file of its own, renamed into place.
+pub fn compile_program(sources: &[&Path], output_name: &str, extra: &[&str]) -> PathBuf {
+    static BUILDS: AtomicUsize = AtomicUsize::new(0);
+    require_tool("gcc", "gcc");
     let out = scratch_dir("c").join(output_name);
+    let build = BUILDS.fetch_add(1, Ordering::Relaxed);
+    let written = out.with_file_name(format!("{output_name}.build-{build}"));
     let mut cmd = Command::new("gcc");
     cmd.args([
         "-std=c11",
@@ -143,13 +238,9 @@ pub fn compile_c(sources: &[&Path], output_name: &str, extra: &[&str]) -> PathBu
         "-g",
         "-D_GNU_SOURCE",
     ])
-    .arg(format!("-I{}", repo_root().join("include").display()))
     .args(sources)
     .arg("-o")
-    .arg(&out)
-    .arg(format!("-L{}", lib_dir.display()))
-    .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
-    .arg("-lketama")
+    .arg(&written)
     .args(extra);
     if let Some(list) = c_sanitizers() {
         cmd.args([
@@ -164,6 +255,7 @@ pub fn compile_c(sources: &[&Path], output_name: &str, extra: &[&str]) -> PathBu
         "gcc failed:\n{}",
         String::from_utf8_lossy(&result.stderr)
     );
+    std::fs::rename(&written, &out).expect("move the program into place");
     out
 }
 
@@ -219,35 +311,15 @@ pub fn run_with_input(cmd: &mut Command, input: Option<&[u8]>, limit: Duration) 
     }
 }
 
-/// Runs the `ketama` CLI with `args` and `stdin` (bounded: 120 s).
-pub fn ketama_cli<S: AsRef<std::ffi::OsStr>>(args: &[S], stdin: &[u8]) -> Output {
-    run_with_input(
-        Command::new(cli()).args(args),
-        Some(stdin),
-        Duration::from_secs(120),
-    )
-}
-
-/// [`ketama_cli`] that must succeed; its standard output.
-pub fn ketama_cli_ok(args: &[&str], stdin: &[u8]) -> Vec<u8> {
-    let out = ketama_cli(args, stdin);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
 /// [`run_with_timeout`] that also returns the command's own peak resident
-/// set size in KiB. The command runs under `tests/c/peak_rss.c`, which forks
+/// set size in KiB. The command runs under `c/peak_rss.c` of this crate, which forks
 /// it and reads `ru_maxrss` from `wait4`: spawned straight from the test
 /// process, the figure would start from the test process's own peak.
 pub fn run_measuring_peak_rss(cmd: &mut Command, limit: Duration) -> (Output, u64) {
     static LAUNCHER: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
     let launcher = LAUNCHER.get_or_init(|| {
-        let source = repo_root().join("tests/c/peak_rss.c");
-        compile_c(&[&source], "peak_rss", &[])
+        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("c/peak_rss.c");
+        compile_program(&[&source], "peak_rss", &[])
     });
     static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let run = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -329,263 +401,4 @@ pub fn assert_valgrind_clean(program: &Path, args: &[&str], limit: Duration) -> 
         String::from_utf8_lossy(&output.stderr)
     );
     output
-}
-
-/// A free TCP port on 127.0.0.1, never the same one twice in this test
-/// process (the kernel may hand a just-released port to a parallel test).
-pub fn free_port() -> u16 {
-    static GIVEN: std::sync::Mutex<Vec<u16>> = std::sync::Mutex::new(Vec::new());
-    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
-    for _attempt in 0..1000 {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .expect("bind")
-            .local_addr()
-            .unwrap()
-            .port();
-        if !given.contains(&port) {
-            given.push(port);
-            return port;
-        }
-    }
-    panic!("no unused loopback port after 1,000 tries");
-}
-
-/// A real memcached server on 127.0.0.1, stopped (by PID) when dropped.
-pub struct Memcached {
-    child: Child,
-    /// The port it listens on.
-    pub port: u16,
-    /// The command line after `-p PORT`, kept for [`Memcached::restart`].
-    arguments: Vec<String>,
-}
-
-impl Memcached {
-    /// Starts `memcached` on a free loopback port with `memory_mb` MiB and
-    /// optional extra arguments; waits (at most 10 s) until it accepts connections.
-    pub fn start_with(memory_mb: u32, extra: &[&str]) -> Memcached {
-        require_tool("memcached", "memcached");
-        let mut arguments: Vec<String> = ["-U", "0", "-m", &memory_mb.to_string()]
-            .into_iter()
-            .chain(extra.iter().copied())
-            .map(String::from)
-            .collect();
-        // memcached refuses to run as root unless told which user to be.
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } == 0 {
-            arguments.extend(["-u".to_string(), "root".to_string()]);
-        }
-        for _attempt in 0..5 {
-            let port = free_port();
-            let child = spawn_memcached(port, &arguments);
-            let mut server = Memcached {
-                child,
-                port,
-                arguments: arguments.clone(),
-            };
-            if server.wait_until_accepting() {
-                return server;
-            }
-            server.stop(); // port taken meanwhile: try another
-        }
-        panic!("memcached did not start on 127.0.0.1");
-    }
-
-    /// Waits (at most 10 s) until the server accepts connections; false if
-    /// it exited first or never did.
-    fn wait_until_accepting(&mut self) -> bool {
-        let addr: SocketAddr = format!("127.0.0.1:{}", self.port).parse().unwrap();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            // A stream connected to itself (the port free, chosen as the
-            // ephemeral one) is not the server.
-            if let Ok(stream) = TcpStream::connect_timeout(&addr, Duration::from_millis(100)) {
-                if stream.local_addr().ok() != Some(addr) {
-                    // Another process's server on the port is not ours:
-                    // only `STAT pid` equal to our child's proves it.
-                    if let Some(pid) = server_pid(stream) {
-                        return pid == self.child.id();
-                    }
-                }
-            }
-            if self.child.try_wait().ok().flatten().is_some() {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        false
-    }
-
-    /// Kills the server with SIGKILL (it loses every item) and reaps it.
-    pub fn kill9(&mut self) {
-        if let Ok(Some(status)) = self.child.try_wait() {
-            panic!(
-                "memcached on port {} had already exited: {status}",
-                self.port
-            );
-        }
-        // SAFETY: our own child, not yet reaped.
-        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGKILL) };
-        let _ = self.child.wait();
-    }
-
-    /// Starts the server again on the same port with the same arguments,
-    /// empty, after [`Memcached::kill9`].
-    pub fn restart(&mut self) {
-        for _attempt in 0..50 {
-            self.child = spawn_memcached(self.port, &self.arguments);
-            if self.wait_until_accepting() {
-                return;
-            }
-            self.stop();
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        panic!("memcached did not restart on port {}", self.port);
-    }
-
-    /// The server's `stats` counter `name` (e.g. `evictions`).
-    pub fn stat(&self, name: &str) -> u64 {
-        use std::io::{BufRead, BufReader, Write};
-        let mut stream = TcpStream::connect(self.address()).expect("connect for stats");
-        stream
-            .set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
-        stream.write_all(b"stats\r\n").unwrap();
-        let prefix = format!("STAT {name} ");
-        for line in BufReader::new(stream).lines() {
-            let line = line.expect("stats reply");
-            if let Some(value) = line.strip_prefix(&prefix) {
-                return value.trim().parse().expect("a counter");
-            }
-            if line == "END" {
-                break;
-            }
-        }
-        panic!("memcached has no stat {name}");
-    }
-
-    /// Starts memcached with 64 MiB.
-    pub fn start() -> Memcached {
-        Memcached::start_with(64, &[])
-    }
-
-    /// `127.0.0.1:PORT`.
-    pub fn address(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    /// The server's PID.
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
-    fn stop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// The `STAT pid` a memcached reports on `stream` (5 s bound), if any.
-fn server_pid(mut stream: TcpStream) -> Option<u32> {
-    use std::io::{BufRead, BufReader, Write};
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    stream.write_all(b"stats\r\n").ok()?;
-    for line in BufReader::new(stream).lines() {
-        let line = line.ok()?;
-        if let Some(pid) = line.strip_prefix("STAT pid ") {
-            return pid.trim().parse().ok();
-        }
-        if line == "END" {
-            break;
-        }
-    }
-    None
-}
-
-/// Spawns memcached on 127.0.0.1:`port` with `arguments`.
-fn spawn_memcached(port: u16, arguments: &[String]) -> Child {
-    Command::new("memcached")
-        .args(["-l", "127.0.0.1", "-p", &port.to_string()])
-        .args(arguments)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn memcached")
-}
-
-impl Drop for Memcached {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-/// `ketama_roll` on `path`: the continuum, or `ketama_error()`'s text.
-pub fn compat_roll(path: &Path) -> Result<ketama::compat::ketama_continuum, String> {
-    use ketama::compat::{ketama_error, ketama_roll};
-    let name = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
-    let mut cont = std::ptr::null_mut();
-    // SAFETY: valid out-pointer and NUL-terminated file name.
-    if unsafe { ketama_roll(&mut cont, name.as_ptr() as *mut std::ffi::c_char) } == 1 {
-        Ok(cont)
-    } else {
-        // SAFETY: ketama_error returns a valid NUL-terminated string.
-        Err(unsafe { std::ffi::CStr::from_ptr(ketama_error()) }
-            .to_string_lossy()
-            .into_owned())
-    }
-}
-
-/// Checks a bench program's output: exactly the rows `names`, in order, each
-/// `NAME<TAB>SERVERS<TAB>NS_PER_KEY` with a positive number (the shape only;
-/// timings belong to scripts/bench.sh, not to the tests).
-pub fn assert_bench_rows(stdout: &str, servers: &str, names: &[&str]) {
-    let rows: Vec<&str> = stdout
-        .lines()
-        .map(|line| {
-            let fields: Vec<&str> = line.split('\t').collect();
-            assert_eq!(fields.len(), 3, "{line}");
-            assert_eq!(fields[1], servers, "{line}");
-            let ns: f64 = fields[2].parse().unwrap_or_else(|_| panic!("{line}"));
-            assert!(ns > 0.0, "{line}");
-            fields[0]
-        })
-        .collect();
-    assert_eq!(rows, names, "{stdout}");
-}
-
-/// Checks the lines every binding example prints against real memcached
-/// servers at `addresses`: keys read back from their servers, the set kept
-/// by APPEND/ADD and compacted under CAS with nothing lost, and the
-/// placement of `user:0..300` equal to `ketama find --servers`.
-pub fn assert_example_output(stdout: &str, addresses: &[String]) {
-    for line in [
-        "read back 300/300 keys from their servers, 0 found elsewhere",
-        "read 77 members from 229 records (152 redundant)\n",
-        "after compaction: 77 members in 77 records, none lost\n",
-    ] {
-        assert!(stdout.contains(line), "missing {line:?} in:\n{stdout}");
-    }
-    let placed = run_with_timeout(
-        Command::new(cli())
-            .args(["find", "--servers", &addresses.join(",")])
-            .args((0..300).map(|i| format!("user:{i}"))),
-        Duration::from_secs(60),
-    );
-    let placed = String::from_utf8_lossy(&placed.stdout);
-    let expected = addresses
-        .iter()
-        .map(|a| {
-            format!(
-                "{a}={}",
-                placed
-                    .lines()
-                    .filter(|l| l.ends_with(&format!("\t{a}")))
-                    .count()
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" ");
-    assert!(
-        stdout.contains(&format!("placed 300 keys: {expected}\n")),
-        "{stdout}\nexpected {expected}"
-    );
 }

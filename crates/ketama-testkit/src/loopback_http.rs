@@ -1,10 +1,7 @@
-//! Loopback HTTP for the proxy peers (HAProxy, Varnish), included with
-//! `#[path]`: backends that answer every request with their own port, a
+//! Loopback HTTP for the proxy peers (HAProxy, Varnish): backends that answer every request with their own port, a
 //! proxy process started and stopped by PID, and a client that sends one
 //! request per key through the proxy (keep-alive, pipelined, a few
 //! connections at once) and reads back which backend answered.
-
-#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};

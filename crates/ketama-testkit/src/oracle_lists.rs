@@ -1,8 +1,6 @@
 //! The server lists, keys and malformed files that the oracle tests
-//! (tests/libketama_oracle.rs, tests/bindings_python.rs) put to the original
-//! libketama and to this library.
-
-#![allow(dead_code)]
+//! (`tests/c_abi/libketama_oracle.rs`, `tests/bindings/python.rs`) put to
+//! the original libketama and to this library.
 
 use std::path::PathBuf;
 
@@ -10,7 +8,7 @@ use std::path::PathBuf;
 pub fn oracle_python() -> PathBuf {
     let python = std::env::var_os("KETAMA_ORACLE_PYTHON")
         .map(PathBuf::from)
-        .unwrap_or_else(|| crate::common::repo_root().join("target/oracle-venv/bin/python"));
+        .unwrap_or_else(|| crate::repo_root().join("target/oracle-venv/bin/python"));
     assert!(
         python.exists(),
         "the libketama oracle is not installed at {python:?}: run `make deps` \
@@ -27,6 +25,9 @@ pub fn hex_encode(bytes: &[u8]) -> String {
 /// Deterministic pseudo-random numbers (no external crate needed).
 pub struct Lcg(pub u64);
 impl Lcg {
+    // A generator, not an iterator: it never ends, and `next` reads so at
+    // its call sites.
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> u64 {
         self.0 = self
             .0
@@ -154,7 +155,8 @@ pub fn oracle_server_lists() -> Vec<(&'static str, Vec<u8>)> {
     files
 }
 
-/// Files the original rejects without crashing (crashing inputs are in tests/bad_input.rs).
+/// Files the original rejects without crashing (crashing inputs are in
+/// `tests/c_abi/bad_input.rs`).
 pub const MALFORMED_FILES: &[(&str, &[u8])] = &[
     ("whitespace_only_line", b"10.0.0.1:11211\t100\n   \n"),
     ("blank_crlf_line", b"10.0.0.1:11211\t100\n\r\n"),

@@ -1,8 +1,7 @@
-//! Runners for the peer programs in tests/peers/ (included with `#[path]`
-//! next to `peers.rs`): they hand the real libmemcached and spymemcached the
-//! server lists and keys, and return the peers' answers.
-
-#![allow(dead_code)]
+//! Runners for the peer programs in `peers/`: they hand the real clients
+//! (libmemcached, spymemcached, SockIOPool, dalli, the npm client, the
+//! per-key clients, the original libketama) the server lists and keys, and
+//! return the clients' answers.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -10,16 +9,16 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::common;
+use crate::harness::{self, Answer, Case};
 use crate::peers::{ServerList, write_keys};
 
 /// The libmemcached peer program, compiled against the built library.
 pub fn libmemcached_program() -> &'static Path {
     static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
     PROGRAM.get_or_init(|| {
-        common::require_libmemcached();
-        let source = common::repo_root().join("tests/peers/libmemcached_peer.c");
-        common::compile_c(&[&source], "libmemcached_peer", &["-lmemcached"])
+        crate::require_libmemcached();
+        let source = crate::peer_program("libmemcached_peer.c");
+        crate::compile_c(&[&source], "libmemcached_peer", &["-lmemcached"])
     })
 }
 
@@ -61,7 +60,7 @@ pub fn libmemcached_answers(cases: &[LibmemcachedCase]) -> Vec<Vec<(usize, usize
             file
         })
         .collect();
-    let output = common::run_with_timeout(
+    let output = crate::run_with_timeout(
         Command::new(libmemcached_program())
             .arg("ring")
             .args(&files),
@@ -90,23 +89,23 @@ pub fn libmemcached_answers(cases: &[LibmemcachedCase]) -> Vec<Vec<(usize, usize
 /// A fresh scratch directory per call (tests run in parallel threads).
 fn fresh_dir(name: &str) -> PathBuf {
     static CALLS: AtomicUsize = AtomicUsize::new(0);
-    common::scratch_dir(&format!("{name}-{}", CALLS.fetch_add(1, Ordering::Relaxed)))
+    crate::scratch_dir(&format!("{name}-{}", CALLS.fetch_add(1, Ordering::Relaxed)))
 }
 
 const SPY_JAR: &str = "/usr/share/java/spymemcached.jar";
 
-/// Compiles tests/peers/`source` with javac into a scratch directory named
+/// Compiles `peers/<source>` with javac into a scratch directory named
 /// `classes` (with `classpath` on the class path) and returns the directory.
 pub fn compile_java(source: &str, classes: &str, classpath: &str) -> PathBuf {
-    common::require_tool("javac", "openjdk-17-jdk-headless");
-    common::require_tool("java", "openjdk-17-jdk-headless");
-    let out = common::scratch_dir(classes);
-    let source = common::repo_root().join("tests/peers").join(source);
+    crate::require_tool("javac", "openjdk-17-jdk-headless");
+    crate::require_tool("java", "openjdk-17-jdk-headless");
+    let out = crate::scratch_dir(classes);
+    let source = crate::peer_program(source);
     let mut javac = Command::new("javac");
     if !classpath.is_empty() {
         javac.args(["-cp", classpath]);
     }
-    let output = common::run_with_timeout(
+    let output = crate::run_with_timeout(
         javac.arg("-d").arg(&out).arg(&source),
         Duration::from_secs(180),
     );
@@ -121,7 +120,7 @@ pub fn compile_java(source: &str, classes: &str, classpath: &str) -> PathBuf {
 
 /// Runs `class` from `classpath` with `args` in a UTF-8 JVM; fails on a non-zero exit.
 pub fn run_java(classpath: &str, class: &str, args: &[&Path]) {
-    let output = common::run_with_timeout(
+    let output = crate::run_with_timeout(
         Command::new("java")
             .args(["-Dfile.encoding=UTF-8", "-cp", classpath, class])
             .args(args),
@@ -149,7 +148,7 @@ pub fn java_hash_name(hash: ketama_core::hash::HashAlgorithm) -> &'static str {
     }
 }
 
-/// The class path of tests/peers/SpyPeer.java (compiled once) and the
+/// The class path of `peers/SpyPeer.java` (compiled once) and the
 /// spymemcached jar.
 pub fn spy_classpath() -> &'static str {
     static CLASSPATH: OnceLock<String> = OnceLock::new();
@@ -163,7 +162,7 @@ pub fn spy_classpath() -> &'static str {
     })
 }
 
-/// Runs tests/peers/SpyPeer.java (compiled once) with `args`.
+/// Runs `peers/SpyPeer.java` (compiled once) with `args`.
 pub fn spy_java(args: &[&Path]) {
     run_java(spy_classpath(), "SpyPeer", args);
 }
@@ -201,6 +200,15 @@ pub struct PeerAnswer {
     pub nodes: Vec<usize>,
     /// The whole continuum as (point, node index), in order.
     pub continuum: Vec<(u32, u32)>,
+}
+
+impl From<PeerAnswer> for Answer {
+    fn from(answer: PeerAnswer) -> Answer {
+        Answer {
+            servers: answer.nodes.into_iter().map(Some).collect(),
+            continuum: Some(answer.continuum),
+        }
+    }
 }
 
 /// Asks spymemcached about every case in one JVM.
@@ -281,7 +289,7 @@ pub fn ask_peer(
     dirs.iter().map(|dir| read_peer_answer(dir)).collect()
 }
 
-/// SockIOPool's arithmetic (tests/peers/SockIoPoolPeer.java, written from
+/// SockIOPool's arithmetic (`peers/SockIoPoolPeer.java`, written from
 /// reading libketama's `java_ketama/SockIOPool.java`) run in the JVM: for
 /// each case (the server lines as handed to `setServersAndWeights`, and
 /// UTF-8 keys) the whole `TreeMap` continuum and each key's server index.
@@ -297,12 +305,12 @@ pub fn sockiopool_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<PeerAnswer> {
     })
 }
 
-/// Ruby dalli (Debian `ruby-dalli`) through tests/peers/dalli_peer.rb: for
+/// Ruby dalli (Debian `ruby-dalli`) through `peers/dalli_peer.rb`: for
 /// each case (server strings one per line, as given to `Dalli::Client.new`,
 /// and keys read as UTF-8 strings) the `Dalli::Ring` continuum and each
 /// key's server index.
 pub fn dalli_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<PeerAnswer> {
-    common::require_tool("ruby", "ruby");
+    crate::require_tool("ruby", "ruby");
     let probe = Command::new("ruby")
         .args(["-e", "require 'dalli'"])
         .output()
@@ -311,9 +319,9 @@ pub fn dalli_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<PeerAnswer> {
         probe.status.success(),
         "Ruby cannot load dalli: run `make deps` (Debian package ruby-dalli)"
     );
-    let script = common::repo_root().join("tests/peers/dalli_peer.rb");
+    let script = crate::peer_program("dalli_peer.rb");
     ask_peer("dalli-cases", cases, |dirs| {
-        let output = common::run_with_timeout(
+        let output = crate::run_with_timeout(
             Command::new("ruby").arg(&script).args(dirs),
             Duration::from_secs(300),
         );
@@ -326,19 +334,19 @@ pub fn dalli_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<PeerAnswer> {
 }
 
 /// The npm `memcached` client 2.2.2 (installed into target/node-peer by
-/// `make deps`) through tests/peers/node_memcached_peer.js: for each case
+/// `make deps`) through `peers/node_memcached_peer.js`: for each case
 /// (lines `ADDRESS`, or `ADDRESS<TAB>WEIGHT` for its weighted object form,
 /// and UTF-8 keys) the client's `HashRing` continuum and each key's server.
 pub fn node_memcached_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<PeerAnswer> {
-    common::require_tool("node", "nodejs");
-    let modules = common::repo_root().join("target/node-peer/node_modules");
+    crate::require_tool("node", "nodejs");
+    let modules = crate::repo_root().join("target/node-peer/node_modules");
     assert!(
         modules.join("memcached/package.json").exists(),
         "the npm memcached client is not installed in {modules:?}: run `make deps`"
     );
-    let script = common::repo_root().join("tests/peers/node_memcached_peer.js");
+    let script = crate::peer_program("node_memcached_peer.js");
     ask_peer("node-memcached-cases", cases, |dirs| {
-        let output = common::run_with_timeout(
+        let output = crate::run_with_timeout(
             Command::new("node")
                 .env("NODE_PATH", &modules)
                 .arg(&script)
@@ -354,18 +362,15 @@ pub fn node_memcached_answers(cases: &[(String, &[Vec<u8>])]) -> Vec<PeerAnswer>
 }
 
 /// The original libketama (PyPI `ketama==0.1.1`, built by `make deps`)
-/// through tests/oracle/libketama_oracle.py: the server index of each key.
+/// through `oracle/libketama_oracle.py`: the server index of each key.
 /// Servers are written as a libketama file (`address<TAB>weight`, weight 1
 /// when none is given).
 pub fn libketama_answers(list: &ServerList, keys: &[Vec<u8>]) -> Vec<usize> {
-    let python = std::env::var_os("KETAMA_ORACLE_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| common::repo_root().join("target/oracle-venv/bin/python"));
-    assert!(
-        python.exists(),
-        "the libketama oracle is not installed at {python:?}: run `make deps`"
-    );
+    let python = crate::oracle_lists::oracle_python();
     let dir = fresh_dir("libketama-oracle");
+    std::fs::write(dir.join("servers"), "").unwrap();
+    // The original leaves a semaphore and a segment per server file.
+    let _guard = crate::sysv::SysvGuard::new(&[&dir.join("servers")]);
     let servers: String = list
         .servers
         .iter()
@@ -377,8 +382,8 @@ pub fn libketama_answers(list: &ServerList, keys: &[Vec<u8>]) -> Vec<usize> {
         .collect();
     std::fs::write(dir.join("servers"), servers).unwrap();
     std::fs::write(dir.join("keys"), hex).unwrap();
-    let script = common::repo_root().join("tests/oracle/libketama_oracle.py");
-    let output = common::run_with_timeout(
+    let script = crate::oracle_script();
+    let output = crate::run_with_timeout(
         Command::new(python)
             .arg(script)
             .arg("roll")
@@ -455,7 +460,7 @@ pub fn per_key_answers(
             dir
         })
         .collect();
-    let output = common::run_with_timeout(
+    let output = crate::run_with_timeout(
         Command::new(program[0]).args(&program[1..]).args(&dirs),
         Duration::from_secs(600),
     );
@@ -481,10 +486,11 @@ pub fn per_key_answers(
 }
 
 /// Asks a per-key peer about each (list, servers down) case and compares
-/// every key with the library's ring for the same list (`ring`); returns
-/// the number of keys compared (any difference fails the test). `program`
-/// is the peer script with its interpreter first; `peer_lines` writes a
-/// list as the script reads it.
+/// every key with the library's ring for the same list (`ring`, asked with
+/// `Ring::locate_live`) through the harness; returns the number of keys
+/// compared (any difference fails the test). `program` is the peer script
+/// with its interpreter first; `peer_lines` writes a list as the script
+/// reads it.
 pub fn compare_per_key(
     name: &str,
     program: &[&std::ffi::OsStr],
@@ -493,31 +499,38 @@ pub fn compare_per_key(
     cases: &[(ServerList, Vec<usize>)],
     keys: &[Vec<u8>],
 ) -> usize {
-    let asked: Vec<PerKeyCase> = cases
+    let table: Vec<Case<&ServerList>> = cases
         .iter()
-        .map(|(list, down)| PerKeyCase {
-            servers: peer_lines(list),
-            keys,
-            down: down.clone(),
+        .map(|(list, down)| {
+            Case::new(
+                format!("{} (down: {down:?})", list.name),
+                list,
+                keys.to_vec(),
+            )
+            .down(down.clone())
         })
         .collect();
-    let (answers, said) = per_key_answers(name, program, &asked);
-    print!("{said}");
-    let mut compared = 0;
-    for ((list, down), answer) in cases.iter().zip(answers) {
-        let ring = ring(list);
-        let ours: Vec<Option<usize>> = keys
+    let ask = |table: &[Case<&ServerList>]| {
+        let asked: Vec<PerKeyCase> = table
             .iter()
-            .map(|k| {
-                ring.locate_live(k, |s| down.contains(&s))
-                    .ok()
-                    .map(|at| at.server_index)
+            .zip(cases)
+            .map(|(case, (_, down))| PerKeyCase {
+                servers: peer_lines(case.input),
+                keys: &case.keys,
+                down: down.clone(),
             })
             .collect();
-        let name = format!("{} (down: {down:?})", list.name);
-        compared += crate::peers::assert_same(&name, keys, &ours, &answer);
-    }
-    compared
+        let (answers, said) = per_key_answers(name, program, &asked);
+        print!("{said}");
+        answers
+            .into_iter()
+            .map(|servers| Answer {
+                servers,
+                continuum: None,
+            })
+            .collect()
+    };
+    harness::compare(name, &table, ask, |case| ring(case.input))
 }
 
 /// A list as python-memcached and Cache::Memcached scripts read it:

@@ -1,8 +1,6 @@
-//! Server lists, keys and the comparison shared by the peer tests (included
-//! with `#[path]`): every peer is asked about the same lists and keys as the
-//! library, and any difference fails the test with the keys that differ.
-
-#![allow(dead_code)]
+//! Server lists and keys shared by the peer tests: every peer is asked
+//! about the same lists and keys as the library (the comparison itself is
+//! `harness.rs`).
 
 use ketama_core::{Ring, ServerSpec};
 
@@ -252,55 +250,6 @@ pub fn write_keys(path: &std::path::Path, keys: &[Vec<u8>]) {
         text.push(b'\n');
     }
     std::fs::write(path, text).expect("write keys");
-}
-
-/// Compares the library's answers with the peer's for the same keys; fails
-/// listing the first differing keys. Returns the number of keys compared.
-pub fn assert_same<T: PartialEq + std::fmt::Debug>(
-    case: &str,
-    keys: &[Vec<u8>],
-    ours: &[T],
-    peer: &[T],
-) -> usize {
-    assert_eq!(
-        ours.len(),
-        keys.len(),
-        "{case}: library answered {} of {} keys",
-        ours.len(),
-        keys.len()
-    );
-    assert_eq!(
-        peer.len(),
-        keys.len(),
-        "{case}: peer answered {} of {} keys",
-        peer.len(),
-        keys.len()
-    );
-    let differing: Vec<String> = keys
-        .iter()
-        .zip(ours.iter().zip(peer))
-        .filter(|(_, (a, b))| a != b)
-        .map(|(k, (a, b))| {
-            format!(
-                "{:?}: library {a:?}, peer {b:?}",
-                String::from_utf8_lossy(k)
-            )
-        })
-        .collect();
-    assert!(
-        differing.is_empty(),
-        "{case}: {} of {} keys differ, e.g.\n{}",
-        differing.len(),
-        keys.len(),
-        differing
-            .iter()
-            .take(8)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    println!("{case}: {} keys, 0 differences", keys.len());
-    keys.len()
 }
 
 /// The server index the library picks for each key.

@@ -1,11 +1,8 @@
-//! PHP's web SAPIs for the PHP binding's tests (included with `#[path]`): a
-//! private PHP-FPM master (Debian's php8.2-fpm with its own php.ini and
+//! PHP's web SAPIs for the PHP binding's tests: a private PHP-FPM master (Debian's php8.2-fpm with its own php.ini and
 //! conf.d, plus the ini files a test adds) listening on a unix socket in a
 //! scratch directory, real FastCGI requests through libfcgi's `cgi-fcgi`,
 //! and php-cgi. A server is stopped by its PID when dropped; every wait is
 //! bounded.
-
-#![allow(dead_code)]
 
 use std::ffi::OsString;
 use std::os::unix::net::UnixStream;
@@ -13,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{ServiceDir, repo_root, require_tool, run_with_timeout, scratch_dir};
+use crate::{ServiceDir, repo_root, require_tool, run_with_timeout, scratch_dir};
 
 /// Debian's PHP-FPM binary (`/usr/sbin`, often not on a user's PATH).
 pub const FPM: &str = "/usr/sbin/php-fpm8.2";
@@ -198,7 +195,7 @@ impl Fpm {
             "{socket:?} is too long for a unix socket address"
         );
         let _ = std::fs::remove_file(&socket);
-        let user = if crate::common::running_as_root() {
+        let user = if crate::running_as_root() {
             "user = www-data\ngroup = www-data\n"
         } else {
             ""
@@ -363,11 +360,22 @@ pub struct Data {
     key_list: Vec<String>,
     member_list: Vec<String>,
     /// Where the files are (kept while the data lives).
-    dir: ServiceDir,
+    _dir: ServiceDir,
 }
 
+/// `ketama ARGS` of this build with `stdin`, which must succeed; its output.
 fn cli(args: &[&str], stdin: &[u8]) -> Vec<u8> {
-    crate::common::ketama_cli_ok(args, stdin)
+    let out = crate::run_with_input(
+        Command::new(crate::cli()).args(args),
+        Some(stdin),
+        Duration::from_secs(120),
+    );
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
 }
 
 fn text(bytes: Vec<u8>) -> String {
@@ -410,7 +418,7 @@ impl Data {
         std::fs::write(&members, member_list.join("\n") + "\n").unwrap();
         web.open_to_all();
         Data {
-            dir: web,
+            _dir: web,
             servers,
             keys,
             compat_keys,
@@ -558,9 +566,9 @@ pub fn check_answers(
             found["point"]
         ));
     }
-    let error = match crate::common::compat_roll(&data.missing) {
+    let error = match crate::compat_roll_error(&data.missing) {
         Err(message) => message,
-        Ok(_) => panic!("ketama_roll of a missing file succeeded"),
+        Ok(()) => panic!("ketama_roll of a missing file succeeded"),
     };
     expected.push_str(&format!(
         "error: unable to create Ketama continuum: {error}\nfalse\nketama_error: {error}\n"

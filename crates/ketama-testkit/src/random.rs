@@ -7,6 +7,9 @@ pub struct XorShift(pub u64);
 
 impl XorShift {
     /// The next 64 random bits.
+    // A generator, not an iterator: it never ends, and `next` reads so at
+    // its call sites.
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;

@@ -1,11 +1,8 @@
-//! What the Redis-client and Go peer tests share (included with `#[path]`
-//! beside `peers.rs`): server lists as these clients' users write them,
-//! keys that exercise each client's hash tag and tie rule, CRC-32 keys
-//! forged onto chosen points, and a runner for the peer programs in
-//! tests/peers/ that hands them keys in hex (so NUL, `\n` and any byte
-//! reach the peer intact).
-
-#![allow(dead_code)]
+//! What the Redis-client and Go peer tests share: server lists as these
+//! clients' users write them, keys that exercise each client's hash tag and
+//! tie rule, CRC-32 keys forged onto chosen points, and a runner for their
+//! peer programs in `peers/` that hands them keys in hex (so NUL, `\n` and
+//! any byte reach the peer intact) and reads back the harness's answers.
 
 use std::ffi::OsStr;
 use std::path::PathBuf;
@@ -15,7 +12,7 @@ use std::time::Duration;
 
 use ketama_core::{Ring, RingConfig, ServerSpec};
 
-use crate::common;
+use crate::harness::Answer;
 use crate::peers::{self, PeerServer, ServerList, Weights};
 
 /// `n` Redis servers on 10.1.x.y, every third on port 6379 (the clients'
@@ -253,20 +250,12 @@ pub fn list_with_ties(flavour: ketama_core::Flavour) -> (Vec<String>, Vec<u32>) 
     panic!("no two of 100,000 servers generate an equal point");
 }
 
-/// A peer's answer for one case: each key's server index (`None` where it
-/// has none) and, when the peer shows it, its ring as (point, index).
-pub struct Answer {
-    /// Server index per key.
-    pub nodes: Vec<Option<usize>>,
-    /// The ring in order, or empty.
-    pub ring: Vec<(u32, u32)>,
-}
-
 /// Runs the peer `program` (interpreter first) once over every case (the
 /// peer's `servers` text and the keys, written one per line in hex); each
 /// case directory gets the peer's `out` (a server index per key, -1 for
-/// none) and `dump` (`point index` per ring entry, possibly empty). Returns
-/// the answers and what the peer printed.
+/// none) and `dump` (`point index` per ring entry; absent or empty when the
+/// peer does not show its ring). Returns the answers and what the peer
+/// printed.
 pub fn ask(
     name: &str,
     program: &[&OsStr],
@@ -274,7 +263,7 @@ pub fn ask(
 ) -> (Vec<Answer>, String) {
     static CALLS: AtomicUsize = AtomicUsize::new(0);
     let call = CALLS.fetch_add(1, Ordering::Relaxed);
-    let root = common::scratch_dir(&format!("{name}-cases-{call}"));
+    let root = crate::scratch_dir(&format!("{name}-cases-{call}"));
     let dirs: Vec<PathBuf> = cases
         .iter()
         .enumerate()
@@ -292,7 +281,7 @@ pub fn ask(
             dir
         })
         .collect();
-    let output = common::run_with_timeout(
+    let output = crate::run_with_timeout(
         Command::new(program[0]).args(&program[1..]).args(&dirs),
         Duration::from_secs(600),
     );
@@ -303,20 +292,23 @@ pub fn ask(
     );
     let answers = dirs
         .iter()
-        .map(|dir| Answer {
-            nodes: std::fs::read_to_string(dir.join("out"))
-                .unwrap()
-                .lines()
-                .map(|l| usize::try_from(l.parse::<i64>().unwrap()).ok())
-                .collect(),
-            ring: std::fs::read_to_string(dir.join("dump"))
+        .map(|dir| {
+            let ring: Vec<(u32, u32)> = std::fs::read_to_string(dir.join("dump"))
                 .unwrap_or_default()
                 .lines()
                 .map(|l| {
                     let (p, s) = l.split_once(' ').unwrap();
                     (p.parse().unwrap(), s.parse().unwrap())
                 })
-                .collect(),
+                .collect();
+            Answer {
+                servers: std::fs::read_to_string(dir.join("out"))
+                    .unwrap()
+                    .lines()
+                    .map(|l| usize::try_from(l.parse::<i64>().unwrap()).ok())
+                    .collect(),
+                continuum: (!ring.is_empty()).then_some(ring),
+            }
         })
         .collect();
     (
@@ -325,48 +317,10 @@ pub fn ask(
     )
 }
 
-/// Compares the library's `ring` with a peer's answer: the continuum (when
-/// the peer showed it) and every key. Returns the number of keys compared.
-pub fn compare(case: &str, ring: &Ring, keys: &[Vec<u8>], answer: &Answer) -> usize {
-    let same: Vec<usize> = (0..ring.servers().len()).collect();
-    compare_as(case, ring, keys, answer, &same)
-}
-
-/// [`compare`] for a peer that names a server by its host string: the
-/// library's server `i` is taken as server `same[i]` (the first of its name).
-pub fn compare_as(
-    case: &str,
-    ring: &Ring,
-    keys: &[Vec<u8>],
-    answer: &Answer,
-    same: &[usize],
-) -> usize {
-    if !answer.ring.is_empty() {
-        let c = ring.continuum();
-        let ours: Vec<(u32, u32)> = c
-            .points()
-            .iter()
-            .copied()
-            .zip(c.owners().iter().copied())
-            .collect();
-        assert_eq!(ours.len(), answer.ring.len(), "{case}: ring sizes differ");
-        let first = ours.iter().zip(&answer.ring).position(|(a, b)| a != b);
-        assert!(
-            first.is_none(),
-            "{case}: the rings differ from entry {first:?}"
-        );
-    }
-    let ours: Vec<Option<usize>> = keys
-        .iter()
-        .map(|k| ring.locate(k).map(|at| same[at.server_index]))
-        .collect();
-    peers::assert_same(case, keys, &ours, &answer.nodes)
-}
-
 /// Fails, naming the Debian package, unless PHP's `probe` (an expression)
 /// is true: a class that loads, an extension that is there.
 pub fn require_php(probe: &str, package: &str) {
-    common::require_tool("php", "php8.2-cli");
+    crate::require_tool("php", "php8.2-cli");
     let out = Command::new("php")
         .args(["-r", &format!("exit(({probe}) ? 0 : 1);")])
         .output()

@@ -2,8 +2,6 @@
 //! bounded retries → probe; read → decode → compact with CAS keeping the
 //! TTL) over a real memcached with the `memcache` crate's meta client.
 
-#![allow(dead_code)]
-
 pub mod flip_client;
 
 use std::time::Duration;

@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 /// A SysV object: semaphore set or shared memory segment, by id.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -63,20 +64,39 @@ pub fn remove(object: SysvObject) {
     }
 }
 
+/// Taken shared by every [`SysvGuard`] while it lives and exclusively by
+/// [`no_original_running`]: a test that counts every object of the system
+/// runs while no other test of its process runs the original.
+static ORIGINAL_RUNS: RwLock<()> = RwLock::new(());
+
+/// Waits until no test of this process holds a [`SysvGuard`] (none runs the
+/// original) and keeps it so until the returned guard is dropped. A test
+/// holds one [`SysvGuard`] at a time: a second one taken while this waits
+/// would wait for it.
+pub fn no_original_running() -> RwLockWriteGuard<'static, ()> {
+    ORIGINAL_RUNS.write().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Removes, when dropped, the objects that appeared under the keys of the
 /// files it was made for.
 #[derive(Debug)]
 pub struct SysvGuard {
     keys: Vec<libc::key_t>,
     before: BTreeSet<SysvObject>,
+    _running: RwLockReadGuard<'static, ()>,
 }
 
 impl SysvGuard {
     /// Records what exists under the original's keys for `files` (which must exist).
     pub fn new(files: &[&Path]) -> Self {
+        let running = ORIGINAL_RUNS.read().unwrap_or_else(|e| e.into_inner());
         let keys: Vec<libc::key_t> = files.iter().map(|f| original_key(f)).collect();
         let before = keys.iter().flat_map(|&k| objects_with_key(k)).collect();
-        SysvGuard { keys, before }
+        SysvGuard {
+            keys,
+            before,
+            _running: running,
+        }
     }
 
     /// The objects that appeared under the keys since the guard was made.

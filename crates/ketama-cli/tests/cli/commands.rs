@@ -1,8 +1,8 @@
 //! The `ketama` command-line tool: find, dump and check.
 
-mod common;
+use ketama_testkit as common;
 
-use common::ketama_cli as ketama;
+use crate::ketama_cli as ketama;
 
 fn sample() -> String {
     common::repo_root()

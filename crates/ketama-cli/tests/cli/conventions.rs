@@ -4,19 +4,17 @@
 //! from the CLI's own clap definition), and the `make` targets that write
 //! them.
 
-mod common;
+use ketama_testkit as common;
 
 use std::process::{Command, Output};
 
 use clap::CommandFactory;
 
 /// The CLI's clap definition, the one the binary and build.rs use.
-#[path = "../crates/ketama-cli/src/cli.rs"]
-#[allow(dead_code)]
-mod cli;
+use ketama_cli::cli;
 
 fn ketama(args: &[&str]) -> Output {
-    common::ketama_cli(args, b"")
+    crate::ketama_cli(args, b"")
 }
 
 /// Every command as its words (`["set", "decode"]`), leaves and groups.
@@ -238,7 +236,7 @@ fn make_completions_files_writes_the_three_scripts() {
     let status = Command::new("make")
         .current_dir(common::repo_root())
         .args(["--no-print-directory", "-s", "completions-files"])
-        .arg(format!("CLI={}", common::cli().to_str().unwrap()))
+        .arg(format!("CLI={}", crate::ketama_bin().to_str().unwrap()))
         .arg(format!("COMPLETIONS_OUT={}", out_dir.display()))
         .status()
         .unwrap();
@@ -258,7 +256,7 @@ fn make_completions_files_writes_the_three_scripts() {
 /// `ketama.1` as the CLI crate's build script rendered it: the newest
 /// `build/ketama-cli-*/out/ketama.1` beside the CLI binary.
 fn man_page_path() -> std::path::PathBuf {
-    let build = common::cli().parent().unwrap().join("build");
+    let build = crate::ketama_bin().parent().unwrap().join("build");
     std::fs::read_dir(&build)
         .unwrap()
         .filter_map(|entry| {

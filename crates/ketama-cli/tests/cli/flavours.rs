@@ -2,7 +2,7 @@
 //! `--servers H:P:W` and `--servers-file` (twemproxy's name column), and
 //! `find --down` failover. Answers are checked against the library API.
 
-mod common;
+use ketama_testkit as common;
 
 use std::process::Output;
 
@@ -10,7 +10,7 @@ use ketama_core::hash::HashAlgorithm;
 use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
 
 fn ketama(args: &[&str]) -> Output {
-    common::ketama_cli(args, b"")
+    crate::ketama_cli(args, b"")
 }
 
 fn answers(out: &Output) -> Vec<(String, String)> {

@@ -6,7 +6,7 @@
 //! within the time limit, and never a panic or a signal.
 //! `KETAMA_CLI_FUZZ_RUNS` sets the number of runs (default 600).
 
-mod common;
+use ketama_testkit as common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -51,7 +51,7 @@ const OPTIONS: &[&str] = &[
 ];
 
 fn run(args: &[String], stdin: &[u8]) -> (Option<i32>, String) {
-    let mut child = Command::new(common::cli())
+    let mut child = Command::new(crate::ketama_bin())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())

@@ -4,10 +4,10 @@
 //! that are not UTF-8 (and strings holding a backslash) are written in the
 //! `\xNN` escape of `set decode`'s text.
 
-mod common;
+use ketama_testkit as common;
 
-use common::ketama_cli as ketama;
-use common::ketama_cli_ok as ok;
+use crate::ketama_cli as ketama;
+use crate::ketama_cli_ok as ok;
 
 use ketama_core::escape::unescape_json_text;
 use ketama_core::parser::ParseMode;

@@ -7,11 +7,9 @@
 //! about the documented default sample, and exact continuum comparisons are
 //! checked against the library's analysis.
 
-mod common;
-#[path = "common/peer_programs.rs"]
-mod peer_programs;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::peer_programs;
+use ketama_testkit::peers;
 
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -23,7 +21,7 @@ use peer_programs::{PerKeyCase, dalli_answers, libketama_answers, per_key_answer
 use peers::{ServerList, Weights, keys, servers, write_keys};
 
 fn ketama(args: &[&OsStr]) -> Output {
-    common::ketama_cli(args, b"")
+    crate::ketama_cli(args, b"")
 }
 
 fn stdout(out: &Output) -> String {
@@ -151,8 +149,8 @@ fn python_memcached_to_cache_memcached_on_the_default_sample_matches_the_peers()
         keys: &sample,
         down: vec![],
     };
-    let python_script = common::repo_root().join("tests/peers/python_memcached_peer.py");
-    let perl_script = common::repo_root().join("tests/peers/cache_memcached_peer.pl");
+    let python_script = common::peer_program("python_memcached_peer.py");
+    let perl_script = common::peer_program("cache_memcached_peer.pl");
     let (python, _) = per_key_answers(
         "migration-python",
         &[OsStr::new("/usr/bin/python3"), python_script.as_os_str()],

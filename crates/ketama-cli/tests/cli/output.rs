@@ -4,10 +4,10 @@
 //! change in spelling, order or layout fails here. Usage errors exit 2,
 //! invalid input 1.
 
-mod common;
+use ketama_testkit as common;
 
-use common::ketama_cli as ketama;
-use common::ketama_cli_ok as ok;
+use crate::ketama_cli as ketama;
+use crate::ketama_cli_ok as ok;
 
 use std::path::Path;
 

@@ -3,14 +3,14 @@
 //! nothing at all is written there; on a terminal (a pseudo-terminal made
 //! by `script`) the progress appears and standard output is unchanged.
 
-mod common;
+use ketama_testkit as common;
 
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
 fn bin() -> std::path::PathBuf {
-    common::cli()
+    crate::ketama_bin().to_path_buf()
 }
 
 /// A server file of `count` equal servers.

@@ -1,12 +1,11 @@
-//! Invariants of the server-list readings, shared by the bounded stable test
-//! (tests/parser_fuzz.rs) and the cargo-fuzz target (fuzz/fuzz_targets/server_lists.rs):
+//! Invariants of the server-list readings, shared by the bounded stable run
+//! (`server_lists.rs`) and the cargo-fuzz target
+//! (`fuzz/fuzz_targets/server_lists.rs`):
 //! no reading panics; feeding a file in pieces reads it exactly as feeding it
 //! whole; an error names its source; whatever the strict reading accepts the
 //! original libketama reading reads identically (addresses of at most 23
 //! bytes; longer ones the original refuses); an accepted list builds a ring
 //! (or fails with an error, never a panic).
-
-#![allow(dead_code)]
 
 use ketama_core::parser::{self, ParseMode, ServerListParser};
 use ketama_core::{Flavour, Ring, RingConfig};

@@ -1,15 +1,12 @@
 //! A bounded fuzz run of the server-list readings on the stable toolchain:
 //! seed lists in each syntax and random mutations of them through every
-//! reading, with the invariants of `parser_fuzz_support`.
+//! reading, with the invariants of `server_list_invariants.rs`.
 //! `KETAMA_FUZZ_ITERATIONS` sets the number of mutated inputs (default
 //! 4,000, about 25 s in a debug build). Coverage-guided fuzzing of the same checks: fuzz/run.sh.
 
-mod common;
-mod parser_fuzz_support;
+use ketama_testkit::random::{XorShift, mutate};
 
-use common::random::{XorShift, mutate};
-
-use parser_fuzz_support::check_server_lists;
+use crate::server_list_invariants::check_server_lists;
 
 /// Server lists in every syntax the readings take, and their edge cases.
 const SEEDS: &[&[u8]] = &[

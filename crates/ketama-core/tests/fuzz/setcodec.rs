@@ -2,19 +2,17 @@
 //! (fuzz/corpus/decoders, the research's adversarial list) and random
 //! mutations of it (bit flips, byte insertions and deletions, splices,
 //! truncations) through every decoder, with the invariants of
-//! `setcodec_fuzz_support`. `KETAMA_FUZZ_ITERATIONS` sets the number of
+//! `decoder_invariants.rs` and `round_trip_invariants.rs`. `KETAMA_FUZZ_ITERATIONS` sets the number of
 //! mutated inputs (default 30,000). Coverage-guided fuzzing of the same
 //! checks runs with cargo-fuzz in fuzz/.
 
-mod common;
-mod setcodec_fuzz_support;
+use ketama_testkit::random::{XorShift, mutate};
 
-use common::random::{XorShift, mutate};
-
-use setcodec_fuzz_support::{check_decoders, check_round_trip};
+use crate::decoder_invariants::check_decoders;
+use crate::round_trip_invariants::check_round_trip;
 
 fn corpus() -> Vec<Vec<u8>> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/decoders");
+    let dir = ketama_testkit::repo_root().join("fuzz/corpus/decoders");
     let mut seeds: Vec<Vec<u8>> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{dir:?}: {e}"))
         .map(|entry| std::fs::read(entry.unwrap().path()).unwrap())

@@ -1,6 +1,6 @@
 //! The `apr-memcache` flavour against Apache apr-util's `apr_memcache`
 //! itself (Debian `libaprutil1-dev`), asked in the same run through
-//! tests/peers/apr_memcache_peer.c, compiled here against the installed
+//! ketama-testkit/peers/apr_memcache_peer.c, compiled here against the installed
 //! library: `apr_memcache_hash` then `apr_memcache_find_server_hash` (what
 //! `apr_memcache_set` and `apr_memcache_getp` call) for every key, with the
 //! default hash and with `apr_memcache_hash_crc32`, on 3, 10 and 100
@@ -10,11 +10,9 @@
 //! CRC-32 is `0xffffffff`, where the walk wraps to `0 % n`, and keys whose
 //! hash is 0, which apr reads as 1.
 
-mod common;
-#[path = "common/peer_programs.rs"]
-mod peer_programs;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::peer_programs;
+use ketama_testkit::peers;
 
 use std::ffi::OsStr;
 use std::path::PathBuf;
@@ -41,8 +39,8 @@ fn program() -> &'static PathBuf {
         );
         let flags = String::from_utf8(flags.stdout).unwrap();
         let flags: Vec<&str> = flags.split_whitespace().collect();
-        let source = common::repo_root().join("tests/peers/apr_memcache_peer.c");
-        common::compile_c(&[&source], "apr_memcache_peer", &flags)
+        let source = common::peer_program("apr_memcache_peer.c");
+        common::compile_program(&[&source], "apr_memcache_peer", &flags)
     })
 }
 
@@ -166,7 +164,7 @@ fn disabled_servers_are_skipped_by_the_hash_plus_one_walk() {
 #[test]
 fn apr_memcache_and_python_memcached_agree_until_a_server_is_down() {
     let program = program();
-    let script = common::repo_root().join("tests/peers/python_memcached_peer.py");
+    let script = common::peer_program("python_memcached_peer.py");
     let keys = all_keys();
     for (n, down) in [(3, vec![]), (10, vec![]), (100, vec![]), (10, vec![4])] {
         let list = servers(n, Weights::None);

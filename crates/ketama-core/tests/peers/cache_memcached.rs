@@ -1,6 +1,6 @@
 //! The `cache-memcached` flavour against Perl Cache::Memcached itself
 //! (Debian `libcache-memcached-perl`), asked in the same run through
-//! tests/peers/cache_memcached_peer.pl: `get_sock` places every key over the
+//! ketama-testkit/peers/cache_memcached_peer.pl: `get_sock` places every key over the
 //! weighted bucket list, and the library must answer the same server on 3,
 //! 10 and 100 servers, unweighted, equal and unequal weights, for 10,000
 //! ASCII keys plus non-ASCII, control-byte, over-long and hash-0 keys; with
@@ -9,11 +9,9 @@
 //! modulo peers, python-memcached and Cache::Memcached, are asked about the
 //! same keys: they differ exactly on keys whose hash is 0.
 
-mod common;
-#[path = "common/peer_programs.rs"]
-mod peer_programs;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::peer_programs;
+use ketama_testkit::peers;
 
 use std::ffi::OsStr;
 
@@ -48,7 +46,7 @@ fn all_keys() -> Vec<Vec<u8>> {
 
 fn compare(cases: &[(ServerList, Vec<usize>)], keys: &[Vec<u8>]) -> usize {
     require_peer();
-    let script = common::repo_root().join("tests/peers/cache_memcached_peer.pl");
+    let script = common::peer_program("cache_memcached_peer.pl");
     compare_per_key(
         "cache-memcached",
         &[OsStr::new("perl"), script.as_os_str()],
@@ -97,13 +95,13 @@ fn python_memcached_and_cache_memcached_differ_only_on_keys_whose_hash_is_0() {
             keys: &keys,
             down: vec![],
         };
-        let perl_script = common::repo_root().join("tests/peers/cache_memcached_peer.pl");
+        let perl_script = common::peer_program("cache_memcached_peer.pl");
         let (perl, _) = per_key_answers(
             "cache-memcached-vs-python",
             &[OsStr::new("perl"), perl_script.as_os_str()],
             std::slice::from_ref(&case),
         );
-        let script = common::repo_root().join("tests/peers/python_memcached_peer.py");
+        let script = common::peer_program("python_memcached_peer.py");
         let (python, _) = per_key_answers(
             "python-memcached-vs-perl",
             &[OsStr::new("/usr/bin/python3"), script.as_os_str()],

@@ -1,21 +1,16 @@
 //! The `dalli` flavour against Ruby dalli itself (Debian `ruby-dalli`), asked
-//! in the same run through tests/peers/dalli_peer.rb: the client parses the
+//! in the same run through ketama-testkit/peers/dalli_peer.rb: the client parses the
 //! same server strings, prepares each key (`KeyManager#validate_key`) and
 //! `Dalli::Ring` places it. The whole continuum and every key must equal the
 //! library's, on 3, 10 and 100 servers, unweighted, equal and unequal
 //! weights, with ASCII, non-ASCII (valid UTF-8 and not), control-byte and
 //! over-long keys.
 
-mod common;
-#[path = "common/peer_programs.rs"]
-mod peer_programs;
-#[path = "common/peers.rs"]
-mod peers;
-
 use ketama_core::parser::peers as peer_lists;
 use ketama_core::{Flavour, Ring, RingConfig};
-use peer_programs::dalli_answers;
-use peers::{ServerList, assert_same, keys, non_ascii_keys, odd_keys, our_indices, standard_lists};
+use ketama_testkit::harness::{self, Answer, Case};
+use ketama_testkit::peer_programs::dalli_answers;
+use ketama_testkit::peers::{ServerList, keys, non_ascii_keys, odd_keys, standard_lists};
 
 /// Server strings as dalli users write them: `host:port[:weight]`, `[v6]:port`.
 fn strings(list: &ServerList) -> String {
@@ -56,33 +51,25 @@ fn ring(lines: &str) -> Ring {
     Ring::new(servers, RingConfig::flavour(Flavour::Dalli)).unwrap()
 }
 
-/// Asks dalli about each case and compares continuum and keys; returns the
-/// number of keys compared.
+/// Asks dalli about each case (its server strings) and compares continuum
+/// and keys through the harness; returns the number of keys compared.
 fn compare(cases: &[(String, String)]) -> usize {
-    let keys: Vec<Vec<Vec<u8>>> = cases.iter().map(|(_, l)| dalli_keys(l)).collect();
-    let asked: Vec<(String, &[Vec<u8>])> = cases
+    let table: Vec<Case<&str>> = cases
         .iter()
-        .zip(&keys)
-        .map(|((_, l), k)| (l.clone(), k.as_slice()))
+        .map(|(name, lines)| Case::new(name.as_str(), lines.as_str(), dalli_keys(lines)))
         .collect();
-    let answers = dalli_answers(&asked);
-    let mut compared = 0;
-    for (((name, lines), keys), answer) in cases.iter().zip(&keys).zip(answers) {
-        let ring = ring(lines);
-        let c = ring.continuum();
-        let ours: Vec<(u32, u32)> = c
-            .points()
-            .iter()
-            .copied()
-            .zip(c.owners().iter().copied())
-            .collect();
-        assert_eq!(
-            ours, answer.continuum,
-            "{name}: the continuum differs from Dalli::Ring's"
-        );
-        compared += assert_same(name, keys, &our_indices(&ring, keys), &answer.nodes);
-    }
-    compared
+    harness::compare(
+        Flavour::Dalli.name(),
+        &table,
+        |table| {
+            let asked = harness::questions(table, |lines| lines.to_string());
+            dalli_answers(&asked)
+                .into_iter()
+                .map(Answer::from)
+                .collect()
+        },
+        |case| ring(case.input),
+    )
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The `django-redis` flavour against django-redis itself (Debian
 //! `python3-django-redis`), asked in the same run through
-//! tests/peers/django_redis_peer.py: a `RedisCache` with `ShardClient` over
+//! ketama-testkit/peers/django_redis_peer.py: a `RedisCache` with `ShardClient` over
 //! the same `LOCATION` names names the server of every key (as
 //! `ShardClient.get` picks it: `get_server_name(make_key(key))`). Every key
 //! must go to the same server, on 3, 10 and 100 servers named by URL, unix
@@ -8,16 +8,15 @@
 //! (greedy tags, newlines), non-ASCII text, and keys whose tag is a point
 //! label, so that their hash *is* a point.
 
-mod common;
-#[path = "common/peers.rs"]
-mod peers;
-#[path = "common/redis_clients.rs"]
-mod redis_clients;
+use ketama_testkit as common;
+use ketama_testkit::peers;
+use ketama_testkit::redis_clients;
 
 use ketama_core::parser::peers as peer_lists;
 use ketama_core::{Flavour, Ring};
+use ketama_testkit::harness::{self, Case};
 use peers::Weights;
-use redis_clients::{ask, compare_as, redis_lists, ring_of, text_keys};
+use redis_clients::{ask, redis_lists, ring_of, text_keys};
 
 const FLAVOUR: Flavour = Flavour::DjangoRedis;
 
@@ -82,47 +81,33 @@ fn keys_for(location: &Location) -> Vec<Vec<u8>> {
 #[test]
 fn shard_client_places_every_key_as_the_library_does() {
     redis_clients::require_python_module("django_redis", "python3-django-redis");
+    // The peer names the server: a server listed twice is its first entry.
     let all = standard();
-    let rings: Vec<Ring> = all
+    let table: Vec<Case<&Location>> = all
         .iter()
-        .map(|l| {
-            ring_of(
-                peer_lists::parse(l.ours.as_bytes(), "servers").unwrap(),
-                FLAVOUR,
-            )
-        })
+        .map(|l| Case::new(l.name.as_str(), l, keys_for(l)).named(&l.names))
         .collect();
-    let keys: Vec<Vec<Vec<u8>>> = all.iter().map(keys_for).collect();
-    let cases: Vec<(String, &[Vec<u8>])> = all
-        .iter()
-        .zip(&keys)
-        .map(|(l, k)| (l.names.join("\n") + "\n", k.as_slice()))
-        .collect();
-    let script = common::repo_root().join("tests/peers/django_redis_peer.py");
-    let (answers, said) = ask(
-        "django-redis",
-        &["/usr/bin/python3".as_ref(), script.as_os_str()],
-        &cases,
-    );
-    print!("{said}");
-    assert!(
-        said.starts_with("django-redis 5.2"),
-        "unexpected django-redis: {said}"
-    );
-    let mut compared = 0;
-    for (((location, ring), keys), answer) in all.iter().zip(&rings).zip(&keys).zip(&answers) {
-        // The peer names the server: a server listed twice is its first entry.
-        let same: Vec<usize> = (0..location.names.len())
-            .map(|i| {
-                location
-                    .names
-                    .iter()
-                    .position(|n| *n == location.names[i])
-                    .unwrap()
-            })
-            .collect();
-        compared += compare_as(&location.name, ring, keys, answer, &same);
-    }
+    let script = common::peer_program("django_redis_peer.py");
+    let ask_django = |table: &[Case<&Location>]| {
+        let questions = harness::questions(table, |l| l.names.join("\n") + "\n");
+        let (answers, said) = ask(
+            "django-redis",
+            &["/usr/bin/python3".as_ref(), script.as_os_str()],
+            &questions,
+        );
+        print!("{said}");
+        assert!(
+            said.starts_with("django-redis 5.2"),
+            "unexpected django-redis: {said}"
+        );
+        answers
+    };
+    let compared = harness::compare(FLAVOUR.name(), &table, ask_django, |case| {
+        ring_of(
+            peer_lists::parse(case.input.ours.as_bytes(), "servers").unwrap(),
+            FLAVOUR,
+        )
+    });
     assert!(compared >= 5 * 10_000);
     println!("{compared} keys, 0 differences");
 }

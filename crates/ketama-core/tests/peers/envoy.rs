@@ -13,17 +13,13 @@
 //! does not have, are normalized as Envoy's `normalizeLocalityWeights` does
 //! and the balancer built from those weights.
 
-mod common;
-
-use std::process::Command;
-
 use ketama_core::ServerSpec;
 use ketama_core::flavour::envoy::{
     Entry, Envoy, MaglevConfig, Policy, RingHashConfig, RingHashFunction, Table,
 };
 use ketama_core::flavour::envoy_maglev::MaglevTable;
 use ketama_core::flavour::envoy_ring::RingTable;
-use ketama_core::hash::xxhash64::xxhash64;
+use ketama_testkit::envoy_published::{BASIC_RING, HOSTNAME_RING, MURMUR_RING};
 
 fn host(port: u32) -> ServerSpec {
     ServerSpec::unweighted(format!("127.0.0.1:{port}"))
@@ -144,26 +140,6 @@ fn histogram(table: &Table, n: u64, hosts: usize) -> Vec<u32> {
     counts
 }
 
-/// A published ring: (port, position) in ascending position.
-type Ring = [(u32, u64); 12];
-
-/// The ring of 127.0.0.1:90..95 with `min_ring_size` 12 (ring_hash_lb_test.cc
-/// Basic, BasicWithRetryHostPredicate).
-const BASIC_RING: Ring = [
-    (94, 833_437_586_790_550_860),
-    (92, 928_266_305_478_181_108),
-    (90, 1_033_482_794_131_418_490),
-    (95, 3_551_244_743_356_806_947),
-    (93, 3_851_675_632_748_031_481),
-    (91, 5_583_722_120_771_150_861),
-    (91, 6_311_230_543_546_372_928),
-    (93, 7_700_377_290_971_790_572),
-    (95, 13_144_177_310_400_110_813),
-    (92, 13_444_792_449_719_432_967),
-    (94, 15_516_499_411_664_133_160),
-    (90, 16_117_243_373_044_804_889),
-];
-
 /// ring_hash_lb_test.cc, RingHashLoadBalancerTest: Basic and
 /// BasicWithRetryHostPredicate (the ring's entries after the first).
 #[test]
@@ -187,23 +163,6 @@ fn ring_hash_basic() {
     assert_eq!((hosts[1], hosts[2], hosts[13 % hosts.len()]), (2, 0, 2));
 }
 
-/// The ring of 127.0.0.1:80..85 with `min_ring_size` 12 and `MURMUR_HASH_2`
-/// (ring_hash_lb_test.cc BasicWithMurmur2).
-const MURMUR_RING: Ring = [
-    (85, 1_358_027_074_129_602_068),
-    (83, 4_361_834_613_929_391_114),
-    (84, 7_224_494_972_555_149_682),
-    (81, 7_701_421_856_454_313_576),
-    (82, 8_649_315_368_077_433_379),
-    (84, 8_739_448_859_063_030_639),
-    (81, 9_887_544_217_113_020_895),
-    (82, 10_150_910_876_324_007_731),
-    (83, 15_168_472_011_420_622_455),
-    (80, 15_427_156_902_705_414_897),
-    (85, 16_375_050_414_328_759_093),
-    (80, 17_613_279_263_364_193_813),
-];
-
 /// ring_hash_lb_test.cc, BasicWithMurmur2 (`hash_function: MURMUR_HASH_2`).
 #[test]
 fn ring_hash_murmur2() {
@@ -224,23 +183,6 @@ fn ring_hash_murmur2() {
     assert_eq!(pick(table, 1_358_027_074_129_602_069), 3);
     assert_eq!(pick(table, 10_150_910_876_324_007_730), 2);
 }
-
-/// The ring of six hosts named 90..95 with `min_ring_size` 12 (ring_hash_lb_test.cc
-/// BasicWithHostname, BasicWithMetadataHashKey, BasicWithDoundedLoad).
-const HOSTNAME_RING: Ring = [
-    (95, 1_975_508_444_536_362_413),
-    (95, 2_376_063_919_839_173_711),
-    (93, 2_386_806_903_309_390_596),
-    (94, 6_749_904_478_991_551_885),
-    (93, 6_803_900_775_736_438_537),
-    (92, 7_225_015_537_174_310_577),
-    (90, 8_787_465_352_164_086_522),
-    (92, 11_282_020_843_382_717_940),
-    (91, 13_723_418_369_486_627_818),
-    (90, 13_776_502_110_861_797_421),
-    (91, 14_338_313_586_354_474_791),
-    (94, 15_364_271_037_087_512_980),
-];
 
 /// ring_hash_lb_test.cc, BasicWithHostname, BasicWithMetadataHashKey and
 /// BasicWithDoundedLoad (no requests in flight: the bounded load changes
@@ -570,171 +512,4 @@ fn maglev_locality_weights() {
     }
     assert!(counts[1..].iter().all(|&c| c == 1));
     assert_eq!(counts[0], 65_537 - 1023);
-}
-
-/// Keys are hashed as Envoy's header hash policy hashes a header value
-/// (xxHash64, seed 0; test/common/common/hash_test.cc gives its values):
-/// the flavours place a key where the balancer places its hash, in the
-/// library and through the CLI; a host that is down takes no key (Envoy
-/// rebuilds the balancer over the healthy hosts).
-#[test]
-fn keys_through_the_flavours() {
-    let servers = hosts(90..96);
-    let list: Vec<String> = (90..96).map(|p| format!("127.0.0.1:{p}")).collect();
-    assert_eq!(xxhash64(b"foo", 0), 3_728_699_739_546_630_719);
-    for (flavour, policy) in [
-        (
-            "envoy-ring-hash",
-            Policy::RingHash(RingHashConfig::default()),
-        ),
-        ("envoy-maglev", Policy::Maglev(MaglevConfig::default())),
-    ] {
-        let envoy = Envoy::new(&servers, policy).unwrap();
-        let keys: Vec<String> = (0..2000).map(|i| format!("key:{i}")).collect();
-        let out = Command::new(common::cli())
-            .args(["find", "--flavor", flavour, "--servers", &list.join(",")])
-            .arg("--")
-            .args(&keys)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8(out.stdout).unwrap();
-        for (key, line) in keys.iter().zip(text.lines()) {
-            let host = envoy.pick_hash(xxhash64(key.as_bytes(), 0)).unwrap().host;
-            assert_eq!(line, format!("{key}\t{}", list[host]), "{flavour}");
-            let live = envoy.pick_hash_live(xxhash64(key.as_bytes(), 0), &|i| i == 2);
-            assert_ne!(live.unwrap().host, 2, "{flavour} {key}");
-        }
-    }
-}
-
-/// The CLI's placement options reproduce the tests' configurations: each of
-/// 2,000 keys goes where the published ring or table puts its xxHash64
-/// (ring_hash_lb_test.cc Basic, BasicWithMurmur2 and BasicWithHostname
-/// positions; maglev_lb_test.cc Basic and Weighted assignments).
-#[test]
-fn published_configurations_through_the_cli_options() {
-    let dir = common::scratch_dir("peer-envoy");
-    let keys: Vec<String> = (0..2000).map(|i| format!("user:{i}:profile")).collect();
-    let run = |flavour: &str, options: &str, servers: &str| -> Vec<usize> {
-        let file = dir.join(format!(
-            "{flavour}-{}.servers",
-            options.replace(['=', ','], "_")
-        ));
-        std::fs::write(&file, servers).unwrap();
-        let out = Command::new(common::cli())
-            .args([
-                "find",
-                "--flavor",
-                flavour,
-                "--options",
-                options,
-                "--servers-file",
-            ])
-            .arg(&file)
-            .arg("--")
-            .args(&keys)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let lines: Vec<&str> = servers.lines().collect();
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(|l| {
-                let address = l.split('\t').nth(1).unwrap();
-                lines.iter().position(|s| s.starts_with(address)).unwrap()
-            })
-            .collect()
-    };
-    let ring_host = |published: &[(u32, u64)], base: u32, hash: u64| -> usize {
-        let at = published.iter().position(|&(_, p)| p >= hash).unwrap_or(0);
-        (published[at].0 - base) as usize
-    };
-    let six = |base: u32, named: bool| -> String {
-        (base..base + 6)
-            .map(|p| match named {
-                true => format!("127.0.0.1:{p}:1 {p}\n"),
-                false => format!("127.0.0.1:{p}:1\n"),
-            })
-            .collect()
-    };
-    let cases: [(&str, &str, u32, bool, &Ring); 3] = [
-        (
-            "envoy-ring-hash",
-            "min_ring_size=12",
-            90,
-            false,
-            &BASIC_RING,
-        ),
-        (
-            "envoy-ring-hash",
-            "min_ring_size=12,hash_function=murmur_hash_2",
-            80,
-            false,
-            &MURMUR_RING,
-        ),
-        (
-            "envoy-ring-hash",
-            "minimum_ring_size=12",
-            90,
-            true,
-            &HOSTNAME_RING,
-        ),
-    ];
-    for (flavour, options, base, named, published) in cases {
-        let got = run(flavour, options, &six(base, named));
-        for (key, host) in keys.iter().zip(got) {
-            let hash = xxhash64(key.as_bytes(), 0);
-            assert_eq!(host, ring_host(published, base, hash), "{options} {key}");
-        }
-    }
-    let basic_table = [2, 4, 0, 1, 5, 0, 3];
-    let got = run("envoy-maglev", "table_size=7", &six(90, false));
-    for (key, host) in keys.iter().zip(got) {
-        let slot = (xxhash64(key.as_bytes(), 0) % 7) as usize;
-        assert_eq!(host, basic_table[slot], "{key}");
-    }
-    let weighted_table = [1, 0, 0, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 0, 1];
-    let got = run(
-        "envoy-maglev",
-        "table_size=17",
-        "127.0.0.1:90:1\n127.0.0.1:91:2\n",
-    );
-    for (key, host) in keys.iter().zip(got) {
-        let slot = (xxhash64(key.as_bytes(), 0) % 17) as usize;
-        assert_eq!(host, weighted_table[slot], "{key}");
-    }
-    let refused = Command::new(common::cli())
-        .args([
-            "find",
-            "--flavor",
-            "envoy-maglev",
-            "--options",
-            "table_size=8",
-        ])
-        .args(["--servers", "127.0.0.1:90", "key"])
-        .output()
-        .unwrap();
-    assert!(!refused.status.success());
-    let refused = Command::new(common::cli())
-        .args([
-            "find",
-            "--flavor",
-            "mcrouter-ch3",
-            "--options",
-            "table_size=7",
-        ])
-        .args(["--servers", "127.0.0.1:90", "key"])
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&refused.stderr).contains("takes no option table_size"));
 }

@@ -1,6 +1,6 @@
 //! The `gomemcache` flavour against Go's gomemcache itself (Debian
 //! `golang-github-bradfitz-gomemcache-dev` with `golang-go`): a small Go
-//! program, tests/peers/gomemcache_peer.go, built here offline against the
+//! program, ketama-testkit/peers/gomemcache_peer.go, built here offline against the
 //! Debian package (GOPATH mode, no module download), sets a
 //! `memcache.ServerList` with the servers as its users list them (a server
 //! of weight W listed W times in a row; a server written twice stays twice)
@@ -9,11 +9,9 @@
 //! weights, a server listed twice, IPv6, for 10,000 ASCII keys plus non-ASCII,
 //! control-byte and long keys (gomemcache hashes only the first 256 bytes).
 
-mod common;
-#[path = "common/peer_programs.rs"]
-mod peer_programs;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::peer_programs;
+use ketama_testkit::peers;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -38,7 +36,7 @@ fn program() -> &'static PathBuf {
             "{GOMEMCACHE} is missing: run `make deps` (Debian package golang-github-bradfitz-gomemcache-dev)"
         );
         let out = common::scratch_dir("gomemcache-peer").join("gomemcache_peer");
-        let source = common::repo_root().join("tests/peers/gomemcache_peer.go");
+        let source = common::peer_program("gomemcache_peer.go");
         let output = common::run_with_timeout(
             Command::new("go")
                 .env("GO111MODULE", "off")

@@ -1,6 +1,6 @@
 //! The `groupcache` flavour against Go groupcache itself (Debian
 //! `golang-github-golang-groupcache-dev` with `golang-go`), asked in the
-//! same run through tests/peers/groupcache_peer.go, built offline against
+//! same run through ketama-testkit/peers/groupcache_peer.go, built offline against
 //! the Debian sources (GOPATH mode, no network): an `HTTPPool` whose peers
 //! are `Set` picks the peer of every key (`PickPeer`); its map's whole ring
 //! and every key must equal the library's, on 3, 10 and 100 peers written as
@@ -10,11 +10,9 @@
 //! ASCII keys, non-ASCII and control bytes, and keys forged onto points and
 //! one below and above them.
 
-mod common;
-#[path = "common/peers.rs"]
-mod peers;
-#[path = "common/redis_clients.rs"]
-mod redis_clients;
+use ketama_testkit as common;
+use ketama_testkit::peers;
+use ketama_testkit::redis_clients;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -24,8 +22,9 @@ use std::time::Duration;
 use ketama_core::flavour::Options;
 use ketama_core::parser::peers as peer_lists;
 use ketama_core::{Flavour, Ring, RingConfig};
+use ketama_testkit::harness::{self, Answer, Case};
 use peers::Weights;
-use redis_clients::{Answer, ask, byte_keys, forged_keys, redis_lists, ring_of, some_points};
+use redis_clients::{ask, byte_keys, forged_keys, redis_lists, ring_of, some_points};
 
 const FLAVOUR: Flavour = Flavour::Groupcache;
 
@@ -44,7 +43,7 @@ fn peer_program() -> &'static PathBuf {
         );
         let dir = common::scratch_dir("groupcache-peer");
         let program = dir.join("groupcache_peer");
-        let source = common::repo_root().join("tests/peers/groupcache_peer.go");
+        let source = common::peer_program("groupcache_peer.go");
         let output = common::run_with_timeout(
             Command::new("go")
                 .args(["build", "-o"])
@@ -121,37 +120,23 @@ fn ask_groupcache(cases: &[(String, &[Vec<u8>])]) -> Vec<Answer> {
     answers
 }
 
+/// Asks groupcache about every pool and compares ring and keys; the peer
+/// names the peer, so a peer listed twice is its first entry.
 fn compare_pools(pools: &[Pool], keys_of: impl Fn(&Ring) -> Vec<Vec<u8>>) -> usize {
-    let rings: Vec<Ring> = pools.iter().map(ring).collect();
-    let keys: Vec<Vec<Vec<u8>>> = rings.iter().map(&keys_of).collect();
-    let cases: Vec<(String, &[Vec<u8>])> = pools
+    let table: Vec<Case<&Pool>> = pools
         .iter()
-        .zip(&keys)
-        .map(|(p, k)| (format!("pool\n{}\n", p.peers.join("\n")), k.as_slice()))
+        .map(|p| Case::new(p.name.as_str(), p, keys_of(&ring(p))).named(&p.peers))
         .collect();
-    let answers = ask_groupcache(&cases);
-    let mut compared = 0;
-    for (((pool, ring), keys), answer) in pools.iter().zip(&rings).zip(&keys).zip(&answers) {
-        // The peer names the peer: a peer listed twice is its first entry.
-        let same: Vec<usize> = (0..pool.peers.len())
-            .map(|i| pool.peers.iter().position(|p| *p == pool.peers[i]).unwrap())
-            .collect();
-        let dump_as_ours: Vec<(u32, u32)> = answer.ring.clone();
-        let ours: Vec<(u32, u32)> = ring
-            .continuum()
-            .points()
-            .iter()
-            .zip(ring.continuum().owners())
-            .map(|(&p, &o)| (p, same[o as usize] as u32))
-            .collect();
-        assert_eq!(ours, dump_as_ours, "{}: the rings differ", pool.name);
-        let answer = Answer {
-            nodes: answer.nodes.clone(),
-            ring: Vec::new(),
-        };
-        compared += redis_clients::compare_as(&pool.name, ring, keys, &answer, &same);
-    }
-    compared
+    let ask_pools = |table: &[Case<&Pool>]| {
+        let answers = ask_groupcache(&harness::questions(table, |p| {
+            format!("pool\n{}\n", p.peers.join("\n"))
+        }));
+        for (case, answer) in table.iter().zip(&answers) {
+            assert!(answer.continuum.is_some(), "{}: no ring shown", case.name);
+        }
+        answers
+    };
+    harness::compare(FLAVOUR.name(), &table, ask_pools, |case| ring(case.input))
 }
 
 fn keys_for(ring: &Ring) -> Vec<Vec<u8>> {
@@ -196,25 +181,22 @@ fn replicas_set_with_points_build_as_consistenthash_new() {
         .map(|s| format!("http://{}", s.address()))
         .collect();
     let keys = byte_keys();
-    let counts = [1u32, 3, 50, 160, 1000];
-    let cases: Vec<(String, &[Vec<u8>])> = counts
-        .iter()
-        .map(|n| {
-            (
-                format!("replicas {n}\n{}\n", names.join("\n")),
-                keys.as_slice(),
-            )
-        })
+    let table: Vec<Case<u32>> = [1u32, 3, 50, 160, 1000]
+        .into_iter()
+        .map(|n| Case::new(format!("replicas {n}"), n, keys.clone()))
         .collect();
-    let answers = ask_groupcache(&cases);
-    for (replicas, answer) in counts.iter().zip(&answers) {
+    let ask_replicas = |table: &[Case<u32>]| {
+        ask_groupcache(&harness::questions(table, |n| {
+            format!("replicas {n}\n{}\n", names.join("\n"))
+        }))
+    };
+    harness::compare(FLAVOUR.name(), &table, ask_replicas, |case| {
         let specs = names
             .iter()
             .map(|n| ketama_core::ServerSpec::unweighted(n.as_str()))
             .collect();
         let mut config = RingConfig::flavour(FLAVOUR);
-        config.options = Options::parse(&format!("replicas={replicas}")).unwrap();
-        let ring = Ring::new(specs, config).unwrap();
-        redis_clients::compare(&format!("replicas {replicas}"), &ring, &keys, answer);
-    }
+        config.options = Options::parse(&format!("replicas={}", case.input)).unwrap();
+        Ring::new(specs, config).unwrap()
+    });
 }

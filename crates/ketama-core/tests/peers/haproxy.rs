@@ -14,11 +14,10 @@
 //! sdbm hash lies exactly on a point or half way between two (the tie
 //! rule), and keys past the last point and before the first (the wrap).
 
-mod common;
-#[path = "common/loopback_http.rs"]
-mod loopback_http;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::harness::report;
+use ketama_testkit::loopback_http;
+use ketama_testkit::peers;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -27,7 +26,7 @@ use ketama_core::flavour::haproxy::haproxy_ids;
 use ketama_core::parser::peers as peer_lists;
 use ketama_core::{Flavour, Ring, RingConfig};
 use loopback_http::{Backends, Proxy, ask};
-use peers::{Weights, assert_same, keys, non_ascii_keys};
+use peers::{Weights, keys, non_ascii_keys};
 
 /// HAProxy as Debian installs it.
 const HAPROXY: &str = "/usr/sbin/haproxy";
@@ -474,7 +473,7 @@ fn haproxy_consistent_hash_picks_the_library_s_server() {
             theirs.push((port, id));
             keys.push(key.clone());
         }
-        compared += assert_same(&pool.name, &keys, &ours, &theirs);
+        compared += report(Flavour::Haproxy.name(), &pool.name, &keys, &ours, &theirs);
     }
     assert!(compared >= pools.len() * 10_000);
     println!(

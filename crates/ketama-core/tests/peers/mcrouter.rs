@@ -8,14 +8,19 @@
 //! (8M servers, weights outside what a weight column says) use the core's
 //! types directly.
 
-mod common;
-
-use std::process::Command;
+use std::path::{Path, PathBuf};
 
 use ketama_core::flavour::mcrouter::{Ch3, WeightedCh3, crc32_index, routing_key};
 use ketama_core::hash::furc::{MAX_POOL_SIZE, furc_hash};
 use ketama_core::hash::spooky;
 use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
+
+/// A file of `published/`: expectations copied from mcrouter's tests.
+fn published(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/peers/published")
+        .join(name)
+}
 
 fn servers(n: usize, weight: impl Fn(usize) -> u64) -> Vec<ServerSpec> {
     (0..n)
@@ -55,10 +60,7 @@ fn numbered(prefix: &str, n: u32) -> impl Iterator<Item = String> + '_ {
 /// expected) rows; through the mcrouter-ch3 flavour as well for m <= 1000.
 #[test]
 fn furc_golden_values() {
-    let table = std::fs::read_to_string(
-        common::repo_root().join("tests/published/mcrouter_furc_golden.tsv"),
-    )
-    .unwrap();
+    let table = std::fs::read_to_string(published("mcrouter_furc_golden.tsv")).unwrap();
     let rows: Vec<(String, u32, u32)> = table
         .lines()
         .filter(|l| !l.starts_with('#'))
@@ -512,9 +514,7 @@ fn weighted_ch3_integration_pool() {
 /// messages (both forms of the hash, every tail length).
 #[test]
 fn spooky_v2_published_values() {
-    let table =
-        std::fs::read_to_string(common::repo_root().join("tests/published/spooky_v2_hash32.txt"))
-            .unwrap();
+    let table = std::fs::read_to_string(published("spooky_v2_hash32.txt")).unwrap();
     let expected: Vec<u32> = table
         .lines()
         .filter(|l| !l.starts_with('#'))
@@ -524,40 +524,5 @@ fn spooky_v2_published_values() {
     let buf: Vec<u8> = (0..512).map(|i| (i + 128) as u8).collect();
     for (len, want) in expected.iter().enumerate() {
         assert_eq!(spooky::hash32(&buf[..len], 0), *want, "length {len}");
-    }
-}
-
-/// lib/carbon/test/CarbonStructuresTest.cpp (kKeyLiteral, and the empty
-/// key): the routing key is what the flavours hash.
-#[test]
-fn routing_keys_through_the_cli() {
-    let key = "/region/cluster/abcdefghijklmnopqrstuvwxyz|#|afterhashstop";
-    assert_eq!(routing_key(key.as_bytes()), b"abcdefghijklmnopqrstuvwxyz");
-    assert_eq!(routing_key(b""), b"");
-    let list: Vec<String> = (0..100)
-        .map(|i| format!("10.0.{}.{}:11211", i / 256, i % 256))
-        .collect();
-    for flavour in ["mcrouter-ch3", "mcrouter-wch3", "mcrouter-crc32"] {
-        let out = Command::new(common::cli())
-            .args(["find", "--flavor", flavour, "--servers", &list.join(",")])
-            .args(["--", key, "abcdefghijklmnopqrstuvwxyz", "sample"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let lines: Vec<String> = String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(|l| l.split('\t').nth(1).unwrap().to_string())
-            .collect();
-        assert_eq!(lines[0], lines[1], "{flavour}: the routing key decides");
-        let sample = if flavour == "mcrouter-crc32" { 7 } else { 97 };
-        assert_eq!(
-            lines[2], list[sample],
-            "{flavour}: 'sample' over 100 servers"
-        );
     }
 }

@@ -3,7 +3,7 @@
 //! code: 100 real memcached servers on 127.0.0.1 (started and stopped by
 //! this test, by PID) receive every key through the Perl client with
 //! `ketama_points => 150` and other counts (`--points`;
-//! tests/peers/memcached_fast_peer.pl), and
+//! ketama-testkit/peers/memcached_fast_peer.pl), and
 //! `lru_crawler metadump all` on each server then shows where each key went.
 //! That must be the library's server for it, on 3, 10 and 100 servers,
 //! unweighted, equal and unequal weights, ASCII and non-ASCII keys, and
@@ -11,9 +11,9 @@
 //! configuration's keys carry their own prefix (`cN:`), so all of them share
 //! the servers.
 
-mod common;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::harness::report;
+use ketama_testkit::peers;
 
 use std::collections::HashMap;
 use std::process::Command;
@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use common::Memcached;
 use ketama_core::{Flavour, Options, Ring, RingConfig, ServerSpec};
-use peers::{Weights, assert_same, keys, non_ascii_keys, our_indices};
+use peers::{Weights, keys, non_ascii_keys, our_indices};
 
 #[test]
 fn cache_memcached_fast_stores_each_key_where_the_library_places_it() {
@@ -78,7 +78,7 @@ fn cache_memcached_fast_stores_each_key_where_the_library_places_it() {
         let name = format!("{} ketama_points={points}", list.name);
         cases.push((name, case_dir, specs, case_keys, points));
     }
-    let script = common::repo_root().join("tests/peers/memcached_fast_peer.pl");
+    let script = common::peer_program("memcached_fast_peer.pl");
     let output = common::run_with_timeout(
         Command::new("perl")
             .arg(&script)
@@ -119,7 +119,13 @@ fn cache_memcached_fast_stores_each_key_where_the_library_places_it() {
                 })
             })
             .collect();
-        compared += assert_same(name, case_keys, &our_indices(&ring, case_keys), &peer);
+        compared += report(
+            Flavour::MemcachedFast.name(),
+            name,
+            case_keys,
+            &our_indices(&ring, case_keys),
+            &peer,
+        );
     }
     assert!(compared >= 13 * 10_000);
     println!(

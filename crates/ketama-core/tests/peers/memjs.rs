@@ -1,6 +1,6 @@
 //! The `memjs` flavour against npm `memjs` 1.3.2 itself (installed into
 //! target/memjs-peer by `make deps`), asked in the same run through
-//! tests/peers/memjs_peer.js: `Client.create(servers, { failover: true })`
+//! ketama-testkit/peers/memjs_peer.js: `Client.create(servers, { failover: true })`
 //! and its own `server(key)` for every key, on 3, 10 and 100 servers (memjs
 //! has no weights: weighted lists are given to it as plain lists), a server
 //! listed twice and host names; 10,000 ASCII keys plus non-ASCII (valid and
@@ -9,11 +9,9 @@
 //! `2^31`). With servers marked failed (`wakeupAt` ahead, as the client
 //! marks them) its walk to the next server must match `Ring::locate_live`.
 
-mod common;
-#[path = "common/peer_programs.rs"]
-mod peer_programs;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::peer_programs;
+use ketama_testkit::peers;
 
 use std::path::PathBuf;
 
@@ -41,7 +39,7 @@ fn compare(cases: &[(ServerList, Vec<usize>)]) -> usize {
         "npm memjs is not installed in {modules:?}: run `make deps`"
     );
     // The script finds memjs through NODE_PATH, set for the peer alone.
-    let script = common::repo_root().join("tests/peers/memjs_peer.js");
+    let script = common::peer_program("memjs_peer.js");
     let node = PathBuf::from("env");
     let node_path = format!("NODE_PATH={}", modules.display());
     compare_per_key(

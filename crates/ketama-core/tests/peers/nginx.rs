@@ -8,9 +8,9 @@
 //! on 3, 10 and 100 servers, unweighted, equal and unequal weights, with
 //! ASCII and non-ASCII keys. The library reads the same `upstream` blocks.
 
-mod common;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::harness::report;
+use ketama_testkit::peers;
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use ketama_core::parser::nginx as nginx_blocks;
 use ketama_core::{Flavour, Ring, RingConfig};
-use peers::{Weights, assert_same, keys, non_ascii_keys, our_indices};
+use peers::{Weights, keys, non_ascii_keys, our_indices};
 
 /// nginx as Debian installs it.
 const NGINX: &str = "/usr/sbin/nginx";
@@ -205,7 +205,13 @@ fn nginx_consistent_hash_picks_the_library_s_server() {
             .into_iter()
             .map(|i| String::from_utf8(ring.servers()[i].address().to_vec()).unwrap())
             .collect();
-        compared += assert_same(&u.name, &keys, &ours, &ask(&nginx, n, &keys));
+        compared += report(
+            Flavour::Nginx.name(),
+            &u.name,
+            &keys,
+            &ours,
+            &ask(&nginx, n, &keys),
+        );
     }
     assert!(compared >= 9 * 10_000);
     println!("9 upstreams, {compared} keys, 0 differences");

@@ -1,22 +1,16 @@
 //! The `node-memcached` flavour against the npm `memcached` client 2.2.2
 //! (with its `hashring` 3.2.0), installed into target/node-peer by
 //! `make deps` and asked in the same run through
-//! tests/peers/node_memcached_peer.js: the client's own `HashRing` for the
+//! ketama-testkit/peers/node_memcached_peer.js: the client's own `HashRing` for the
 //! same servers, as a plain list and in its weighted `{ "host:port": weight }`
 //! form. The whole continuum and every key must equal the library's, on 3,
 //! 7, 10, 61 and 100 servers, with ASCII and non-ASCII keys.
 
-mod common;
-#[path = "common/peer_programs.rs"]
-mod peer_programs;
-#[path = "common/peers.rs"]
-mod peers;
-
 use ketama_core::{Flavour, Ring, RingConfig};
-use peer_programs::node_memcached_answers;
-use peers::{
-    ServerList, Weights, assert_same, edge_lists, keys, label_keys, non_ascii_keys, our_indices,
-    standard_lists,
+use ketama_testkit::harness::{self, Answer, Case};
+use ketama_testkit::peer_programs::node_memcached_answers;
+use ketama_testkit::peers::{
+    self, ServerList, Weights, edge_lists, keys, label_keys, non_ascii_keys, standard_lists,
 };
 
 /// The list as the client is given it: `ADDRESS` lines (an array), or
@@ -44,32 +38,31 @@ fn node_keys(list: &ServerList) -> Vec<Vec<u8>> {
     keys
 }
 
+/// Asks the client about each list and compares continuum and keys through
+/// the harness; returns the number of keys compared.
 fn compare(lists: &[ServerList]) -> usize {
-    let keys: Vec<Vec<Vec<u8>>> = lists.iter().map(node_keys).collect();
-    let cases: Vec<(String, &[Vec<u8>])> = lists
+    let table: Vec<Case<&ServerList>> = lists
         .iter()
-        .zip(&keys)
-        .map(|(l, k)| (lines(l), k.as_slice()))
+        .map(|list| Case::new(list.name.as_str(), list, node_keys(list)))
         .collect();
-    let answers = node_memcached_answers(&cases);
-    let mut compared = 0;
-    for ((list, keys), answer) in lists.iter().zip(&keys).zip(answers) {
-        let ring = Ring::new(list.specs(), RingConfig::flavour(Flavour::NodeMemcached)).unwrap();
-        let c = ring.continuum();
-        let ours: Vec<(u32, u32)> = c
-            .points()
-            .iter()
-            .copied()
-            .zip(c.owners().iter().copied())
-            .collect();
-        assert_eq!(
-            ours, answer.continuum,
-            "{}: the continuum differs from hashring's",
-            list.name
-        );
-        compared += assert_same(&list.name, keys, &our_indices(&ring, keys), &answer.nodes);
-    }
-    compared
+    harness::compare(
+        Flavour::NodeMemcached.name(),
+        &table,
+        |table| {
+            let asked = harness::questions(table, |list| lines(list));
+            node_memcached_answers(&asked)
+                .into_iter()
+                .map(Answer::from)
+                .collect()
+        },
+        |case| {
+            Ring::new(
+                case.input.specs(),
+                RingConfig::flavour(Flavour::NodeMemcached),
+            )
+            .unwrap()
+        },
+    )
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The `pecl-memcache-standard` flavour against pecl memcache 4.0.5 itself
 //! (Debian `php8.2-memcache`) with `memcache.hash_strategy=standard`, asked
-//! in the same run through tests/peers/pecl_memcache_peer.php: a
+//! in the same run through ketama-testkit/peers/pecl_memcache_peer.php: a
 //! `MemcachePool` built with `addServer` (weights included) and its
 //! `findServer` for every key, with `hash_function` crc32 and fnv, on 3, 10
 //! and 100 servers, unweighted, equal and unequal weights, one server, IPv6
@@ -9,11 +9,9 @@
 //! keys whose 15-bit hash is 0 (read as 1). With servers added in failed
 //! mode its rehashing of `key-0` … `key-19` must match `Ring::locate_live`.
 
-mod common;
-#[path = "common/peer_programs.rs"]
-mod peer_programs;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::peer_programs;
+use ketama_testkit::peers;
 
 use std::ffi::OsStr;
 
@@ -51,7 +49,7 @@ fn compare(hash: HashAlgorithm, cases: &[(ServerList, Vec<usize>)]) -> usize {
     } else {
         "memcache.hash_function=crc32"
     };
-    let script = common::repo_root().join("tests/peers/pecl_memcache_peer.php");
+    let script = common::peer_program("pecl_memcache_peer.php");
     let program = [
         "php",
         "-n",
@@ -125,8 +123,8 @@ fn pecl_standard_and_python_memcached_differ_only_on_keys_pecl_rewrites() {
         .iter()
         .map(|k| *ketama_core::flavour::pecl_memcache::prepare_key(k) != k[..])
         .collect();
-    let php = common::repo_root().join("tests/peers/pecl_memcache_peer.php");
-    let python = common::repo_root().join("tests/peers/python_memcached_peer.py");
+    let php = common::peer_program("pecl_memcache_peer.php");
+    let python = common::peer_program("python_memcached_peer.py");
     for n in [3, 10, 100] {
         let list = servers(n, Weights::Unequal);
         let case = PerKeyCase {

@@ -4,9 +4,9 @@
 //! (`findServer`, Debian `php8.2-memcache`) for `pecl-memcache`. Each
 //! extension runs in its own `php -n` process (loading both conflicts).
 
-mod common;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::harness::report;
+use ketama_testkit::peers;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use ketama_core::hash::HashAlgorithm;
 use ketama_core::{Flavour, Ring, RingConfig};
-use peers::{ServerList, assert_same, edge_lists, keys_for, standard_lists, write_keys};
+use peers::{ServerList, edge_lists, keys_for, standard_lists, write_keys};
 
 struct Case {
     name: String,
@@ -109,7 +109,7 @@ fn case(
 
 fn run_php(php_args: &[&str], mode: &str, cases: &[Case]) {
     common::require_tool("php", "php8.2-cli");
-    let script = common::repo_root().join("tests/peers/php_peer.php");
+    let script = common::peer_program("php_peer.php");
     let output = common::run_with_timeout(
         Command::new("php")
             .arg("-n")
@@ -131,7 +131,7 @@ fn run_php(php_args: &[&str], mode: &str, cases: &[Case]) {
             .lines()
             .map(str::to_string)
             .collect();
-        assert_same(&c.name, &c.keys, &c.ours, &peer);
+        report(&format!("php {mode}"), &c.name, &c.keys, &c.ours, &peer);
     }
 }
 

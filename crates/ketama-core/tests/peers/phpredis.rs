@@ -1,6 +1,6 @@
 //! The `phpredis` and `phpredis-consistent` flavours against phpredis itself
 //! (Debian `php8.2-redis`), asked in the same run through
-//! tests/peers/phpredis_peer.php: a `RedisArray` of the same host strings
+//! ketama-testkit/peers/phpredis_peer.php: a `RedisArray` of the same host strings
 //! (lazily connected: it computes a key's host without a server) names the
 //! host of each key (`_target`). Every key must go to the same host, on 3,
 //! 10 and 100 hosts, IPv6 and host names written with and without a port,
@@ -9,16 +9,15 @@
 //! non-ASCII and control bytes, and keys forged so that their CRC-32 lands
 //! on each range end or point, one below and one above.
 
-mod common;
-#[path = "common/peers.rs"]
-mod peers;
-#[path = "common/redis_clients.rs"]
-mod redis_clients;
+use ketama_testkit as common;
+use ketama_testkit::peers;
+use ketama_testkit::redis_clients;
 
 use ketama_core::parser::peers as peer_lists;
 use ketama_core::{Flavour, Ring};
+use ketama_testkit::harness::{self, Case};
 use peers::Weights;
-use redis_clients::{ask, byte_keys, compare_as, forged_keys, redis_lists, ring_of, some_points};
+use redis_clients::{ask, byte_keys, forged_keys, redis_lists, ring_of, some_points};
 
 /// One array: our server lines (peer syntax) and the host strings
 /// `RedisArray` is given.
@@ -112,36 +111,32 @@ fn compare_arrays(flavour: Flavour, arrays: &[Hosts]) -> usize {
     } else {
         "consistent"
     };
-    let rings: Vec<Ring> = arrays.iter().map(|h| ring(h, flavour)).collect();
-    let keys: Vec<Vec<Vec<u8>>> = rings.iter().map(|r| keys_for(r, flavour)).collect();
-    let cases: Vec<(String, &[Vec<u8>])> = arrays
+    // The peer names the host: a host listed twice is its first entry.
+    let table: Vec<Case<&Hosts>> = arrays
         .iter()
-        .zip(&keys)
-        .map(|(h, k)| (format!("{mode}\n{}\n", h.hosts.join("\n")), k.as_slice()))
+        .map(|h| {
+            let keys = keys_for(&ring(h, flavour), flavour);
+            Case::new(format!("{} ({mode})", h.name), h, keys).named(&h.hosts)
+        })
         .collect();
-    let script = common::repo_root().join("tests/peers/phpredis_peer.php");
-    let (answers, said) = ask("phpredis", &["php".as_ref(), script.as_os_str()], &cases);
-    print!("{said}");
-    assert!(
-        said.starts_with("phpredis 5.3"),
-        "unexpected phpredis: {said}"
-    );
-    let mut compared = 0;
-    for (((hosts, ring), keys), answer) in arrays.iter().zip(&rings).zip(&keys).zip(&answers) {
-        // The peer names the host: a host listed twice is its first entry.
-        let same: Vec<usize> = (0..hosts.hosts.len())
-            .map(|i| {
-                hosts
-                    .hosts
-                    .iter()
-                    .position(|h| *h == hosts.hosts[i])
-                    .unwrap()
-            })
-            .collect();
-        let case = format!("{} ({mode})", hosts.name);
-        compared += compare_as(&case, ring, keys, answer, &same);
-    }
-    compared
+    let script = common::peer_program("phpredis_peer.php");
+    let ask_phpredis = |table: &[Case<&Hosts>]| {
+        let questions = harness::questions(table, |h| format!("{mode}\n{}\n", h.hosts.join("\n")));
+        let (answers, said) = ask(
+            "phpredis",
+            &["php".as_ref(), script.as_os_str()],
+            &questions,
+        );
+        print!("{said}");
+        assert!(
+            said.starts_with("phpredis 5.3"),
+            "unexpected phpredis: {said}"
+        );
+        answers
+    };
+    harness::compare(flavour.name(), &table, ask_phpredis, |case| {
+        ring(case.input, flavour)
+    })
 }
 
 #[test]
@@ -192,19 +187,25 @@ fn an_equal_point_of_two_hosts_goes_to_the_earlier_host() {
         ours: hosts.join("\n") + "\n",
         hosts,
     };
-    let ring = ring(&array, Flavour::PhpredisConsistent);
     let mut keys = peers::keys();
     keys.extend(redis_clients::forged_keys(&ties, true));
     redis_clients::require_php("extension_loaded('redis')", "php8.2-redis");
-    let script = common::repo_root().join("tests/peers/phpredis_peer.php");
-    let case = (
-        format!("consistent\n{}\n", array.hosts.join("\n")),
-        keys.as_slice(),
+    let script = common::peer_program("phpredis_peer.php");
+    let table = [Case::new(array.name.as_str(), &array, keys)];
+    let ask_phpredis = |table: &[Case<&Hosts>]| {
+        let questions =
+            harness::questions(table, |h| format!("consistent\n{}\n", h.hosts.join("\n")));
+        ask(
+            "phpredis-ties",
+            &["php".as_ref(), script.as_os_str()],
+            &questions,
+        )
+        .0
+    };
+    harness::compare(
+        Flavour::PhpredisConsistent.name(),
+        &table,
+        ask_phpredis,
+        |case| ring(case.input, Flavour::PhpredisConsistent),
     );
-    let (answers, _) = ask(
-        "phpredis-ties",
-        &["php".as_ref(), script.as_os_str()],
-        &[case],
-    );
-    redis_clients::compare(&array.name, &ring, &keys, &answers[0]);
 }

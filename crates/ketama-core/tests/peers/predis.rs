@@ -1,5 +1,5 @@
 //! The `predis` and `predis-ketama` flavours against Predis itself (Debian
-//! `php-predis`), asked in the same run through tests/peers/predis_peer.php:
+//! `php-predis`), asked in the same run through ketama-testkit/peers/predis_peer.php:
 //! a `Predis\Client` with client-side sharding places each key through the
 //! path of a command (`HashRing`, Predis's default, or `KetamaRing`). The
 //! distributor's whole ring and every key must equal the library's, on 3,
@@ -9,18 +9,15 @@
 //! hash-tagged keys, non-ASCII and control bytes, point labels, and keys
 //! forged onto points of the CRC-32 ring and one below and above them.
 
-mod common;
-#[path = "common/peers.rs"]
-mod peers;
-#[path = "common/redis_clients.rs"]
-mod redis_clients;
+use ketama_testkit as common;
+use ketama_testkit::peers;
+use ketama_testkit::redis_clients;
 
 use ketama_core::parser::peers as peer_lists;
 use ketama_core::{Flavour, Ring};
+use ketama_testkit::harness::{self, Case};
 use peers::{ServerList, Weights};
-use redis_clients::{
-    Answer, ask, byte_keys, compare, forged_keys, redis_lists, ring_of, some_points,
-};
+use redis_clients::{ask, byte_keys, forged_keys, redis_lists, ring_of, some_points};
 
 /// One pool: our server lines (peer syntax), Predis's connection URIs.
 struct Pool {
@@ -84,32 +81,31 @@ fn compare_pools(
     } else {
         "ketama"
     };
-    let rings: Vec<Ring> = pools.iter().map(|p| ring(p, flavour)).collect();
-    let keys: Vec<Vec<Vec<u8>>> = pools
+    let table: Vec<Case<&Pool>> = pools
         .iter()
-        .zip(&rings)
-        .map(|(p, r)| keys_for(p, r))
+        .map(|p| {
+            let keys = keys_for(p, &ring(p, flavour));
+            Case::new(format!("{} ({kind})", p.name), p, keys)
+        })
         .collect();
-    let cases: Vec<(String, &[Vec<u8>])> = pools
-        .iter()
-        .zip(&keys)
-        .map(|(p, k)| (format!("{kind}\n{}\n", p.uris.join("\n")), k.as_slice()))
-        .collect();
-    let script = common::repo_root().join("tests/peers/predis_peer.php");
-    let (answers, said) = ask("predis", &["php".as_ref(), script.as_os_str()], &cases);
-    print!("{said}");
-    assert!(said.starts_with("Predis 1.1"), "unexpected Predis: {said}");
-    let mut compared = 0;
-    for (((pool, ring), keys), answer) in pools.iter().zip(&rings).zip(&keys).zip(&answers) {
-        let answer: &Answer = answer;
-        assert!(
-            !answer.ring.is_empty(),
-            "{}: Predis showed no ring",
-            pool.name
-        );
-        compared += compare(&format!("{} ({kind})", pool.name), ring, keys, answer);
-    }
-    compared
+    let script = common::peer_program("predis_peer.php");
+    let ask_predis = |table: &[Case<&Pool>]| {
+        let questions = harness::questions(table, |p| format!("{kind}\n{}\n", p.uris.join("\n")));
+        let (answers, said) = ask("predis", &["php".as_ref(), script.as_os_str()], &questions);
+        print!("{said}");
+        assert!(said.starts_with("Predis 1.1"), "unexpected Predis: {said}");
+        for (case, answer) in table.iter().zip(&answers) {
+            assert!(
+                answer.continuum.is_some(),
+                "{}: Predis showed no ring",
+                case.name
+            );
+        }
+        answers
+    };
+    harness::compare(flavour.name(), &table, ask_predis, |case| {
+        ring(case.input, flavour)
+    })
 }
 
 fn standard_pools() -> Vec<Pool> {

@@ -1,16 +1,14 @@
 //! The `pymemcache` flavour against pymemcache itself (Debian
 //! `python3-pymemcache`), asked in the same run through
-//! tests/peers/pymemcache_peer.py: a `HashClient` with its default
+//! ketama-testkit/peers/pymemcache_peer.py: a `HashClient` with its default
 //! rendezvous hasher places every key, and the library must answer the same
 //! server on 3, 10 and 100 servers, for 10,000 ASCII keys plus non-ASCII,
 //! control-byte and over-long keys, also with servers removed as
 //! `HashClient` removes dead ones.
 
-mod common;
-#[path = "common/peer_programs.rs"]
-mod peer_programs;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::peer_programs;
+use ketama_testkit::peers;
 
 use std::ffi::OsStr;
 
@@ -50,7 +48,7 @@ fn ring(list: &ServerList) -> Ring {
 /// Asks pymemcache about each (list, down servers) and compares every key.
 fn compare(cases: &[(ServerList, Vec<usize>)], keys: &[Vec<u8>]) -> usize {
     require_pymemcache();
-    let script = common::repo_root().join("tests/peers/pymemcache_peer.py");
+    let script = common::peer_program("pymemcache_peer.py");
     compare_per_key(
         "pymemcache",
         &[OsStr::new("/usr/bin/python3"), script.as_os_str()],

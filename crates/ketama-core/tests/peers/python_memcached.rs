@@ -1,25 +1,22 @@
 //! The `python-memcached` flavour against python-memcached itself (Debian
 //! `python3-memcache`, module `memcache`), asked in the same run through
-//! tests/peers/python_memcached_peer.py: `Client._get_server` places every
+//! ketama-testkit/peers/python_memcached_peer.py: `Client._get_server` places every
 //! key over the weighted bucket list, and the library must answer the same
 //! server on 3, 10 and 100 servers, unweighted, equal and unequal weights,
 //! for 10,000 ASCII keys plus non-ASCII (valid UTF-8 and not), control-byte,
 //! over-long and hash-0 keys; with servers down the client's own rehashing
 //! (which gives up after 10 buckets) must match `Ring::locate_live`.
 
-mod common;
-#[path = "common/peer_programs.rs"]
-mod peer_programs;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::harness::report;
+use ketama_testkit::peer_programs;
+use ketama_testkit::peers;
 
 use std::ffi::OsStr;
 
 use ketama_core::{Flavour, Ring, RingConfig};
 use peer_programs::{compare_per_key, weighted_peer_lines, weighted_ring, zero_hash_keys};
-use peers::{
-    ServerList, Weights, assert_same, keys, non_ascii_keys, odd_keys, servers, standard_lists,
-};
+use peers::{ServerList, Weights, keys, non_ascii_keys, odd_keys, servers, standard_lists};
 
 const FLAVOUR: Flavour = Flavour::PythonMemcached;
 
@@ -44,7 +41,7 @@ fn all_keys() -> Vec<Vec<u8>> {
 
 fn compare(cases: &[(ServerList, Vec<usize>)], keys: &[Vec<u8>]) -> usize {
     require_peer();
-    let script = common::repo_root().join("tests/peers/python_memcached_peer.py");
+    let script = common::peer_program("python_memcached_peer.py");
     compare_per_key(
         "python-memcached",
         &[OsStr::new("/usr/bin/python3"), script.as_os_str()],
@@ -94,7 +91,7 @@ fn old_server_hash_function_is_the_full_crc32() {
     let dir = common::scratch_dir("python-memcached-old-hash");
     peers::write_keys(&dir.join("keys"), &keys);
     std::fs::write(dir.join("servers"), weighted_peer_lines(&list)).unwrap();
-    let script = common::repo_root().join("tests/peers/python_memcached_peer.py");
+    let script = common::peer_program("python_memcached_peer.py");
     let output = common::run_with_timeout(
         std::process::Command::new("/usr/bin/python3")
             .env("PYTHON_MEMCACHED_OLD_HASH", "1")
@@ -113,5 +110,11 @@ fn old_server_hash_function_is_the_full_crc32() {
         .iter()
         .map(|k| ring.locate(k).map(|at| at.server_index))
         .collect();
-    assert_same("useOldServerHashFunction", &keys, &ours, &answer);
+    report(
+        FLAVOUR.name(),
+        "useOldServerHashFunction",
+        &keys,
+        &ours,
+        &answer,
+    );
 }

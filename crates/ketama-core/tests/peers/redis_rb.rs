@@ -1,5 +1,5 @@
 //! The `redis-rb` flavour against redis-rb itself (Debian `ruby-redis`),
-//! asked in the same run through tests/peers/redis_rb_peer.rb: a
+//! asked in the same run through ketama-testkit/peers/redis_rb_peer.rb: a
 //! `Redis::Distributed` of the node configurations its users write (URLs,
 //! `host:`/`port:` hashes, an `:id`) answers `node_for` for every key. Its
 //! whole ring and every key must equal the library's, on 3, 10 and 100
@@ -9,16 +9,15 @@
 //! starts, newlines, NUL), non-ASCII (valid UTF-8 and not), control bytes,
 //! point labels, and keys forged onto points and one below and above them.
 
-mod common;
-#[path = "common/peers.rs"]
-mod peers;
-#[path = "common/redis_clients.rs"]
-mod redis_clients;
+use ketama_testkit as common;
+use ketama_testkit::peers;
+use ketama_testkit::redis_clients;
 
 use ketama_core::parser::peers as peer_lists;
 use ketama_core::{Flavour, Ring};
+use ketama_testkit::harness::{self, Case};
 use peers::Weights;
-use redis_clients::{ask, byte_keys, compare, forged_keys, redis_lists, ring_of, some_points};
+use redis_clients::{ask, byte_keys, forged_keys, redis_lists, ring_of, some_points};
 
 const FLAVOUR: Flavour = Flavour::RedisRb;
 
@@ -122,26 +121,31 @@ fn compare_nodes(all: &[Nodes], keys_of: impl Fn(&Nodes, &Ring) -> Vec<Vec<u8>>)
         probe.status.success(),
         "Ruby cannot load redis: run `make deps` (Debian package ruby-redis)"
     );
-    let rings: Vec<Ring> = all.iter().map(ring).collect();
-    let keys: Vec<Vec<Vec<u8>>> = all.iter().zip(&rings).map(|(n, r)| keys_of(n, r)).collect();
-    let cases: Vec<(String, &[Vec<u8>])> = all
+    let table: Vec<Case<&Nodes>> = all
         .iter()
-        .zip(&keys)
-        .map(|(n, k)| (n.peer.clone(), k.as_slice()))
+        .map(|n| Case::new(n.name.as_str(), n, keys_of(n, &ring(n))))
         .collect();
-    let script = common::repo_root().join("tests/peers/redis_rb_peer.rb");
-    let (answers, said) = ask("redis-rb", &["ruby".as_ref(), script.as_os_str()], &cases);
-    print!("{said}");
-    assert!(
-        said.starts_with("redis-rb 4.8"),
-        "unexpected redis-rb: {said}"
-    );
-    let mut compared = 0;
-    for (((nodes, ring), keys), answer) in all.iter().zip(&rings).zip(&keys).zip(&answers) {
-        assert!(!answer.ring.is_empty(), "{}: no ring shown", nodes.name);
-        compared += compare(&nodes.name, ring, keys, answer);
-    }
-    compared
+    let script = common::peer_program("redis_rb_peer.rb");
+    let ask_redis_rb = |table: &[Case<&Nodes>]| {
+        let questions = harness::questions(table, |n| n.peer.clone());
+        let (answers, said) = ask(
+            "redis-rb",
+            &["ruby".as_ref(), script.as_os_str()],
+            &questions,
+        );
+        print!("{said}");
+        assert!(
+            said.starts_with("redis-rb 4.8"),
+            "unexpected redis-rb: {said}"
+        );
+        for (case, answer) in table.iter().zip(&answers) {
+            assert!(answer.continuum.is_some(), "{}: no ring shown", case.name);
+        }
+        answers
+    };
+    harness::compare(FLAVOUR.name(), &table, ask_redis_rb, |case| {
+        ring(case.input)
+    })
 }
 
 #[test]

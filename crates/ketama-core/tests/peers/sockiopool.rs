@@ -2,22 +2,17 @@
 //! (`java_ketama/SockIOPool.java`), which is in no package registry. Each of
 //! its rules is pinned by a test of its own, and the whole placement is
 //! compared with the same arithmetic run in a real JVM
-//! (tests/peers/SockIoPoolPeer.java, written for this test from reading the
+//! (ketama-testkit/peers/SockIoPoolPeer.java, written for this test from reading the
 //! class: Java's int overflow, `Math.floor`, `getBytes()` and `TreeMap`
 //! decide there): whole continuums and every key, on 3, 10, 61 and 100
 //! servers, unweighted, equal and unequal weights. The library reads the
 //! same server lines with its SockIOPool reader.
 
-mod common;
-#[path = "common/peer_programs.rs"]
-mod peer_programs;
-#[path = "common/peers.rs"]
-mod peers;
-
 use ketama_core::parser::{ParseMode, parse_server_file};
 use ketama_core::{Flavour, Ring, RingConfig};
-use peer_programs::{libketama_answers, sockiopool_answers};
-use peers::{ServerList, Weights, assert_same, keys, non_ascii_keys, our_indices};
+use ketama_testkit::harness::{self, Answer, Case};
+use ketama_testkit::peer_programs::{libketama_answers, sockiopool_answers};
+use ketama_testkit::peers::{self, ServerList, Weights, keys, non_ascii_keys, our_indices};
 
 /// The server lines as SockIOPool users write them: `host:port<TAB>weight`,
 /// or `host:port` alone for an unweighted list.
@@ -71,25 +66,22 @@ fn test_keys(list_lines: &str) -> Vec<Vec<u8>> {
 /// Asks the JVM about every case and compares continuum and keys; returns
 /// the number of keys compared.
 fn compare(cases: &[(String, String)]) -> usize {
-    let keys: Vec<Vec<Vec<u8>>> = cases.iter().map(|(_, l)| test_keys(l)).collect();
-    let asked: Vec<(String, &[Vec<u8>])> = cases
+    let table: Vec<Case<&str>> = cases
         .iter()
-        .zip(&keys)
-        .map(|((_, l), k)| (l.clone(), k.as_slice()))
+        .map(|(name, lines)| Case::new(name.as_str(), lines.as_str(), test_keys(lines)))
         .collect();
-    let answers = sockiopool_answers(&asked);
-    let mut compared = 0;
-    for (((name, lines), keys), answer) in cases.iter().zip(&keys).zip(answers) {
-        let ring = ring(lines);
-        assert_eq!(
-            continuum(&ring),
-            answer.continuum,
-            "{name}: the continuum differs from the JVM's TreeMap"
-        );
-        let peer = answer.nodes;
-        compared += assert_same(name, keys, &our_indices(&ring, keys), &peer);
-    }
-    compared
+    harness::compare(
+        Flavour::LibketamaJava.name(),
+        &table,
+        |table| {
+            let asked = harness::questions(table, |lines| lines.to_string());
+            sockiopool_answers(&asked)
+                .into_iter()
+                .map(Answer::from)
+                .collect()
+        },
+        |case| ring(case.input),
+    )
 }
 
 #[test]
@@ -117,8 +109,9 @@ fn sixty_one_equal_servers_get_160_points_each_where_c_gives_156() {
     // libketama flavour does, and differently from the Java port.
     let keys = keys();
     let original = libketama_answers(&list, &keys);
-    assert_same(
-        "61 equal servers, libketama",
+    harness::report(
+        Flavour::Libketama.name(),
+        "61 equal servers",
         &keys,
         &our_indices(&c, &keys),
         &original,

@@ -4,20 +4,18 @@
 //! same servers, formats, hashes and weights, and reports its whole continuum
 //! and each key's node; both must equal the library's.
 
-mod common;
-#[path = "common/peer_programs.rs"]
-mod peer_programs;
-#[path = "common/peers.rs"]
-mod peers;
-
 use std::net::IpAddr;
 use std::path::Path;
 
 use ketama_core::hash::HashAlgorithm;
 use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
-use peer_programs::{SpyCase, SpyServer, java_hash_name, spy_java, spymemcached_answers};
-use peers::{
-    ServerList, Weights, assert_same, edge_lists, keys_for, our_indices, standard_lists, write_keys,
+use ketama_testkit as common;
+use ketama_testkit::harness::{self, Answer, Case};
+use ketama_testkit::peer_programs::{
+    SpyCase, SpyServer, java_hash_name, spy_java, spymemcached_answers,
+};
+use ketama_testkit::peers::{
+    self, ServerList, Weights, edge_lists, keys_for, standard_lists, write_keys,
 };
 
 /// A list as spymemcached users build it, and as the library is given it:
@@ -68,69 +66,55 @@ fn spy_servers(flavour: Flavour, list: &ServerList) -> (Vec<SpyServer>, Vec<Serv
 /// takes the weighted path on both sides. Compares every key and the whole
 /// continuum; returns the library's rings.
 fn check(questions: &[(Flavour, HashAlgorithm, ServerList)]) -> Vec<Ring> {
-    let mut rings = Vec::new();
-    let mut all_keys: Vec<Vec<Vec<u8>>> = Vec::new();
-    let mut nodes = Vec::new();
-    for (flavour, hash, list) in questions {
-        let (spy, specs) = spy_servers(*flavour, list);
-        let ring = Ring::new(specs, RingConfig::new(*flavour, Some(*hash))).expect("library ring");
-        let utf8 = peers::non_ascii_keys()
-            .into_iter()
-            .filter(|k| std::str::from_utf8(k).is_ok());
-        all_keys.push(
-            keys_for(list, &ring)
+    let ring = |(flavour, hash, list): &(Flavour, HashAlgorithm, ServerList)| {
+        let specs = spy_servers(*flavour, list).1;
+        Ring::new(specs, RingConfig::new(*flavour, Some(*hash))).expect("library ring")
+    };
+    let table: Vec<Case<&(Flavour, HashAlgorithm, ServerList)>> = questions
+        .iter()
+        .map(|question| {
+            let (flavour, hash, list) = question;
+            let utf8 = peers::non_ascii_keys()
+                .into_iter()
+                .filter(|k| std::str::from_utf8(k).is_ok());
+            let keys = keys_for(list, &ring(question))
                 .into_iter()
                 .chain(utf8)
                 .chain(peers::odd_keys())
-                .collect(),
-        );
-        rings.push(ring);
-        nodes.push(spy);
-    }
-    let cases: Vec<SpyCase> = questions
-        .iter()
-        .zip(nodes)
-        .zip(&all_keys)
-        .map(|(((flavour, hash, list), servers), keys)| SpyCase {
-            format: if *flavour == Flavour::Spymemcached {
-                "SPYMEMCACHED"
-            } else {
-                "LIBMEMCACHED"
-            },
-            hash: java_hash_name(*hash),
-            weighted: list.servers.iter().any(|s| s.weight.is_some()),
-            servers,
-            keys,
+                .collect();
+            let name = format!("{} hash {} on {}", flavour.name(), hash.name(), list.name);
+            Case::new(name, question, keys)
         })
         .collect();
-    let answers = spymemcached_answers(&cases);
-    for (((flavour, hash, list), ring), (keys, answer)) in questions
-        .iter()
-        .zip(&rings)
-        .zip(all_keys.iter().zip(&answers))
-    {
-        let name = format!("{} hash {} on {}", flavour.name(), hash.name(), list.name);
-        assert_same(&name, keys, &our_indices(ring, keys), &answer.nodes);
-        let c = ring.continuum();
-        let ours: Vec<(u32, u32)> = c
-            .points()
-            .iter()
-            .copied()
-            .zip(c.owners().iter().copied())
-            .collect();
-        assert_eq!(
-            ours.len(),
-            answer.continuum.len(),
-            "{name}: continuum sizes differ"
-        );
-        let differing = ours
-            .iter()
-            .zip(&answer.continuum)
-            .filter(|(a, b)| a != b)
-            .count();
-        assert_eq!(differing, 0, "{name}: {differing} continuum points differ");
-    }
-    rings
+    harness::compare(
+        "spymemcached",
+        &table,
+        |table| {
+            let cases: Vec<SpyCase> = table
+                .iter()
+                .map(|case| {
+                    let (flavour, hash, list) = case.input;
+                    SpyCase {
+                        format: if *flavour == Flavour::Spymemcached {
+                            "SPYMEMCACHED"
+                        } else {
+                            "LIBMEMCACHED"
+                        },
+                        hash: java_hash_name(*hash),
+                        weighted: list.servers.iter().any(|s| s.weight.is_some()),
+                        servers: spy_servers(*flavour, list).0,
+                        keys: &case.keys,
+                    }
+                })
+                .collect();
+            spymemcached_answers(&cases)
+                .into_iter()
+                .map(Answer::from)
+                .collect()
+        },
+        |case| ring(case.input),
+    );
+    questions.iter().map(ring).collect()
 }
 
 const SPY_FLAVOURS: [Flavour; 2] = [Flavour::Spymemcached, Flavour::SpymemcachedLibmemcached];
@@ -204,8 +188,9 @@ fn spymemcached_string_hashes_match_including_non_ascii() {
             })
             .collect();
         let ours: Vec<u32> = keys.iter().map(|k| hash.hash(k)).collect();
-        assert_same(
-            &format!("spymemcached {}", java_hash_name(hash)),
+        harness::report(
+            "spymemcached",
+            &format!("hash {}", java_hash_name(hash)),
             &keys,
             &ours,
             &peer,

@@ -3,7 +3,7 @@
 //!
 //! * the locator `DefaultConnectionFactory` builds (`createLocator`, an
 //!   `ArrayModNodeLocator`) over stand-in nodes, asked `getPrimary` for
-//!   every key (tests/peers/SpyPeer.java `array`), with every
+//!   every key (ketama-testkit/peers/SpyPeer.java `array`), with every
 //!   `DefaultHashAlgorithm`, on 3, 10 and 100 servers (weighted lists too:
 //!   spymemcached has no weights), a server listed twice, IPv6 and host
 //!   names, 10,000 ASCII keys plus non-ASCII, control-byte and long keys,
@@ -15,11 +15,10 @@
 //!   server shows where every key went, which must be the library's
 //!   `Ring::locate_live` with the same servers down.
 
-mod common;
-#[path = "common/peer_programs.rs"]
-mod peer_programs;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::harness::report;
+use ketama_testkit::peer_programs;
+use ketama_testkit::peers;
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
@@ -31,7 +30,7 @@ use common::Memcached;
 use ketama_core::hash::HashAlgorithm;
 use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
 use peer_programs::{compare_per_key, java_hash_name, spy_classpath};
-use peers::{ServerList, Weights, assert_same, edge_lists, keys, non_ascii_keys, odd_keys};
+use peers::{ServerList, Weights, edge_lists, keys, non_ascii_keys, odd_keys};
 
 const FLAVOUR: Flavour = Flavour::SpymemcachedArray;
 
@@ -245,7 +244,8 @@ fn a_real_client_redistributes_keys_of_unreachable_servers_as_the_library_does()
     }
     let ours: Vec<Option<&String>> = all_keys.iter().map(|k| expected.get(k)).collect();
     let peer: Vec<Option<&String>> = all_keys.iter().map(|k| held.get(k)).collect();
-    assert_same(
+    report(
+        FLAVOUR.name(),
         "MemcachedClient with unreachable servers",
         &all_keys,
         &ours,

@@ -5,9 +5,9 @@
 //! for on every backend; pools with `hash_tag` too. Every process is started here and stopped by PID,
 //! every wait is bounded.
 
-mod common;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::harness::report;
+use ketama_testkit::peers;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -329,7 +329,7 @@ fn check_pools(backends: &[Memcached], pools: &[Pool]) {
         ) + &pool
             .hash_tag
             .map_or(String::new(), |t| format!(" hash_tag {t}"));
-        peers::assert_same(&name, &keys, &ours, &peer);
+        report("twemproxy", &name, &keys, &ours, &peer);
     }
     drop(proxy);
 }

@@ -1,6 +1,6 @@
 //! The `uhashring` and `uhashring-ketama` flavours against Python uhashring
 //! itself (Debian `python3-uhashring`), asked in the same run through
-//! tests/peers/uhashring_peer.py: a `HashRing` of the same node names (and
+//! ketama-testkit/peers/uhashring_peer.py: a `HashRing` of the same node names (and
 //! weights), in its default mode and with `hash_fn='ketama'`, answers
 //! `get_node` for every key. Every key (and the ketama ring's every point)
 //! must equal the library's, on 3, 10 and 100 nodes, without weights, with
@@ -9,16 +9,15 @@
 //! the point labels `name-w`, whose hash *is* a point (uhashring takes the
 //! next one).
 
-mod common;
-#[path = "common/peers.rs"]
-mod peers;
-#[path = "common/redis_clients.rs"]
-mod redis_clients;
+use ketama_testkit as common;
+use ketama_testkit::peers;
+use ketama_testkit::redis_clients;
 
 use ketama_core::parser::peers as peer_lists;
 use ketama_core::{Flavour, Ring, RingConfig};
+use ketama_testkit::harness::{self, Case};
 use peers::Weights;
-use redis_clients::{ask, compare, redis_lists, text_keys};
+use redis_clients::{ask, redis_lists, text_keys};
 
 /// One ring: our server lines (peer syntax) and uhashring's node lines.
 struct Nodes {
@@ -93,35 +92,36 @@ fn compare_rings(
         Some(v) => format!("{mode} {v}"),
         None => mode.to_string(),
     };
-    let rings: Vec<Ring> = all.iter().map(|n| ring(n, flavour, vnodes)).collect();
-    let keys: Vec<Vec<Vec<u8>>> = all.iter().map(keys_of).collect();
-    let cases: Vec<(String, &[Vec<u8>])> = all
+    let table: Vec<Case<&Nodes>> = all
         .iter()
-        .zip(&keys)
-        .map(|(n, k)| (format!("{mode}\n{}", n.peer), k.as_slice()))
+        .map(|n| Case::new(format!("{} ({mode})", n.name), n, keys_of(n)))
         .collect();
-    let script = common::repo_root().join("tests/peers/uhashring_peer.py");
-    let (answers, said) = ask(
-        "uhashring",
-        &["/usr/bin/python3".as_ref(), script.as_os_str()],
-        &cases,
-    );
-    print!("{said}");
-    assert!(
-        said.starts_with("uhashring 2.1"),
-        "unexpected uhashring: {said}"
-    );
-    let mut compared = 0;
-    for (((nodes, ring), keys), answer) in all.iter().zip(&rings).zip(&keys).zip(&answers) {
-        assert_eq!(
-            answer.ring.is_empty(),
-            flavour == Flavour::Uhashring,
-            "{}: the ketama ring is shown, the default one is not",
-            nodes.name
+    let script = common::peer_program("uhashring_peer.py");
+    let ask_uhashring = |table: &[Case<&Nodes>]| {
+        let questions = harness::questions(table, |n| format!("{mode}\n{}", n.peer));
+        let (answers, said) = ask(
+            "uhashring",
+            &["/usr/bin/python3".as_ref(), script.as_os_str()],
+            &questions,
         );
-        compared += compare(&format!("{} ({mode})", nodes.name), ring, keys, answer);
-    }
-    compared
+        print!("{said}");
+        assert!(
+            said.starts_with("uhashring 2.1"),
+            "unexpected uhashring: {said}"
+        );
+        for (case, answer) in table.iter().zip(&answers) {
+            assert_eq!(
+                answer.continuum.is_none(),
+                flavour == Flavour::Uhashring,
+                "{}: the ketama ring is shown, the default one is not",
+                case.name
+            );
+        }
+        answers
+    };
+    harness::compare(flavour.name(), &table, ask_uhashring, |case| {
+        ring(case.input, flavour, vnodes)
+    })
 }
 
 #[test]

@@ -14,11 +14,10 @@
 //! (failover). Keys: 10,000 ASCII, 500 non-ASCII, and keys hashing before
 //! the first point and past the last (no wrap-around).
 
-mod common;
-#[path = "common/loopback_http.rs"]
-mod loopback_http;
-#[path = "common/peers.rs"]
-mod peers;
+use ketama_testkit as common;
+use ketama_testkit::harness::report;
+use ketama_testkit::loopback_http;
+use ketama_testkit::peers;
 
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -27,7 +26,7 @@ use common::ServiceDir;
 use ketama_core::parser::peers as peer_lists;
 use ketama_core::{Flavour, Options, Ring, RingConfig};
 use loopback_http::{Backends, Proxy, ask};
-use peers::{Weights, assert_same, keys, non_ascii_keys};
+use peers::{Weights, keys, non_ascii_keys};
 
 /// varnishd as Debian installs it.
 const VARNISHD: &str = "/usr/sbin/varnishd";
@@ -371,7 +370,13 @@ fn varnish_shard_director_picks_the_library_s_server() {
             ours.push(ports[director.members[at.server_index].backend].to_string());
             theirs.push(answer.headers[0].clone().unwrap_or_default());
         }
-        compared += assert_same(&director.name, sent, &ours, &theirs);
+        compared += report(
+            Flavour::VarnishShard.name(),
+            &director.name,
+            sent,
+            &ours,
+            &theirs,
+        );
     }
     assert!(compared >= directors.len() * 10_000);
     println!(

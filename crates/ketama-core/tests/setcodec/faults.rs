@@ -19,7 +19,7 @@
 //! add that overlaps the creation in time, or whose reply was lost with the
 //! server, can go either way: those are counted, not guessed.
 
-mod common;
+use ketama_testkit as common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, BufRead, BufReader, Read, Write};

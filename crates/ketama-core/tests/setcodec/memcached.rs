@@ -3,8 +3,8 @@
 //! concurrent writers with compacting readers, the 1 MB wall and sharding,
 //! and TTL preservation.
 
-mod common;
-mod setcodec_support;
+use ketama_testkit as common;
+use ketama_testkit::set_clients;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -17,7 +17,7 @@ use ketama_core::setcodec::{
     CompactionPolicy, DecodeOptions, Format, MemberSet, Op, SetErrorKind, convert, decode, ops,
 };
 use ketama_core::{Ring, RingConfig, ServerSpec};
-use setcodec_support::SetClient;
+use set_clients::SetClient;
 
 fn policy() -> CompactionPolicy {
     CompactionPolicy::default()
@@ -583,7 +583,7 @@ fn sharded_set_is_read_with_one_multi_get_per_server() {
         for &shard in &group.key_indices {
             assert_eq!(placements[shard].server_index, group.server_index);
         }
-        let found = setcodec_support::multi_get(&servers[group.server_index].address(), &keys);
+        let found = set_clients::multi_get(&servers[group.server_index].address(), &keys);
         requests += 1;
         assert_eq!(
             found.len(),
