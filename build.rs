@@ -6,13 +6,13 @@
 //!   the enums declared once in the core (flavours, hashes, parse modes)
 //!   written as C enums from their declarations. The
 //!   rendered header is written to `$OUT_DIR/ketama.h` on every build; the
-//!   checked-in copy is compared with it by `tests/c_abi.rs`. Set
+//!   checked-in copy is compared with it by `tests/c_abi/abi.rs`. Set
 //!   `KETAMA_UPDATE_HEADER=1` to rewrite the checked-in copy.
 //! * `bindings/php/ketama_ffi.h` is the same declarations flattened for PHP's
 //!   FFI, which rejects preprocessor directives: no guard, includes, macros or
 //!   C++ guards, only the `FFI_SCOPE` and `FFI_LIB` defines on its first two
 //!   lines, which `ffi.preload` reads. It is rendered to `$OUT_DIR/ketama_ffi.h` from the same
-//!   config minus those parts, checked by `tests/bindings_php.rs`, and
+//!   config minus those parts, checked by `tests/bindings/php.rs`, and
 //!   rewritten by `KETAMA_UPDATE_HEADER=1` too.
 
 use std::env;

@@ -13,7 +13,7 @@ import java.util.List;
  * ({@code Native.register}), which costs about a sixth of interface mapping
  * per call. Sizes assume LP64 ({@code size_t} is a Java {@code long}); the
  * structs are read and written through {@link NativeStructs}, generated from
- * include/ketama.h. tests/bindings_generated.rs checks every declaration here
+ * include/ketama.h. tests/bindings/generated.rs checks every declaration here
  * against the header's prototype (its {@code java_accepts} documents the type
  * mapping).
  *
