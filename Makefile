@@ -7,6 +7,11 @@
 #   make test-sanitizers the C test programs under AddressSanitizer + UBSan, the
 #                        Rust side under AddressSanitizer, the C ABI under Miri
 #   make bench           criterion benchmarks (results under target/criterion)
+#   make generate        write include/ketama.h, bindings/php/ketama_ffi.h and
+#                        Java's generated sources from the Rust sources and the
+#                        core's registry (crates/ketama-gen)
+#   make generate-check  render them in memory and fail naming each stale file
+#                        (part of make lint, so of make test)
 #   make man             the CLI's man page at target/man/ketama.1 (rendered by crates/ketama-cli/build.rs
 #                        from the clap definition, with clap_mangen, into cargo's OUT_DIR)
 #   make completions     shell completions: target/completions/ketama.bash, _ketama (zsh),
@@ -32,7 +37,7 @@ SHARED_LIB ?= target/$(PROFILE)/libketama.so
 STATIC_LIB ?= target/$(PROFILE)/libketama.a
 CLI        ?= target/$(PROFILE)/ketama
 
-.PHONY: all build demo deps test lint test-sanitizers bench man man-files completions completions-files install install-files uninstall clean
+.PHONY: all build demo deps test lint generate generate-check test-sanitizers bench man man-files completions completions-files install install-files uninstall clean
 
 all: build
 
@@ -56,11 +61,20 @@ test: deps lint
 	$(MAKE) test-sanitizers
 
 # Formatting and lints, warnings denied (clippy::undocumented_unsafe_blocks is
-# denied for the whole workspace in Cargo.toml); the core crate stays publishable.
-lint:
+# denied for the whole workspace in Cargo.toml); the core crate stays
+# publishable; the generated files are current.
+lint: generate-check
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) package -p ketama-core --allow-dirty --quiet
+
+# The generated files (crates/ketama-gen): `make generate` rewrites the stale
+# ones, `make generate-check` (or `make generate CHECK=1`) only compares.
+generate:
+	$(CARGO) run --quiet -p ketama-gen --$(if $(CHECK), --check)
+
+generate-check:
+	$(CARGO) run --quiet -p ketama-gen -- --check
 
 # The C programs of these modules are built with -fsanitize=address,undefined
 # (ketama_testkit: KETAMA_C_SANITIZE), against the `ketama` command built

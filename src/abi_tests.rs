@@ -399,3 +399,88 @@ fn errors_come_back_as_statuses_not_crashes() {
         ketama_ring_free(ring);
     }
 }
+
+/// The ring of `servers` (libketama's test pool) for a flavour and hash id,
+/// or the failed status with `ketama_error()`'s text.
+fn ring_of(
+    servers: &[ketama_server],
+    flavour: u32,
+    hash: u32,
+) -> Result<*const ketama_ring, (ketama_status, String)> {
+    let mut ring = ptr::null();
+    // SAFETY: `servers` holds valid records; `ring` is writable.
+    let status =
+        unsafe { ketama_ring_new(servers.as_ptr(), servers.len(), flavour, hash, &mut ring) };
+    if status == KETAMA_OK {
+        return Ok(ring);
+    }
+    // SAFETY: `ketama_error()` is NUL-terminated until the next failure.
+    let message = unsafe { CStr::from_ptr(ketama_error()) };
+    Err((status, message.to_string_lossy().into_owned()))
+}
+
+#[test]
+fn hash_default_by_id_or_by_name_is_the_flavours_own() {
+    use super::names::ketama_hash_from_name;
+    use ketama_core::flavour::Flavour;
+    let servers = [server("10.0.0.1:11211", 0), server("10.0.0.2:11211", 0)];
+    // Under Miri (which checks the boundary's pointers, slowly) one small
+    // ring is enough.
+    let flavours: &[Flavour] = if cfg!(miri) {
+        &[Flavour::Groupcache]
+    } else {
+        &[
+            Flavour::Libketama,
+            Flavour::Twemproxy,
+            Flavour::Dalli,
+            Flavour::Groupcache,
+        ]
+    };
+    for &flavour in flavours {
+        let mut id = u32::MAX;
+        for name in [c"default", c"DEFAULT"] {
+            // SAFETY: a NUL-terminated name and a writable id.
+            let status = unsafe { ketama_hash_from_name(flavour.id(), name.as_ptr(), &mut id) };
+            assert_eq!((status, id), (KETAMA_OK, 0), "{flavour:?} {name:?}");
+        }
+        let default = ring_of(&servers, flavour.id(), 0).unwrap();
+        let own = ring_of(&servers, flavour.id(), flavour.default_hash().id()).unwrap();
+        for key in [&b"a"[..], b"user:42", b"session:9"] {
+            let (a, b) = (find(default, key), find(own, key));
+            assert_eq!((a.server_index, a.point), (b.server_index, b.point));
+        }
+        // SAFETY: each ring is live and released once.
+        unsafe {
+            ketama_ring_free(default);
+            ketama_ring_free(own);
+        }
+    }
+}
+
+#[test]
+fn bad_servers_and_ids_get_the_cores_one_message() {
+    let nul = server("10.0.0.1\0:11211", 0);
+    let (status, message) = ring_of(&[nul], 0, 0).unwrap_err();
+    assert_eq!(status, KETAMA_ERR_INVALID_ARGUMENT);
+    assert!(message.starts_with("server address '10.0.0.1\\x00:11211' has a NUL byte at offset 8"));
+    let (status, message) = ring_of(&[server("", 0)], 0, 0).unwrap_err();
+    assert_eq!(status, KETAMA_ERR_INVALID_ARGUMENT);
+    assert!(
+        message.starts_with("server address '' is empty"),
+        "{message}"
+    );
+    let good = [server("10.0.0.1:11211", 0)];
+    let (status, message) = ring_of(&good, 4000, 0).unwrap_err();
+    assert_eq!(
+        (status, message.as_str()),
+        (
+            KETAMA_ERR_INVALID_ARGUMENT,
+            "unknown ketama_flavour id 4000"
+        )
+    );
+    let (status, message) = ring_of(&good, 0, 4000).unwrap_err();
+    assert_eq!(
+        (status, message.as_str()),
+        (KETAMA_ERR_INVALID_ARGUMENT, "unknown ketama_hash id 4000")
+    );
+}

@@ -2,9 +2,11 @@
 
 use std::ffi::c_char;
 
-use super::boundary::{arg_chars, arg_out, arg_slice, arg_slice_mut, guard_status, guard_value};
-use super::handle::{BoxHandle, Handle, box_free, box_opt, box_out, box_ref};
-use super::ring::{ketama_ring, ring_ref};
+use super::boundary::{
+    arg_chars, arg_out, arg_slice, arg_slice_mut, guard_status, guard_value, param,
+};
+use super::handle::{box_out, handle_free, handle_opt, handle_ref};
+use super::ring::ketama_ring;
 use super::status::ketama_status;
 use ketama_core::Error;
 
@@ -24,18 +26,15 @@ pub unsafe extern "C" fn ketama_find_servers(
     server_indices: *mut u32,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let ring = unsafe { ring_ref(ring) }?;
-        // SAFETY: per the contract above.
-        let pointers = unsafe { arg_slice(keys, count, "keys") }?;
-        // SAFETY: per the contract above.
-        let lens = unsafe { arg_slice(key_lens, count, "key_lens") }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_slice_mut(server_indices, count, "server_indices") }?;
+        let ring = param!(handle_ref(ring))?;
+        let pointers = param!(arg_slice(keys, count))?;
+        let lens = param!(arg_slice(key_lens, count))?;
+        let out = param!(arg_slice_mut(server_indices, count))?;
         let keys = pointers
             .iter()
             .zip(lens)
-            // SAFETY: each key is valid for its length.
+            // SAFETY: key `i` is valid for `key_lens[i]` bytes (the contract
+            // of `ketama_find_servers`).
             .map(|(&key, &len)| unsafe { arg_chars(key, len, "keys[i]") })
             .collect::<Result<Vec<&[u8]>, Error>>()?;
         ring.find_server_indices(&keys, out)
@@ -60,31 +59,13 @@ pub unsafe extern "C" fn ketama_find_servers_packed(
     server_indices: *mut u32,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let ring = unsafe { ring_ref(ring) }?;
-        // SAFETY: per the contract above.
-        let keys = unsafe { unpack_keys(packed, packed_len, lengths, count) }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_slice_mut(server_indices, count, "server_indices") }?;
+        let ring = param!(handle_ref(ring))?;
+        let packed = param!(arg_chars(packed, packed_len))?;
+        let lengths = param!(arg_slice(lengths, count))?;
+        let keys = ketama_core::split_packed(packed, lengths)?;
+        let out = param!(arg_slice_mut(server_indices, count))?;
         ring.find_server_indices(&keys, out)
     })
-}
-
-/// Splits `packed` into `count` keys of `lengths[i]` bytes each.
-///
-/// # Safety
-/// `packed` is valid for `packed_len` bytes; `lengths` holds `count` entries.
-unsafe fn unpack_keys<'a>(
-    packed: *const c_char,
-    packed_len: usize,
-    lengths: *const u32,
-    count: usize,
-) -> Result<Vec<&'a [u8]>, Error> {
-    // SAFETY: per the caller.
-    let data = unsafe { arg_chars(packed, packed_len, "packed") }?;
-    // SAFETY: per the contract above.
-    let lengths = unsafe { arg_slice(lengths, count, "lengths") }?;
-    ketama_core::split_packed(data, lengths)
 }
 
 /// The multi-GET plan of `ketama_group_keys` (opaque): one group per
@@ -92,11 +73,6 @@ unsafe fn unpack_keys<'a>(
 pub struct ketama_key_groups {
     _private: [u8; 0],
 }
-
-impl Handle for ketama_key_groups {
-    type Rust = KeyGroups;
-}
-impl BoxHandle for ketama_key_groups {}
 
 /// The plan behind a `ketama_key_groups` handle: key indices as `uint32_t`.
 pub(crate) struct KeyGroups {
@@ -122,12 +98,11 @@ pub unsafe extern "C" fn ketama_group_keys(
     groups_out: *mut *mut ketama_key_groups,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let ring = unsafe { ring_ref(ring) }?;
-        // SAFETY: per the contract above.
-        let groups_out = unsafe { arg_out(groups_out, "groups_out") }?;
-        // SAFETY: per the contract above.
-        let keys = unsafe { unpack_keys(packed, packed_len, lengths, count) }?;
+        let ring = param!(handle_ref(ring))?;
+        let groups_out = param!(arg_out(groups_out))?;
+        let packed = param!(arg_chars(packed, packed_len))?;
+        let lengths = param!(arg_slice(lengths, count))?;
+        let keys = ketama_core::split_packed(packed, lengths)?;
         if u32::try_from(count).is_err() {
             return Err(Error::InvalidArgument(format!(
                 "count {count} does not fit the 32-bit key indices"
@@ -155,8 +130,7 @@ pub unsafe extern "C" fn ketama_group_keys(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_key_groups_count(groups: *const ketama_key_groups) -> usize {
     guard_value(0, || {
-        // SAFETY: NULL or a live handle.
-        unsafe { box_opt(groups) }.map_or(0, |g| g.groups.len())
+        param!(handle_opt(groups)).map_or(0, |g| g.groups.len())
     })
 }
 
@@ -175,14 +149,10 @@ pub unsafe extern "C" fn ketama_key_groups_get(
     key_count_out: *mut usize,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let groups = unsafe { box_ref(groups, "groups") }?;
-        // SAFETY: per the contract above.
-        let server_index_out = unsafe { arg_out(server_index_out, "server_index_out") }?;
-        // SAFETY: per the contract above.
-        let key_indices_out = unsafe { arg_out(key_indices_out, "key_indices_out") }?;
-        // SAFETY: per the contract above.
-        let key_count_out = unsafe { arg_out(key_count_out, "key_count_out") }?;
+        let groups = param!(handle_ref(groups))?;
+        let server_index_out = param!(arg_out(server_index_out))?;
+        let key_indices_out = param!(arg_out(key_indices_out))?;
+        let key_count_out = param!(arg_out(key_count_out))?;
         let (server, keys) = groups.groups.get(group).ok_or_else(|| {
             Error::OutOfRange(format!(
                 "group {group} is out of range (the plan has {})",
@@ -202,8 +172,5 @@ pub unsafe extern "C" fn ketama_key_groups_get(
 /// `groups` is NULL or a live handle, not used afterwards.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_key_groups_free(groups: *mut ketama_key_groups) {
-    guard_value((), || {
-        // SAFETY: per the contract above.
-        unsafe { box_free(groups) }
-    })
+    guard_value((), || param!(handle_free(groups)))
 }

@@ -1,10 +1,38 @@
-//! The panic boundary and the argument checks shared by every export.
+//! The panic boundary and the argument checks of every export: the crate's
+//! pointer contract (see the crate documentation) applied in one place.
+//!
+//! An export reads each pointer parameter with [`param!`]:
+//! `param!(arg_out(ring_out))?`, `param!(arg_chars(key, key_len))?`,
+//! `param!(handle_ref(ring))?` (handles: [`crate::handle`]). The macro names
+//! the parameter in errors and carries the one SAFETY argument that the
+//! contract gives for every parameter; what a helper checks (NULL, lengths,
+//! UTF-8) is in its own documentation. A pointer that is not a parameter (an
+//! array entry, a struct field, a record of a continuum) is read with the
+//! helper itself, the call saying what makes it valid.
 
 use std::ffi::{CStr, c_char};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use super::status::{ketama_status, set_last_error};
 use ketama_core::Error;
+
+/// Reads a pointer parameter of the export it appears in with an argument
+/// helper of this module or of [`crate::handle`], which receives the
+/// parameter (and its length parameter) and the parameter's name.
+///
+/// Only for the function's own parameters, which the crate's pointer
+/// contract covers (a closure inside the export may use them); never for a
+/// pointer derived from one.
+macro_rules! param {
+    ($helper:ident($ptr:ident $(, $len:ident)?)) => {
+        // SAFETY: `$ptr` is a parameter of the exported function this
+        // expands in: the crate's pointer contract makes it NULL or valid,
+        // for the whole call, for what its type and its length parameter
+        // say, which is what `$helper` requires; `$helper` checks the rest.
+        unsafe { $helper($ptr, $($len,)? stringify!($ptr)) }
+    };
+}
+pub(crate) use param;
 
 /// Runs a status-returning body: `Ok` → `KETAMA_OK`; an error → its status,
 /// with the message recorded for `ketama_error()`; a panic →
@@ -59,10 +87,29 @@ fn record_panic(payload: Box<dyn std::any::Any + Send>) {
 /// Borrows an output slot, or fails naming the NULL argument.
 ///
 /// # Safety
-/// `ptr` is NULL or valid for writes for `'a`.
+/// `ptr` is NULL or valid for reads and writes of a `T` for `'a`, and no
+/// other argument overlaps it.
 pub(crate) unsafe fn arg_out<'a, T>(ptr: *mut T, name: &'static str) -> Result<&'a mut T, Error> {
-    // SAFETY: the caller guarantees validity when non-NULL.
+    // SAFETY: NULL or valid and unaliased (the caller's contract).
     unsafe { ptr.as_mut() }.ok_or(Error::NullArgument(name))
+}
+
+/// Borrows an optional output slot: NULL is `None` (not asked for).
+///
+/// # Safety
+/// As [`arg_out`].
+pub(crate) unsafe fn arg_opt_out<'a, T>(ptr: *mut T, _name: &'static str) -> Option<&'a mut T> {
+    // SAFETY: NULL or valid and unaliased (the caller's contract).
+    unsafe { ptr.as_mut() }
+}
+
+/// Borrows an optional input: NULL is `None` (the documented default).
+///
+/// # Safety
+/// `ptr` is NULL or valid for reads of a `T` for `'a`.
+pub(crate) unsafe fn arg_opt_ref<'a, T>(ptr: *const T, _name: &'static str) -> Option<&'a T> {
+    // SAFETY: NULL or valid (the caller's contract).
+    unsafe { ptr.as_ref() }
 }
 
 /// Borrows `len` bytes at `ptr`; NULL is accepted only when `len` is 0.
@@ -74,7 +121,7 @@ pub(crate) unsafe fn arg_bytes<'a>(
     len: usize,
     name: &'static str,
 ) -> Result<&'a [u8], Error> {
-    // SAFETY: the same contract as arg_slice.
+    // SAFETY: the contract of arg_slice, for bytes.
     unsafe { arg_slice(ptr, len, name) }
 }
 
@@ -88,11 +135,31 @@ pub(crate) unsafe fn arg_chars<'a>(
     len: usize,
     name: &'static str,
 ) -> Result<&'a [u8], Error> {
-    // SAFETY: c_char and u8 have the same size and alignment.
+    // SAFETY: c_char and u8 have the same size and alignment; the
+    // caller's contract is arg_bytes's.
     unsafe { arg_bytes(ptr.cast(), len, name) }
 }
 
-/// Borrows `len` elements at `ptr`; NULL is accepted only when `len` is 0.
+/// Borrows optional bytes: NULL is `None` whatever `len` says (a server's
+/// `name`), anything else as [`arg_chars`].
+///
+/// # Safety
+/// As [`arg_chars`].
+pub(crate) unsafe fn arg_opt_chars<'a>(
+    ptr: *const c_char,
+    len: usize,
+    name: &'static str,
+) -> Result<Option<&'a [u8]>, Error> {
+    if ptr.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: non-NULL, valid for `len` bytes (the caller's contract).
+    unsafe { arg_chars(ptr, len, name) }.map(Some)
+}
+
+/// Borrows `len` elements at `ptr`; NULL is accepted only when `len` is 0,
+/// and a length of more than `isize::MAX` bytes (an unsigned -1, say) is
+/// refused before anything is read.
 ///
 /// # Safety
 /// `ptr` is NULL or valid for `len` elements of reads for `'a`.
@@ -108,14 +175,13 @@ pub(crate) unsafe fn arg_slice<'a, T>(
             Err(Error::NullArgument(name))
         };
     }
-    // No buffer is larger than isize::MAX bytes: such a length is a caller's
-    // mistake (an unsigned -1, say), refused before it reaches the slice.
     if len > isize::MAX as usize / size_of::<T>().max(1) {
         return Err(Error::InvalidArgument(format!(
             "`{name}`: length {len} is larger than any buffer"
         )));
     }
-    // SAFETY: non-NULL, and the caller guarantees `len` readable elements.
+    // SAFETY: non-NULL, `len` in range, and valid for `len` reads (the
+    // caller's contract).
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
@@ -123,18 +189,21 @@ pub(crate) unsafe fn arg_slice<'a, T>(
 /// `len` is 0.
 ///
 /// # Safety
-/// `ptr` is NULL or valid for `len` elements of writes for `'a`.
+/// `ptr` is NULL or valid for `len` elements of reads and writes for `'a`,
+/// and no other argument overlaps them.
 pub(crate) unsafe fn arg_slice_mut<'a, T>(
     ptr: *mut T,
     len: usize,
     name: &'static str,
 ) -> Result<&'a mut [T], Error> {
-    // SAFETY: the same contract, read-only view; the checks are shared.
+    // SAFETY: the same pointer read only, for the checks (the caller's
+    // contract covers reads).
     let checked = unsafe { arg_slice(ptr.cast_const(), len, name) }?;
     if checked.is_empty() {
         return Ok(&mut []);
     }
-    // SAFETY: non-NULL, length checked, and valid for `len` writes per the caller.
+    // SAFETY: non-NULL, `len` checked, valid for `len` writes and not
+    // overlapped (the caller's contract).
     Ok(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
 }
 
@@ -146,9 +215,40 @@ pub(crate) unsafe fn arg_cstr<'a>(
     ptr: *const c_char,
     name: &'static str,
 ) -> Result<&'a CStr, Error> {
+    // SAFETY: the caller's contract is arg_opt_cstr's.
+    unsafe { arg_opt_cstr(ptr, name) }.ok_or(Error::NullArgument(name))
+}
+
+/// Borrows an optional NUL-terminated string: NULL is `None`.
+///
+/// # Safety
+/// As [`arg_cstr`].
+pub(crate) unsafe fn arg_opt_cstr<'a>(ptr: *const c_char, _name: &'static str) -> Option<&'a CStr> {
     if ptr.is_null() {
-        return Err(Error::NullArgument(name));
+        return None;
     }
-    // SAFETY: non-NULL and NUL-terminated per the caller.
-    Ok(unsafe { CStr::from_ptr(ptr) })
+    // SAFETY: non-NULL and NUL-terminated (the caller's contract).
+    Some(unsafe { CStr::from_ptr(ptr) })
+}
+
+/// Borrows an optional NUL-terminated UTF-8 string (`options`): NULL is
+/// `None`; text that is not UTF-8 is an error naming the argument and the
+/// first bad byte.
+///
+/// # Safety
+/// As [`arg_cstr`].
+pub(crate) unsafe fn arg_opt_str<'a>(
+    ptr: *const c_char,
+    name: &'static str,
+) -> Result<Option<&'a str>, Error> {
+    // SAFETY: the caller's contract is arg_opt_cstr's.
+    let Some(text) = (unsafe { arg_opt_cstr(ptr, name) }) else {
+        return Ok(None);
+    };
+    text.to_str().map(Some).map_err(|e| {
+        Error::InvalidArgument(format!(
+            "`{name}` is not UTF-8 (byte {} is not)",
+            e.valid_up_to()
+        ))
+    })
 }

@@ -47,14 +47,15 @@
 
 use std::cell::Cell;
 use std::collections::BTreeSet;
-use std::ffi::{CStr, OsStr, c_char, c_int, c_uchar, c_uint, c_ulong, c_void};
+use std::ffi::{OsStr, c_char, c_int, c_uchar, c_uint, c_ulong, c_void};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::ptr::{self, null_mut};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use super::boundary::guard_value;
+use super::boundary::{arg_opt_cstr, arg_opt_out, arg_opt_ref, guard_value, param};
+use super::handle::{box_out, handle_free, handle_opt};
 use super::status::{clear_last_error, last_error_ptr, set_last_error};
 use ketama_core::file_ring::{Followed, FollowedFiles, Refresh};
 use ketama_core::hash::md5_digest;
@@ -127,9 +128,9 @@ struct Snapshot {
 }
 
 /// What `ketama_roll` hands out: the C-visible struct first, then the
-/// snapshot keeping its arrays alive.
+/// snapshot keeping its arrays alive (a handle declared in `handle.rs`).
 #[repr(C)]
-struct CompatHandle {
+pub(crate) struct CompatHandle {
     cont: continuum,
     snapshot: Arc<Snapshot>,
 }
@@ -260,16 +261,15 @@ pub unsafe extern "C" fn ketama_roll(
 ) -> c_int {
     guard_value(0, || {
         clear_last_error();
-        if contptr.is_null() || filename.is_null() {
-            set_last_error(if contptr.is_null() {
-                "ketama_roll: contptr is NULL"
-            } else {
-                "ketama_roll: filename is NULL"
-            });
+        let Some(contptr) = param!(arg_opt_out(contptr)) else {
+            set_last_error("ketama_roll: contptr is NULL");
             return 0;
-        }
-        // SAFETY: checked non-NULL; NUL-terminated per the C contract.
-        let name = unsafe { CStr::from_ptr(filename) }.to_bytes();
+        };
+        let Some(filename) = param!(arg_opt_cstr(filename)) else {
+            set_last_error("ketama_roll: filename is NULL");
+            return 0;
+        };
+        let name = filename.to_bytes();
         let shown = String::from_utf8_lossy(name).into_owned();
         match snapshot_for(name) {
             Ok((snapshot, problem)) => {
@@ -280,7 +280,7 @@ pub unsafe extern "C" fn ketama_roll(
                     ));
                 }
                 let numpoints = c_int::try_from(snapshot.records.len()).unwrap_or(c_int::MAX);
-                let handle = Box::new(CompatHandle {
+                let raw = box_out::<continuum>(CompatHandle {
                     cont: continuum {
                         numpoints,
                         modtime: &*snapshot.modtime as *const libc::time_t as *mut c_void,
@@ -288,12 +288,10 @@ pub unsafe extern "C" fn ketama_roll(
                     },
                     snapshot,
                 });
-                let raw = Box::into_raw(handle);
                 live_shard(raw as usize)
                     .get_or_insert_with(BTreeSet::new)
                     .insert(raw as usize);
-                // SAFETY: contptr checked non-NULL above.
-                unsafe { *contptr = raw.cast::<continuum>() };
+                *contptr = raw;
                 1
             }
             Err(error) => {
@@ -301,8 +299,7 @@ pub unsafe extern "C" fn ketama_roll(
                 let file_missing = matches!(error, Error::Io { .. })
                     && std::fs::metadata(OsStr::from_bytes(name)).is_err();
                 if !file_missing {
-                    // SAFETY: contptr checked non-NULL above.
-                    unsafe { *contptr = EMPTY.0.get() };
+                    *contptr = EMPTY.0.get();
                 }
                 0
             }
@@ -325,9 +322,10 @@ pub unsafe extern "C" fn ketama_smoke(contptr: ketama_continuum) {
         if !was_live {
             return;
         }
-        // SAFETY: the pointer was registered by ketama_roll as a leaked Box<CompatHandle>
-        // and is removed from the registry exactly once.
-        drop(unsafe { Box::from_raw(contptr.cast::<CompatHandle>()) });
+        // SAFETY: the registry held it, so `ketama_roll` handed it out and
+        // it was not smoked; it has just left the registry, so it is
+        // released once.
+        unsafe { handle_free(contptr, "contptr") };
         SMOKES.fetch_add(1, Ordering::Release);
     })
 }
@@ -369,7 +367,8 @@ fn is_live_handle(cont: ketama_continuum) -> bool {
 /// # Safety
 /// `records` points to `count` readable `mcs` sorted by point.
 unsafe fn search_records(records: *const mcs, count: usize, hash: u32) -> *mut mcs {
-    // SAFETY: per the contract above.
+    // SAFETY: `count` readable records at `records` (this function's
+    // contract).
     let slice = unsafe { std::slice::from_raw_parts(records, count) };
     let found = slice.partition_point(|m| m.point < hash);
     records.wrapping_add(if found == count { 0 } else { found }) as *mut mcs
@@ -386,18 +385,17 @@ unsafe fn search_records(records: *const mcs, count: usize, hash: u32) -> *mut m
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_get_server(key: *mut c_char, cont: ketama_continuum) -> *mut mcs {
     guard_value(null_mut(), || {
-        if key.is_null() || cont.is_null() {
+        let (Some(key), Some(c)) = (param!(arg_opt_cstr(key)), param!(arg_opt_ref(cont))) else {
             return null_mut();
-        }
-        // SAFETY: cont is non-NULL and valid per the contract.
-        let c = unsafe { &*cont };
+        };
         if c.numpoints <= 0 || c.array.is_null() {
             return c.array.cast::<mcs>();
         }
-        // SAFETY: key is non-NULL and NUL-terminated.
-        let key = unsafe { CStr::from_ptr(key) }.to_bytes();
+        let key = key.to_bytes();
         if !is_live_handle(cont) {
-            // SAFETY: array holds numpoints sorted records per the contract.
+            // SAFETY: `array` holds `numpoints` sorted records (the
+            // contract of `ketama_get_server` for a continuum it did not
+            // hand out).
             return unsafe {
                 search_records(
                     c.array.cast(),
@@ -406,8 +404,11 @@ pub unsafe extern "C" fn ketama_get_server(key: *mut c_char, cont: ketama_contin
                 )
             };
         }
-        // SAFETY: a live handle is a CompatHandle starting with the continuum.
-        let handle = unsafe { &*cont.cast::<CompatHandle>() };
+        // SAFETY: the registry holds `cont`: a handle `ketama_roll` handed
+        // out and that is not smoked.
+        let Some(handle) = (unsafe { handle_opt(cont, "cont") }) else {
+            return null_mut();
+        };
         // The search reads the bucket index and the records themselves (not
         // the ring's own point array), so the record returned is in cache.
         let snapshot = &handle.snapshot;
@@ -431,11 +432,9 @@ pub unsafe extern "C" fn ketama_get_server(key: *mut c_char, cont: ketama_contin
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_print_continuum(c: ketama_continuum) {
     guard_value((), || {
-        if c.is_null() {
+        let Some(c) = param!(arg_opt_ref(c)) else {
             return;
-        }
-        // SAFETY: non-NULL and valid per the contract.
-        let c = unsafe { &*c };
+        };
         // SAFETY: printf with matching format arguments.
         unsafe { libc::printf(c"Numpoints in continuum: %d\n".as_ptr(), c.numpoints) };
         if c.array.is_null() {
@@ -465,8 +464,8 @@ pub unsafe extern "C" fn ketama_print_continuum(c: ketama_continuum) {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_compare(a: *mut mcs, b: *mut mcs) -> c_int {
     guard_value(0, || {
-        // SAFETY: each is NULL or valid per the contract.
-        let (a, b) = unsafe { (a.as_ref().map(|m| m.point), b.as_ref().map(|m| m.point)) };
+        let a = param!(arg_opt_ref(a)).map(|m| m.point);
+        let b = param!(arg_opt_ref(b)).map(|m| m.point);
         match a.cmp(&b) {
             std::cmp::Ordering::Less => -1,
             std::cmp::Ordering::Equal => 0,
@@ -484,11 +483,8 @@ pub unsafe extern "C" fn ketama_compare(a: *mut mcs, b: *mut mcs) -> c_int {
 #[allow(non_snake_case)]
 pub unsafe extern "C" fn ketama_hashi(inString: *mut c_char) -> c_uint {
     guard_value(0, || {
-        if inString.is_null() {
-            return 0;
-        }
-        // SAFETY: non-NULL and NUL-terminated.
-        ketama_core::hash::ketama_hash(unsafe { CStr::from_ptr(inString) }.to_bytes())
+        param!(arg_opt_cstr(inString))
+            .map_or(0, |key| ketama_core::hash::ketama_hash(key.to_bytes()))
     })
 }
 
@@ -501,12 +497,15 @@ pub unsafe extern "C" fn ketama_hashi(inString: *mut c_char) -> c_uint {
 #[allow(non_snake_case)]
 pub unsafe extern "C" fn ketama_md5_digest(inString: *mut c_char, md5pword: *mut c_uchar) {
     guard_value((), || {
-        if inString.is_null() || md5pword.is_null() {
+        let Some(text) = param!(arg_opt_cstr(inString)) else {
+            return;
+        };
+        if md5pword.is_null() {
             return;
         }
-        // SAFETY: non-NULL and NUL-terminated.
-        let digest = md5_digest(unsafe { CStr::from_ptr(inString) }.to_bytes());
-        // SAFETY: md5pword has room for 16 bytes per the contract.
+        let digest = md5_digest(text.to_bytes());
+        // SAFETY: `md5pword` has room for 16 bytes (the contract of
+        // `ketama_md5_digest`).
         unsafe { ptr::copy_nonoverlapping(digest.as_ptr(), md5pword, 16) };
     })
 }

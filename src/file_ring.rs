@@ -7,12 +7,14 @@ use std::ffi::{OsStr, c_char};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
-use super::boundary::{arg_cstr, arg_out, guard_status, guard_value};
-use super::handle::{BoxHandle, Handle, arc_out, box_free, box_out, box_ref};
-use super::names::from_id;
-use super::ring::{config_with, ketama_ring};
+use super::boundary::{arg_cstr, arg_opt_str, arg_out, guard_status, guard_value, param};
+use super::handle::{arc_out, box_out, handle_free, handle_ref};
+use super::ring::ketama_ring;
 use super::status::{ketama_status, set_last_error};
+use ketama_core::RingConfig;
 use ketama_core::file_ring::{FileRing, ReloadPolicy};
+use ketama_core::parser::ParseMode;
+use ketama_core::registry::Named;
 
 /// A ring that follows a server file. Opaque; create it with
 /// `ketama_file_ring_open`, release it with `ketama_file_ring_free`. Safe to
@@ -20,11 +22,6 @@ use ketama_core::file_ring::{FileRing, ReloadPolicy};
 pub struct ketama_file_ring {
     _private: [u8; 0],
 }
-
-impl Handle for ketama_file_ring {
-    type Rust = FileRing;
-}
-impl BoxHandle for ketama_file_ring {}
 
 /// Reads the server file `path` (bounded; a file changed in place is waited
 /// for until it settles, 300 ms at most in all) and builds the first ring;
@@ -43,7 +40,8 @@ pub unsafe extern "C" fn ketama_file_ring_open(
     policy: u32,
     file_ring_out: *mut *const ketama_file_ring,
 ) -> ketama_status {
-    // SAFETY: the same contract, with no options.
+    // SAFETY: this call's own arguments, under the same contract, and no
+    // options.
     unsafe {
         ketama_file_ring_open_with_options(
             path,
@@ -74,17 +72,14 @@ pub unsafe extern "C" fn ketama_file_ring_open_with_options(
     file_ring_out: *mut *const ketama_file_ring,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(file_ring_out, "file_ring_out") }?;
-        // SAFETY: per the contract above.
-        let config = unsafe { config_with(flavour, hash, options) }?;
-        // SAFETY: per the contract above.
-        let path = unsafe { arg_cstr(path, "path") }?;
+        let out = param!(arg_out(file_ring_out))?;
+        let config = RingConfig::from_ids(flavour, hash, param!(arg_opt_str(options))?)?;
+        let path = param!(arg_cstr(path))?;
         let file_ring = FileRing::open(
             Path::new(OsStr::from_bytes(path.to_bytes())),
             config,
-            from_id(parse_mode)?,
-            from_id::<ReloadPolicy>(policy)?,
+            ParseMode::with_id(parse_mode)?,
+            ReloadPolicy::with_id(policy)?,
         )?;
         *out = box_out(file_ring);
         Ok(())
@@ -111,10 +106,8 @@ pub unsafe extern "C" fn ketama_file_ring_current(
 ) -> ketama_status {
     let mut kept = false;
     let status = guard_status(|| {
-        // SAFETY: per the contract above; live handles are Box<FileRing> pointers.
-        let out = unsafe { arg_out(ring_out, "ring_out") }?;
-        // SAFETY: per the contract above.
-        let file_ring = unsafe { box_ref(file_ring, "file_ring") }?;
+        let out = param!(arg_out(ring_out))?;
+        let file_ring = param!(handle_ref(file_ring))?;
         let current = file_ring.current()?;
         if let Some(problem) = current.problem {
             set_last_error(&format!(
@@ -139,8 +132,5 @@ pub unsafe extern "C" fn ketama_file_ring_current(
 /// `file_ring` is NULL or a live handle, released once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_file_ring_free(file_ring: *const ketama_file_ring) {
-    guard_value((), || {
-        // SAFETY: per the contract above.
-        unsafe { box_free(file_ring) }
-    })
+    guard_value((), || param!(handle_free(file_ring)))
 }

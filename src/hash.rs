@@ -2,10 +2,10 @@
 
 use std::ffi::c_char;
 
-use super::boundary::{arg_chars, arg_out, guard_status};
-use super::names::hash_from_id;
+use super::boundary::{arg_chars, arg_out, guard_status, param};
 use super::status::ketama_status;
-use ketama_core::Error;
+use ketama_core::hash::HashAlgorithm;
+use ketama_core::registry::Named;
 
 /// Hashes `len` bytes at `bytes` with hash `hash_id` (a `ketama_hash` other
 /// than `KETAMA_HASH_DEFAULT`) and stores the 32-bit result in `*out`.
@@ -20,15 +20,10 @@ pub unsafe extern "C" fn ketama_hash_bytes(
     out: *mut u32,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let bytes = unsafe { arg_chars(bytes, len, "bytes") }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
-        let hash = hash_from_id(hash_id)?.ok_or_else(|| {
-            Error::InvalidArgument(
-                "hash id 0 (KETAMA_HASH_DEFAULT) names no hash function here".into(),
-            )
-        })?;
+        let bytes = param!(arg_chars(bytes, len))?;
+        let out = param!(arg_out(out))?;
+        let hash = HashAlgorithm::with_id_or_extra(hash_id)?
+            .ok_or_else(|| HashAlgorithm::refused_id(hash_id, "names no hash function here"))?;
         *out = hash.hash(bytes);
         Ok(())
     })
@@ -37,13 +32,12 @@ pub unsafe extern "C" fn ketama_hash_bytes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ketama_core::hash::HashAlgorithm;
 
     #[test]
     fn every_id_maps_and_bad_ids_fail() {
         let mut out = 0u32;
         for h in HashAlgorithm::ALL {
-            // SAFETY: the pointers come from live locals and the library's own handles.
+            // SAFETY: three static bytes and a writable local.
             let status = unsafe { ketama_hash_bytes(h.id(), b"key".as_ptr().cast(), 3, &mut out) };
             assert_eq!(status, ketama_status::KETAMA_OK);
             assert_eq!(out, h.hash(b"key"));
@@ -52,11 +46,16 @@ mod tests {
             .find(|&id| HashAlgorithm::from_id(id).is_none())
             .unwrap();
         for bad in [0, unused, u32::MAX] {
-            // SAFETY: the pointers come from live locals and the library's own handles.
+            // SAFETY: one static byte and a writable local.
             let status = unsafe { ketama_hash_bytes(bad, b"k".as_ptr().cast(), 1, &mut out) };
             assert_eq!(status, ketama_status::KETAMA_ERR_INVALID_ARGUMENT);
+            let expected = match bad {
+                0 => "ketama_hash id 0 (KETAMA_HASH_DEFAULT) names no hash function here".into(),
+                _ => format!("unknown ketama_hash id {bad}"),
+            };
+            assert_eq!(crate::status::last_error(), expected);
         }
-        // SAFETY: the pointers come from live locals and the library's own handles.
+        // SAFETY: NULL with a length (refused unread) and a writable local.
         let status = unsafe { ketama_hash_bytes(1, std::ptr::null(), 1, &mut out) };
         assert_eq!(status, ketama_status::KETAMA_ERR_NULL_ARGUMENT);
     }
@@ -69,7 +68,8 @@ mod tests {
         };
         use ketama_core::flavour::Flavour;
         use std::ffi::{CStr, CString};
-        // SAFETY: the pointers come from live locals and the library's own handles.
+        // SAFETY: `p` is a name the library returned: static and NUL-terminated,
+        // or `ketama_error()`'s text, valid until this thread's next failure.
         let name_of = |p: *const std::ffi::c_char| unsafe { CStr::from_ptr(p) }.to_str().unwrap();
         for flavour in Flavour::ALL {
             let id = flavour.id();
@@ -77,7 +77,7 @@ mod tests {
             assert_eq!(name_of(name), flavour.name());
             let mut out = u32::MAX;
             assert_eq!(
-                // SAFETY: the pointers come from live locals and the library's own handles.
+                // SAFETY: a static name from `ketama_flavour_name` and a writable local.
                 unsafe { ketama_flavour_from_name(name, &mut out) },
                 ketama_status::KETAMA_OK
             );
@@ -85,7 +85,7 @@ mod tests {
             for hash in HashAlgorithm::ALL {
                 let hash_name = ketama_hash_name(hash.id());
                 assert_eq!(name_of(hash_name), hash.name());
-                // SAFETY: the pointers come from live locals and the library's own handles.
+                // SAFETY: a static name from `ketama_hash_name` and a writable local.
                 let status = unsafe { ketama_hash_from_name(id, hash_name, &mut out) };
                 // The peer's own spelling wins (twemproxy's "crc32" is the 15-bit crc).
                 if let Some(peer_hash) = flavour.hash_from_name(hash.name()) {
@@ -104,21 +104,21 @@ mod tests {
         let mut out = 0u32;
         let alias = CString::new("PHP_Memcached").unwrap();
         assert_eq!(
-            // SAFETY: the pointers come from live locals and the library's own handles.
+            // SAFETY: a live C string and a writable local.
             unsafe { ketama_flavour_from_name(alias.as_ptr(), &mut out) },
             ketama_status::KETAMA_OK
         );
         assert_eq!(Flavour::from_id(out), Some(Flavour::Libmemcached));
         let twemproxy_crc32 = CString::new("crc32").unwrap();
         assert_eq!(
-            // SAFETY: the pointers come from live locals and the library's own handles.
+            // SAFETY: a live C string and a writable local.
             unsafe { ketama_hash_from_name(6, twemproxy_crc32.as_ptr(), &mut out) },
             ketama_status::KETAMA_OK
         );
         assert_eq!(HashAlgorithm::from_id(out), Some(HashAlgorithm::Crc));
         let bogus = CString::new("no-such-flavour").unwrap();
         assert_eq!(
-            // SAFETY: the pointers come from live locals and the library's own handles.
+            // SAFETY: a live C string and a writable local.
             unsafe { ketama_flavour_from_name(bogus.as_ptr(), &mut out) },
             ketama_status::KETAMA_ERR_INVALID_ARGUMENT
         );
@@ -128,17 +128,17 @@ mod tests {
             "{message}"
         );
         assert_eq!(
-            // SAFETY: the pointers come from live locals and the library's own handles.
+            // SAFETY: a NULL name (refused) and a writable local.
             unsafe { ketama_flavour_from_name(std::ptr::null(), &mut out) },
             ketama_status::KETAMA_ERR_NULL_ARGUMENT
         );
         assert_eq!(
-            // SAFETY: the pointers come from live locals and the library's own handles.
+            // SAFETY: a live C string and a NULL output (refused).
             unsafe { ketama_hash_from_name(0, bogus.as_ptr(), std::ptr::null_mut()) },
             ketama_status::KETAMA_ERR_NULL_ARGUMENT
         );
         assert_eq!(
-            // SAFETY: the pointers come from live locals and the library's own handles.
+            // SAFETY: a live C string and a writable local.
             unsafe { ketama_hash_from_name(u32::MAX, twemproxy_crc32.as_ptr(), &mut out) },
             ketama_status::KETAMA_ERR_INVALID_ARGUMENT
         );

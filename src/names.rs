@@ -4,9 +4,9 @@
 //! `*_list` (every id). The bindings build their constants from these at
 //! load time instead of keeping tables of their own.
 
-use std::ffi::c_char;
+use std::ffi::{CStr, c_char};
 
-use super::boundary::{arg_cstr, arg_out, arg_slice_mut, guard_status, guard_value};
+use super::boundary::{arg_cstr, arg_out, arg_slice_mut, guard_status, guard_value, param};
 use super::status::ketama_status;
 use ketama_core::Error;
 use ketama_core::flavour::Flavour;
@@ -14,16 +14,8 @@ use ketama_core::hash::HashAlgorithm;
 use ketama_core::parser::ParseMode;
 use ketama_core::registry::Named;
 
-/// The variant of `E` with C id `id`, or an error naming the C type.
-pub(crate) fn from_id<E: Named>(id: u32) -> Result<E, Error> {
-    E::with_id(id)
-}
-
-/// A `ketama_hash` id: 0 (`KETAMA_HASH_DEFAULT`) is `None`, the flavour's own.
-pub(crate) fn hash_from_id(id: u32) -> Result<Option<HashAlgorithm>, Error> {
-    HashAlgorithm::with_id_or_extra(id)
-}
-
+/// The canonical name of the variant of `E` with C id `id` (the extra's
+/// name for its id), or NULL for an id that names nothing.
 pub(crate) fn name_of<E: Named>(id: u32) -> *const c_char {
     guard_value(std::ptr::null(), || match (E::from_id(id), E::C_EXTRA) {
         (Some(variant), _) => variant.name_c().as_ptr(),
@@ -32,40 +24,32 @@ pub(crate) fn name_of<E: Named>(id: u32) -> *const c_char {
     })
 }
 
-/// # Safety
-/// `name` is NULL or NUL-terminated; `out` is NULL or writable.
-pub(crate) unsafe fn id_of<E: Named>(name: *const c_char, out: *mut u32) -> ketama_status {
-    guard_status(|| {
-        // SAFETY: per the contract above.
-        let name = unsafe { arg_cstr(name, "name") }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
-        let name = String::from_utf8_lossy(name.to_bytes());
-        *out = match E::named(&name)? {
-            Some(variant) => variant.id(),
-            None => E::C_EXTRA.map_or(0, |extra| extra.id),
-        };
-        Ok(())
-    })
+/// Stores in `out` the C id of the variant of `E` called `name` (the
+/// extra's id for its name): the body of every `*_from_name`.
+pub(crate) fn id_of<E: Named>(name: &CStr, out: &mut u32) -> Result<(), Error> {
+    let name = String::from_utf8_lossy(name.to_bytes());
+    *out = match E::named(&name)? {
+        Some(variant) => variant.id(),
+        None => E::C_EXTRA.map_or(0, |extra| extra.id),
+    };
+    Ok(())
 }
 
-/// # Safety
-/// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
-pub(crate) unsafe fn list_of<E: Named>(ids: *mut u32, capacity: usize) -> usize {
-    let extra = E::C_EXTRA.map(|extra| extra.id);
-    let all: Vec<u32> = extra
+/// Writes every C id of `E` (the extra's too) into `ids` in ascending
+/// order, as many as fit, and returns how many there are: the body of
+/// every `*_list`. An `ids` that was refused (NULL with a capacity, a
+/// capacity larger than memory) receives nothing.
+pub(crate) fn list_of<E: Named>(ids: Result<&mut [u32], Error>) -> usize {
+    let mut all: Vec<u32> = E::C_EXTRA
+        .map(|extra| extra.id)
         .into_iter()
         .chain(E::ALL.iter().map(|v| v.id()))
         .collect();
-    guard_value(0, || {
-        // SAFETY: per the contract above.
-        if let Ok(out) = unsafe { arg_slice_mut(ids, capacity, "ids") } {
-            for (slot, id) in out.iter_mut().zip(&all) {
-                *slot = *id;
-            }
-        }
-        all.len()
-    })
+    all.sort_unstable();
+    for (slot, id) in ids.unwrap_or_default().iter_mut().zip(&all) {
+        *slot = *id;
+    }
+    all.len()
 }
 
 /// The canonical name of flavour id `flavour` (a static NUL-terminated
@@ -87,8 +71,7 @@ pub unsafe extern "C" fn ketama_flavour_from_name(
     name: *const c_char,
     out: *mut u32,
 ) -> ketama_status {
-    // SAFETY: per the contract above.
-    unsafe { id_of::<Flavour>(name, out) }
+    guard_status(|| id_of::<Flavour>(param!(arg_cstr(name))?, param!(arg_out(out))?))
 }
 
 /// Every flavour id, in order: writes at most `capacity` ids to `ids` and
@@ -98,8 +81,9 @@ pub unsafe extern "C" fn ketama_flavour_from_name(
 /// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_flavour_list(ids: *mut u32, capacity: usize) -> usize {
-    // SAFETY: per the contract above.
-    unsafe { list_of::<Flavour>(ids, capacity) }
+    guard_value(0, || {
+        list_of::<Flavour>(param!(arg_slice_mut(ids, capacity)))
+    })
 }
 
 /// Looks a key hash up by the spelling of flavour `flavour`'s peer
@@ -118,11 +102,9 @@ pub unsafe extern "C" fn ketama_hash_from_name(
     out: *mut u32,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let name = unsafe { arg_cstr(name, "name") }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
-        let flavour: Flavour = from_id(flavour)?;
+        let name = param!(arg_cstr(name))?;
+        let out = param!(arg_out(out))?;
+        let flavour = Flavour::with_id(flavour)?;
         let name = String::from_utf8_lossy(name.to_bytes());
         *out = flavour.hash_named(&name)?.map_or(0, |hash| hash.id());
         Ok(())
@@ -151,8 +133,7 @@ pub unsafe extern "C" fn ketama_hash_from_canonical_name(
     name: *const c_char,
     out: *mut u32,
 ) -> ketama_status {
-    // SAFETY: per the contract above.
-    unsafe { id_of::<HashAlgorithm>(name, out) }
+    guard_status(|| id_of::<HashAlgorithm>(param!(arg_cstr(name))?, param!(arg_out(out))?))
 }
 
 /// Every hash id, `KETAMA_HASH_DEFAULT` first: writes at most `capacity`
@@ -163,8 +144,9 @@ pub unsafe extern "C" fn ketama_hash_from_canonical_name(
 /// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_hash_list(ids: *mut u32, capacity: usize) -> usize {
-    // SAFETY: per the contract above.
-    unsafe { list_of::<HashAlgorithm>(ids, capacity) }
+    guard_value(0, || {
+        list_of::<HashAlgorithm>(param!(arg_slice_mut(ids, capacity)))
+    })
 }
 
 /// The name of parse mode id `mode` (`"strict"`, `"libketama"`, `"peers"`,
@@ -184,8 +166,7 @@ pub unsafe extern "C" fn ketama_parse_mode_from_name(
     name: *const c_char,
     out: *mut u32,
 ) -> ketama_status {
-    // SAFETY: per the contract above.
-    unsafe { id_of::<ParseMode>(name, out) }
+    guard_status(|| id_of::<ParseMode>(param!(arg_cstr(name))?, param!(arg_out(out))?))
 }
 
 /// Every parse mode id: writes at most `capacity` ids to `ids` and returns
@@ -195,8 +176,9 @@ pub unsafe extern "C" fn ketama_parse_mode_from_name(
 /// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_parse_mode_list(ids: *mut u32, capacity: usize) -> usize {
-    // SAFETY: per the contract above.
-    unsafe { list_of::<ParseMode>(ids, capacity) }
+    guard_value(0, || {
+        list_of::<ParseMode>(param!(arg_slice_mut(ids, capacity)))
+    })
 }
 
 /// Returns the name of a status code (`"KETAMA_ERR_PARSE"`), or
@@ -218,8 +200,9 @@ pub extern "C" fn ketama_status_name(status: u32) -> *const c_char {
 /// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_status_list(ids: *mut u32, capacity: usize) -> usize {
-    // SAFETY: per the contract above.
-    unsafe { list_of::<ketama_status>(ids, capacity) }
+    guard_value(0, || {
+        list_of::<ketama_status>(param!(arg_slice_mut(ids, capacity)))
+    })
 }
 
 #[cfg(test)]
@@ -277,6 +260,7 @@ mod tests {
         for (what, list, name_of, from_name) in enums {
             let ids = listed(list);
             assert!(ids.len() >= 4, "{what}: {ids:?}");
+            assert!(ids.is_sorted(), "{what}: every id, in order: {ids:?}");
             for id in ids {
                 let name = text(name_of(id));
                 let Some(from_name) = from_name else { continue };

@@ -7,12 +7,15 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::boundary::{
-    arg_bytes, arg_chars, arg_cstr, arg_out, arg_slice, guard_index, guard_status, guard_value,
+    arg_chars, arg_cstr, arg_opt_chars, arg_opt_str, arg_out, arg_slice, guard_index, guard_status,
+    guard_value, param,
 };
-use super::handle::{ArcHandle, Handle, arc_clone, arc_free, arc_out, arc_ref};
+use super::handle::{arc_out, handle_clone, handle_free, handle_opt, handle_ref};
 use super::status::ketama_status;
+use ketama_core::parser::ParseMode;
+use ketama_core::registry::Named;
 use ketama_core::ring::Location;
-use ketama_core::{Error, Options, Ring, RingConfig, ServerSpec};
+use ketama_core::{Error, Ring, RingConfig, ServerSpec};
 
 /// An immutable consistent-hashing ring. Opaque; create it with
 /// `ketama_ring_new` or `ketama_ring_new_from_file`, release it with
@@ -20,11 +23,6 @@ use ketama_core::{Error, Options, Ring, RingConfig, ServerSpec};
 pub struct ketama_ring {
     _private: [u8; 0],
 }
-
-impl Handle for ketama_ring {
-    type Rust = Ring;
-}
-impl ArcHandle for ketama_ring {}
 
 /// One server of an in-memory list.
 #[repr(C)]
@@ -77,47 +75,26 @@ pub struct ketama_server_info {
     pub point_count: u32,
 }
 
-pub(crate) fn config(flavour: u32, hash: u32) -> Result<RingConfig, Error> {
-    Ok(RingConfig::new(
-        crate::names::from_id(flavour)?,
-        crate::names::hash_from_id(hash)?,
-    ))
-}
-
-/// [`config`] with the options text `options` (NULL: none), checked
-/// against the flavour.
+/// The `ServerSpec`s of a `ketama_server` array, checked by the core.
 ///
 /// # Safety
-/// `options` is NULL or a NUL-terminated string.
-pub(crate) unsafe fn config_with(
-    flavour: u32,
-    hash: u32,
-    options: *const c_char,
-) -> Result<RingConfig, Error> {
-    let mut config = config(flavour, hash)?;
-    if !options.is_null() {
-        // SAFETY: per the caller, a NUL-terminated string.
-        let text = unsafe { arg_cstr(options, "options") }?;
-        let text = text
-            .to_str()
-            .map_err(|_| Error::InvalidArgument("options is not UTF-8".into()))?;
-        config.options = Options::parse(text)?;
-        config.flavour.check_options(&config.options)?;
-    }
-    Ok(config)
-}
-
-fn hand_out(ring: Ring) -> *const ketama_ring {
-    arc_out(Arc::new(ring))
-}
-
-/// Borrows the ring behind a handle.
-///
-/// # Safety
-/// `ring` is NULL or a live handle from this module.
-pub(crate) unsafe fn ring_ref<'a>(ring: *const ketama_ring) -> Result<&'a Ring, Error> {
-    // SAFETY: per the caller, NULL or a live handle.
-    unsafe { arc_ref(ring, "ring") }
+/// Each entry's `address` is valid for `address_len` bytes and its `name`
+/// is NULL or valid for `name_len` bytes.
+unsafe fn server_specs(entries: &[ketama_server]) -> Result<Vec<ServerSpec>, Error> {
+    entries
+        .iter()
+        .map(|entry| {
+            // SAFETY: the entry's address and name, valid for their lengths
+            // (the caller's contract).
+            let (address, name) = unsafe {
+                (
+                    arg_chars(entry.address, entry.address_len, "servers[].address")?,
+                    arg_opt_chars(entry.name, entry.name_len, "servers[].name")?,
+                )
+            };
+            ServerSpec::checked(address, Some(entry.weight), name)
+        })
+        .collect()
 }
 
 /// Builds a ring from `count` servers.
@@ -138,7 +115,8 @@ pub unsafe extern "C" fn ketama_ring_new(
     hash: u32,
     ring_out: *mut *const ketama_ring,
 ) -> ketama_status {
-    // SAFETY: the same contract, with no options.
+    // SAFETY: this call's own arguments, under the same contract, and no
+    // options.
     unsafe {
         ketama_ring_new_with_options(servers, count, flavour, hash, std::ptr::null(), ring_out)
     }
@@ -162,39 +140,13 @@ pub unsafe extern "C" fn ketama_ring_new_with_options(
     ring_out: *mut *const ketama_ring,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(ring_out, "ring_out") }?;
-        // SAFETY: per the contract above.
-        let config = unsafe { config_with(flavour, hash, options) }?;
-        // SAFETY: per the contract above.
-        let entries = unsafe { arg_slice(servers, count, "servers") }?;
-        let specs = entries
-            .iter()
-            .map(|entry| {
-                // SAFETY: each entry's pointers are valid for their lengths.
-                let address = unsafe {
-                    arg_bytes(entry.address.cast(), entry.address_len, "servers[].address")
-                }?;
-                let name = if entry.name.is_null() {
-                    None
-                } else {
-                    // SAFETY: as above.
-                    Some(
-                        unsafe { arg_bytes(entry.name.cast(), entry.name_len, "servers[].name") }?
-                            .to_vec(),
-                    )
-                };
-                if address.is_empty() {
-                    return Err(Error::InvalidArgument("server address is empty".into()));
-                }
-                Ok(ServerSpec {
-                    address: address.to_vec(),
-                    weight: (entry.weight != 0).then_some(entry.weight),
-                    name,
-                })
-            })
-            .collect::<Result<Vec<_>, Error>>()?;
-        *out = hand_out(Ring::new(specs, config)?);
+        let out = param!(arg_out(ring_out))?;
+        let config = RingConfig::from_ids(flavour, hash, param!(arg_opt_str(options))?)?;
+        let entries = param!(arg_slice(servers, count))?;
+        // SAFETY: each entry's pointers are valid for their lengths (the
+        // contract of `ketama_ring_new`).
+        let specs = unsafe { server_specs(entries) }?;
+        *out = arc_out(Arc::new(Ring::new(specs, config)?));
         Ok(())
     })
 }
@@ -216,7 +168,8 @@ pub unsafe extern "C" fn ketama_ring_new_from_file(
     parse_mode: u32,
     ring_out: *mut *const ketama_ring,
 ) -> ketama_status {
-    // SAFETY: the same contract, with no options.
+    // SAFETY: this call's own arguments, under the same contract, and no
+    // options.
     unsafe {
         ketama_ring_new_from_file_with_options(
             path,
@@ -245,18 +198,12 @@ pub unsafe extern "C" fn ketama_ring_new_from_file_with_options(
     ring_out: *mut *const ketama_ring,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(ring_out, "ring_out") }?;
-        // SAFETY: per the contract above.
-        let config = unsafe { config_with(flavour, hash, options) }?;
-        // SAFETY: per the contract above.
-        let path = unsafe { arg_cstr(path, "path") }?;
+        let out = param!(arg_out(ring_out))?;
+        let config = RingConfig::from_ids(flavour, hash, param!(arg_opt_str(options))?)?;
+        let path = param!(arg_cstr(path))?;
         let path = Path::new(OsStr::from_bytes(path.to_bytes()));
-        *out = hand_out(Ring::from_file(
-            path,
-            config,
-            crate::names::from_id(parse_mode)?,
-        )?);
+        let ring = Ring::from_file(path, config, ParseMode::with_id(parse_mode)?)?;
+        *out = arc_out(Arc::new(ring));
         Ok(())
     })
 }
@@ -268,10 +215,7 @@ pub unsafe extern "C" fn ketama_ring_new_from_file_with_options(
 /// `ring` is NULL or a live ring.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_ring_clone(ring: *const ketama_ring) -> *const ketama_ring {
-    guard_value(std::ptr::null(), || {
-        // SAFETY: per the contract above.
-        unsafe { arc_clone(ring) }
-    })
+    guard_value(std::ptr::null(), || param!(handle_clone(ring)))
 }
 
 /// Releases a ring reference. NULL is ignored.
@@ -280,10 +224,7 @@ pub unsafe extern "C" fn ketama_ring_clone(ring: *const ketama_ring) -> *const k
 /// `ring` is NULL or a live ring, not used after this call.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_ring_free(ring: *const ketama_ring) {
-    guard_value((), || {
-        // SAFETY: per the contract above.
-        unsafe { arc_free(ring) }
-    })
+    guard_value((), || param!(handle_free(ring)))
 }
 
 pub(crate) fn server_ref(ring: &Ring, at: Location) -> ketama_server_ref {
@@ -310,12 +251,9 @@ pub unsafe extern "C" fn ketama_find_server(
     out: *mut ketama_server_ref,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let ring = unsafe { ring_ref(ring) }?;
-        // SAFETY: per the contract above.
-        let key = unsafe { arg_chars(key, key_len, "key") }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
+        let ring = param!(handle_ref(ring))?;
+        let key = param!(arg_chars(key, key_len))?;
+        let out = param!(arg_out(out))?;
         let at = ring.locate(key).ok_or_else(Error::no_points)?;
         *out = server_ref(ring, at);
         Ok(())
@@ -339,10 +277,8 @@ pub unsafe extern "C" fn ketama_find_server_index(
     key_len: usize,
 ) -> i64 {
     guard_index(|| {
-        // SAFETY: per the contract above.
-        let ring = unsafe { ring_ref(ring) }?;
-        // SAFETY: per the contract above.
-        let key = unsafe { arg_chars(key, key_len, "key") }?;
+        let ring = param!(handle_ref(ring))?;
+        let key = param!(arg_chars(key, key_len))?;
         ring.server_index(key).ok_or_else(Error::no_points)
     })
 }
@@ -364,14 +300,10 @@ pub unsafe extern "C" fn ketama_find_server_avoiding(
     out: *mut ketama_server_ref,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let ring = unsafe { ring_ref(ring) }?;
-        // SAFETY: per the contract above.
-        let key = unsafe { arg_chars(key, key_len, "key") }?;
-        // SAFETY: per the contract above.
-        let down = unsafe { arg_slice(down, down_count, "down") }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
+        let ring = param!(handle_ref(ring))?;
+        let key = param!(arg_chars(key, key_len))?;
+        let down = param!(arg_slice(down, down_count))?;
+        let out = param!(arg_out(out))?;
         let at = ring.locate_avoiding(key, down)?;
         *out = server_ref(ring, at);
         Ok(())
@@ -384,10 +316,8 @@ pub unsafe extern "C" fn ketama_find_server_avoiding(
 /// `ring` is NULL or a live ring.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_ring_server_count(ring: *const ketama_ring) -> usize {
-    // SAFETY: per the contract above.
     guard_value(0, || {
-        // SAFETY: per the contract above.
-        unsafe { ring_ref(ring) }.map_or(0, |r| r.servers().len())
+        param!(handle_opt(ring)).map_or(0, |r| r.servers().len())
     })
 }
 
@@ -399,10 +329,8 @@ pub unsafe extern "C" fn ketama_ring_server_count(ring: *const ketama_ring) -> u
 /// `ring` is NULL or a live ring.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_ring_point_count(ring: *const ketama_ring) -> usize {
-    // SAFETY: per the contract above.
     guard_value(0, || {
-        // SAFETY: per the contract above.
-        unsafe { ring_ref(ring) }.map_or(0, |r| r.continuum().len())
+        param!(handle_opt(ring)).map_or(0, |r| r.continuum().len())
     })
 }
 
@@ -417,10 +345,8 @@ pub unsafe extern "C" fn ketama_ring_server(
     out: *mut ketama_server_info,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let ring = unsafe { ring_ref(ring) }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
+        let ring = param!(handle_ref(ring))?;
+        let out = param!(arg_out(out))?;
         let server = ring
             .servers()
             .get(index)
@@ -456,12 +382,9 @@ pub unsafe extern "C" fn ketama_ring_point(
     server_index: *mut u32,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let ring = unsafe { ring_ref(ring) }?;
-        // SAFETY: per the contract above.
-        let point = unsafe { arg_out(point, "point") }?;
-        // SAFETY: per the contract above.
-        let server_index = unsafe { arg_out(server_index, "server_index") }?;
+        let ring = param!(handle_ref(ring))?;
+        let point = param!(arg_out(point))?;
+        let server_index = param!(arg_out(server_index))?;
         let len = ring.require_continuum()?.len();
         if index >= len {
             return Err(out_of_range("point", index, len));

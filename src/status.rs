@@ -24,7 +24,7 @@ fn empty_message() -> Vec<u8> {
 
 /// Records `message` as this thread's last error (NUL bytes become `\0`
 /// text). During thread teardown, when the slot is gone, it is dropped.
-pub fn set_last_error(message: &str) {
+pub(crate) fn set_last_error(message: &str) {
     let _ = LAST_ERROR.try_with(|slot| {
         let mut buffer = slot.borrow_mut();
         buffer.clear();
@@ -34,11 +34,12 @@ pub fn set_last_error(message: &str) {
 }
 
 /// Clears this thread's last error (as `ketama_roll` does on entry).
-pub fn clear_last_error() {
+pub(crate) fn clear_last_error() {
     set_last_error("");
 }
 
-/// This thread's last error as a Rust string.
+/// This thread's last error as a Rust string: what `ketama_error()` points
+/// to, for Rust code that links the library's rlib (its tests).
 pub fn last_error() -> String {
     LAST_ERROR
         .try_with(|slot| {

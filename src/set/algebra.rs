@@ -2,8 +2,8 @@
 //! SINTERCARD, SRANDMEMBER, SPOP, SMOVE).
 
 use super::*;
-use crate::boundary::{arg_bytes, arg_out, arg_slice_mut, guard_status};
-use crate::handle::box_opt;
+use crate::boundary::{arg_bytes, arg_out, arg_slice_mut, guard_status, param};
+use crate::handle::handle_opt;
 use crate::status::ketama_status;
 use ketama_core::setcodec::ops;
 
@@ -17,9 +17,9 @@ pub unsafe extern "C" fn ketama_set_union(
     count: usize,
     out: *mut *mut ketama_set,
 ) -> ketama_status {
-    // SAFETY: per the contract above.
-    unsafe {
-        combine(sets, count, out, |list| {
+    guard_status(|| {
+        let out = param!(arg_out(out))?;
+        combine(out, param!(set_list(sets, count))?, |list| {
             if list.is_empty() {
                 return Err(Error::InvalidArgument(
                     "numkeys should be greater than 0".into(),
@@ -27,7 +27,7 @@ pub unsafe extern "C" fn ketama_set_union(
             }
             Ok(ops::union(list))
         })
-    }
+    })
 }
 
 /// SINTER of `count` sets (smallest first, galloping on skewed sizes).
@@ -40,8 +40,12 @@ pub unsafe extern "C" fn ketama_set_inter(
     count: usize,
     out: *mut *mut ketama_set,
 ) -> ketama_status {
-    // SAFETY: per the contract above.
-    unsafe { combine(sets, count, out, |list| Ok(ops::inter(list)?)) }
+    guard_status(|| {
+        let out = param!(arg_out(out))?;
+        combine(out, param!(set_list(sets, count))?, |list| {
+            Ok(ops::inter(list)?)
+        })
+    })
 }
 
 /// SDIFF: members of the first set in none of the others.
@@ -54,29 +58,24 @@ pub unsafe extern "C" fn ketama_set_diff(
     count: usize,
     out: *mut *mut ketama_set,
 ) -> ketama_status {
-    // SAFETY: per the contract above.
-    unsafe { combine(sets, count, out, |list| Ok(ops::diff(list)?)) }
+    guard_status(|| {
+        let out = param!(arg_out(out))?;
+        combine(out, param!(set_list(sets, count))?, |list| {
+            Ok(ops::diff(list)?)
+        })
+    })
 }
 
-/// Runs `operation` on the `count` sets behind `sets` and hands its result
-/// out in `*out`: the body of SUNION, SINTER and SDIFF.
-///
-/// # Safety
-/// As `ketama_set_union`.
-unsafe fn combine(
-    sets: *const *const ketama_set,
-    count: usize,
-    out: *mut *mut ketama_set,
+/// Runs `operation` on the sets of `list` (with their largest member
+/// length) and hands its result out in `*out`: the body of SUNION, SINTER
+/// and SDIFF.
+fn combine(
+    out: &mut *mut ketama_set,
+    (list, max): (Vec<&MemberSet>, usize),
     operation: impl FnOnce(&[&MemberSet]) -> Result<MemberSet, Error>,
-) -> ketama_status {
-    guard_status(|| {
-        // SAFETY: per the caller.
-        let out = unsafe { arg_out(out, "out") }?;
-        // SAFETY: per the contract above.
-        let (list, max) = unsafe { set_list(sets, count) }?;
-        *out = hand_out_members(operation(&list)?, max);
-        Ok(())
-    })
+) -> Result<(), Error> {
+    *out = hand_out_members(operation(&list)?, max);
+    Ok(())
 }
 
 /// SINTERCARD with LIMIT (`limit` 0 = unlimited, negative = error).
@@ -91,10 +90,8 @@ pub unsafe extern "C" fn ketama_set_intercard(
     out: *mut usize,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
-        // SAFETY: per the contract above.
-        let (list, _) = unsafe { set_list(sets, count) }?;
+        let out = param!(arg_out(out))?;
+        let (list, _) = param!(set_list(sets, count))?;
         *out = ops::intercard(&list, limit)?;
         Ok(())
     })
@@ -139,13 +136,10 @@ pub unsafe extern "C" fn ketama_set_srandmember(
     len_out: *mut usize,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let len_out = unsafe { arg_out(len_out, "len_out") }?;
-        // SAFETY: per the contract above.
-        let indices = unsafe { arg_slice_mut(indices_out, capacity, "indices_out") }?;
+        let len_out = param!(arg_out(len_out))?;
+        let indices = param!(arg_slice_mut(indices_out, capacity))?;
         let empty = MemberSet::new();
-        // SAFETY: NULL or a live handle.
-        let members = unsafe { box_opt(set) }.map_or(&empty, |h| &h.set.members);
+        let members = param!(handle_opt(set)).map_or(&empty, |h| &h.set.members);
         // A negative count asks for |count| members with repeats: refuse a
         // too-small output before building the answer.
         let repeats = count.unsigned_abs();
@@ -181,18 +175,14 @@ pub unsafe extern "C" fn ketama_set_spop(
     payload_out: *mut ketama_set_buffer,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let len_out = unsafe { arg_out(len_out, "len_out") }?;
-        // SAFETY: per the contract above.
-        let payload_out = unsafe { arg_out(payload_out, "payload_out") }?;
-        // SAFETY: per the contract above.
-        let indices = unsafe { arg_slice_mut(indices_out, capacity, "indices_out") }?;
+        let len_out = param!(arg_out(len_out))?;
+        let payload_out = param!(arg_out(payload_out))?;
+        let indices = param!(arg_slice_mut(indices_out, capacity))?;
         let empty = SetHandle {
             set: DecodedSet::empty(),
             max_member_len: DEFAULT_MAX_MEMBER_LEN,
         };
-        // SAFETY: NULL or a live handle.
-        let handle = unsafe { box_opt(set) }.unwrap_or(&empty);
+        let handle = param!(handle_opt(set)).unwrap_or(&empty);
         let chosen = ops::spop(&handle.set.members, has_count.then_some(count), seed)?;
         let payload = ops::remove_payload(
             &handle.set.members,
@@ -225,20 +215,15 @@ pub unsafe extern "C" fn ketama_set_smove(
     remove_out: *mut ketama_set_buffer,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let member = unsafe { arg_bytes(member, member_len, "member") }?;
-        // SAFETY: per the contract above.
-        let moved_out = unsafe { arg_out(moved_out, "moved_out") }?;
-        // SAFETY: per the contract above.
-        let add_out = unsafe { arg_out(add_out, "add_out") }?;
-        // SAFETY: per the contract above.
-        let remove_out = unsafe { arg_out(remove_out, "remove_out") }?;
+        let member = param!(arg_bytes(member, member_len))?;
+        let moved_out = param!(arg_out(moved_out))?;
+        let add_out = param!(arg_out(add_out))?;
+        let remove_out = param!(arg_out(remove_out))?;
         let empty = SetHandle {
             set: DecodedSet::empty(),
             max_member_len: DEFAULT_MAX_MEMBER_LEN,
         };
-        // SAFETY: NULL or a live handle.
-        let handle = unsafe { box_opt(source) }.unwrap_or(&empty);
+        let handle = param!(handle_opt(source)).unwrap_or(&empty);
         let plan = ops::smove(
             &handle.set.members,
             member,

@@ -1,8 +1,9 @@
 //! The Membase list formats: conversion to T1/B1, and paired lists.
 
 use super::*;
-use crate::boundary::{arg_bytes, arg_out, guard_status};
+use crate::boundary::{arg_bytes, arg_out, guard_status, param};
 use crate::status::ketama_status;
+use ketama_core::registry::Named;
 use ketama_core::setcodec::{self, paired};
 
 /// Converts a value in any encoding (Membase lists included) to the
@@ -20,10 +21,8 @@ pub unsafe extern "C" fn ketama_set_convert(
     out: *mut ketama_set_buffer,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let value = unsafe { arg_bytes(value, value_len, "value") }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
+        let value = param!(arg_bytes(value, value_len))?;
+        let out = param!(arg_out(out))?;
         *out = buffer(setcodec::convert(
             value,
             &options(from, max_member_len)?,
@@ -47,11 +46,9 @@ pub unsafe extern "C" fn ketama_set_paired_key(
     out: *mut ketama_set_buffer,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let base = unsafe { arg_bytes(base, base_len, "base") }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
-        let side: paired::Side = crate::names::from_id(side)?;
+        let base = param!(arg_bytes(base, base_len))?;
+        let out = param!(arg_out(out))?;
+        let side = paired::Side::with_id(side)?;
         *out = buffer(paired::key(base, side));
         Ok(())
     })
@@ -71,10 +68,8 @@ pub unsafe extern "C" fn ketama_set_encode_paired(
     out: *mut ketama_set_buffer,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
-        // SAFETY: per the contract above.
-        let members = unsafe { member_list(members, count) }?;
+        let out = param!(arg_out(out))?;
+        let members = param!(member_list(members, count))?;
         let options = options(0, max_member_len)?;
         *out = buffer(paired::encode_paired(
             &members,
@@ -101,12 +96,9 @@ pub unsafe extern "C" fn ketama_set_decode_paired(
     set_out: *mut *mut ketama_set,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let set_out = unsafe { arg_out(set_out, "set_out") }?;
-        // SAFETY: per the contract above.
-        let adds = unsafe { arg_bytes(adds, adds_len, "adds") }?;
-        // SAFETY: per the contract above.
-        let removes = unsafe { arg_bytes(removes, removes_len, "removes") }?;
+        let set_out = param!(arg_out(set_out))?;
+        let adds = param!(arg_bytes(adds, adds_len))?;
+        let removes = param!(arg_bytes(removes, removes_len))?;
         let options = options(0, max_member_len)?;
         let set = paired::decode_paired(adds, removes, &options)?;
         *set_out = hand_out_set(set, options.max_member_len);

@@ -29,9 +29,10 @@ pub use shards::*;
 pub use values::*;
 pub use writer::*;
 
-use super::boundary::{arg_slice, guard_value};
-use crate::handle::{BoxHandle, Handle, box_free, box_opt, box_out, box_ref};
+use super::boundary::{arg_bytes, arg_slice, guard_value, param};
+use crate::handle::{box_out, bytes_free, bytes_out, handle_free, handle_opt};
 use ketama_core::Error;
+use ketama_core::registry::Named;
 use ketama_core::setcodec::{
     DEFAULT_MAX_MEMBER_LEN, DecodeOptions, DecodedSet, Format, MemberSet, SetError,
 };
@@ -42,12 +43,8 @@ pub struct ketama_set {
     _private: [u8; 0],
 }
 
-impl Handle for ketama_set {
-    type Rust = SetHandle;
-}
-impl BoxHandle for ketama_set {}
-
-pub(super) struct SetHandle {
+/// What a `ketama_set` handle stands for (declared in `handle.rs`).
+pub(crate) struct SetHandle {
     pub(super) set: DecodedSet,
     pub(super) max_member_len: usize,
 }
@@ -85,18 +82,10 @@ pub struct ketama_set_error {
     pub record: usize,
 }
 
-/// A set encoding id: 0 (`KETAMA_SET_ENCODING_AUTO`) is `None` where
-/// detection is allowed.
-pub(super) fn format_from_u32(id: u32, allow_auto: bool) -> Result<Option<Format>, Error> {
-    match id {
-        0 if allow_auto => Ok(None),
-        _ => crate::names::from_id(id).map(Some),
-    }
-}
-
+/// A set encoding id to write: T1 or B1; AUTO (0) and the read-only
+/// Membase formats are refused.
 pub(super) fn writable_format(id: u32) -> Result<Format, Error> {
-    // 0 (AUTO) is an unknown id here; a known one must be writable.
-    Format::require_writable(format_from_u32(id, false)?)
+    Format::require_writable(Format::with_id_or_extra(id)?)
 }
 
 pub(super) fn format_id(format: Option<Format>) -> u32 {
@@ -105,13 +94,13 @@ pub(super) fn format_id(format: Option<Format>) -> u32 {
 
 pub(super) fn options(encoding: u32, max_member_len: usize) -> Result<DecodeOptions, Error> {
     Ok(DecodeOptions::with_max(
-        format_from_u32(encoding, true)?,
+        Format::with_id_or_extra(encoding)?,
         max_member_len,
     ))
 }
 
 pub(super) fn hand_out_set(set: DecodedSet, max_member_len: usize) -> *mut ketama_set {
-    box_out(SetHandle {
+    box_out::<ketama_set>(SetHandle {
         set,
         max_member_len,
     })
@@ -122,18 +111,8 @@ pub(super) fn hand_out_members(members: MemberSet, max_member_len: usize) -> *mu
 }
 
 pub(super) fn buffer(bytes: Vec<u8>) -> ketama_set_buffer {
-    if bytes.is_empty() {
-        return ketama_set_buffer {
-            data: std::ptr::null_mut(),
-            len: 0,
-        };
-    }
-    let boxed = bytes.into_boxed_slice();
-    let len = boxed.len();
-    ketama_set_buffer {
-        data: Box::into_raw(boxed).cast(),
-        len,
-    }
+    let (data, len) = bytes_out(bytes);
+    ketama_set_buffer { data, len }
 }
 
 pub(super) fn error_info(error: &SetError) -> ketama_set_error {
@@ -144,31 +123,26 @@ pub(super) fn error_info(error: &SetError) -> ketama_set_error {
     }
 }
 
-/// # Safety
-/// `set` is NULL or a live handle.
-pub(super) unsafe fn set_ref<'a>(set: *const ketama_set) -> Result<&'a SetHandle, Error> {
-    // SAFETY: per the caller.
-    unsafe { box_ref(set, "set") }
-}
-
-/// Reads an array of set handles; NULL entries are missing keys (empty sets).
+/// Reads an array of set handles; NULL entries are missing keys (empty
+/// sets). Returns the sets and the largest `max_member_len` among them.
 ///
 /// # Safety
-/// `sets` points to `count` entries, each NULL or a live handle.
+/// `sets` is NULL or valid for `count` entries, each NULL or a live set.
 pub(super) unsafe fn set_list<'a>(
     sets: *const *const ketama_set,
     count: usize,
+    name: &'static str,
 ) -> Result<(Vec<&'a MemberSet>, usize), Error> {
     static EMPTY: std::sync::OnceLock<MemberSet> = std::sync::OnceLock::new();
     let empty = EMPTY.get_or_init(MemberSet::new);
-    // SAFETY: per the caller.
-    let handles = unsafe { arg_slice(sets, count, "sets") }?;
+    // SAFETY: `count` entries (the caller's contract).
+    let handles = unsafe { arg_slice(sets, count, name) }?;
     let mut max = DEFAULT_MAX_MEMBER_LEN;
     let list = handles
         .iter()
         .map(|&h| {
-            // SAFETY: each entry is NULL or a live handle.
-            match unsafe { box_opt(h) } {
+            // SAFETY: each entry is NULL or a live set (the caller's contract).
+            match unsafe { handle_opt(h, name) } {
                 None => empty,
                 Some(handle) => {
                     max = max.max(handle.max_member_len);
@@ -186,10 +160,7 @@ pub(super) unsafe fn set_list<'a>(
 /// `set` is NULL or a live handle, not used afterwards.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_free(set: *mut ketama_set) {
-    guard_value((), || {
-        // SAFETY: per the contract above.
-        unsafe { box_free(set) }
-    })
+    guard_value((), || param!(handle_free(set)))
 }
 
 /// Releases a buffer handed out by the library. A NULL `data` is ignored.
@@ -199,29 +170,29 @@ pub unsafe extern "C" fn ketama_set_free(set: *mut ketama_set) {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_buffer_free(buffer: ketama_set_buffer) {
     guard_value((), || {
-        if !buffer.data.is_null() {
-            // SAFETY: the buffer was made by `buffer()` from a boxed slice of `len` bytes.
-            drop(unsafe {
-                Box::from_raw(std::ptr::slice_from_raw_parts_mut(buffer.data, buffer.len))
-            });
-        }
+        // SAFETY: `buffer` is `{NULL, 0}` or one this library handed out and
+        // that is not yet released (the contract of `ketama_set_buffer_free`).
+        unsafe { bytes_free(buffer.data, buffer.len) }
     })
 }
 
 /// Reads `count` member references.
 ///
 /// # Safety
-/// `members` points to `count` entries, each valid for its length.
+/// `members` is NULL or valid for `count` entries, each entry's `data`
+/// valid for its `len` bytes.
 pub(super) unsafe fn member_list<'a>(
     members: *const ketama_set_member_ref,
     count: usize,
+    name: &'static str,
 ) -> Result<Vec<&'a [u8]>, Error> {
-    // SAFETY: per the caller.
-    let entries = unsafe { arg_slice(members, count, "members") }?;
+    // SAFETY: `count` entries (the caller's contract).
+    let entries = unsafe { arg_slice(members, count, name) }?;
     entries
         .iter()
-        // SAFETY: each entry is valid for its length.
-        .map(|m| unsafe { crate::boundary::arg_bytes(m.data, m.len, "members[].data") })
+        // SAFETY: each entry's data is valid for its length (the caller's
+        // contract).
+        .map(|m| unsafe { arg_bytes(m.data, m.len, "members[].data") })
         .collect()
 }
 
@@ -233,7 +204,6 @@ pub(super) unsafe fn member_list<'a>(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_is_sealed(set: *const ketama_set) -> bool {
     guard_value(false, || {
-        // SAFETY: NULL or a live handle.
-        unsafe { box_opt(set) }.is_some_and(|h| h.set.stats.sealed)
+        param!(handle_opt(set)).is_some_and(|h| h.set.stats.sealed)
     })
 }

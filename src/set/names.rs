@@ -4,6 +4,7 @@
 
 use std::ffi::c_char;
 
+use crate::boundary::{arg_cstr, arg_out, arg_slice_mut, guard_status, guard_value, param};
 use crate::names::{id_of, list_of, name_of};
 use crate::status::ketama_status;
 use ketama_core::file_ring::ReloadPolicy;
@@ -27,8 +28,7 @@ pub unsafe extern "C" fn ketama_set_encoding_from_name(
     name: *const c_char,
     out: *mut u32,
 ) -> ketama_status {
-    // SAFETY: per the contract above.
-    unsafe { id_of::<Format>(name, out) }
+    guard_status(|| id_of::<Format>(param!(arg_cstr(name))?, param!(arg_out(out))?))
 }
 
 /// Every id of `ketama_set_encoding`: writes at most `capacity` ids to `ids` and
@@ -38,8 +38,9 @@ pub unsafe extern "C" fn ketama_set_encoding_from_name(
 /// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_encoding_list(ids: *mut u32, capacity: usize) -> usize {
-    // SAFETY: per the contract above.
-    unsafe { list_of::<Format>(ids, capacity) }
+    guard_value(0, || {
+        list_of::<Format>(param!(arg_slice_mut(ids, capacity)))
+    })
 }
 
 /// The name of a record operation id (`"add"`, `"remove"`), or NULL for an unknown id. Static string.
@@ -58,8 +59,7 @@ pub unsafe extern "C" fn ketama_set_op_from_name(
     name: *const c_char,
     out: *mut u32,
 ) -> ketama_status {
-    // SAFETY: per the contract above.
-    unsafe { id_of::<Op>(name, out) }
+    guard_status(|| id_of::<Op>(param!(arg_cstr(name))?, param!(arg_out(out))?))
 }
 
 /// Every id of `ketama_set_op`: writes at most `capacity` ids to `ids` and
@@ -69,8 +69,7 @@ pub unsafe extern "C" fn ketama_set_op_from_name(
 /// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_op_list(ids: *mut u32, capacity: usize) -> usize {
-    // SAFETY: per the contract above.
-    unsafe { list_of::<Op>(ids, capacity) }
+    guard_value(0, || list_of::<Op>(param!(arg_slice_mut(ids, capacity))))
 }
 
 /// The name of a set error kind id (`"Truncated"`, ...; `"None"` for 0), `"Unknown"` for other values.
@@ -95,8 +94,7 @@ pub unsafe extern "C" fn ketama_set_error_kind_from_name(
     name: *const c_char,
     out: *mut u32,
 ) -> ketama_status {
-    // SAFETY: per the contract above.
-    unsafe { id_of::<SetErrorKind>(name, out) }
+    guard_status(|| id_of::<SetErrorKind>(param!(arg_cstr(name))?, param!(arg_out(out))?))
 }
 
 /// Every id of `ketama_set_error_kind`: writes at most `capacity` ids to `ids` and
@@ -106,8 +104,9 @@ pub unsafe extern "C" fn ketama_set_error_kind_from_name(
 /// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_error_kind_list(ids: *mut u32, capacity: usize) -> usize {
-    // SAFETY: per the contract above.
-    unsafe { list_of::<SetErrorKind>(ids, capacity) }
+    guard_value(0, || {
+        list_of::<SetErrorKind>(param!(arg_slice_mut(ids, capacity)))
+    })
 }
 
 /// The name of a server reply for the write recipe id (`"stored"`, `"not-found"`, ...), or NULL for an unknown id. Static string.
@@ -126,8 +125,7 @@ pub unsafe extern "C" fn ketama_set_reply_from_name(
     name: *const c_char,
     out: *mut u32,
 ) -> ketama_status {
-    // SAFETY: per the contract above.
-    unsafe { id_of::<Reply>(name, out) }
+    guard_status(|| id_of::<Reply>(param!(arg_cstr(name))?, param!(arg_out(out))?))
 }
 
 /// Every id of `ketama_set_reply`: writes at most `capacity` ids to `ids` and
@@ -137,8 +135,7 @@ pub unsafe extern "C" fn ketama_set_reply_from_name(
 /// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_reply_list(ids: *mut u32, capacity: usize) -> usize {
-    // SAFETY: per the contract above.
-    unsafe { list_of::<Reply>(ids, capacity) }
+    guard_value(0, || list_of::<Reply>(param!(arg_slice_mut(ids, capacity))))
 }
 
 /// The name of a write recipe action id (`"append"`, `"probe"`, `"created"`, ...), or NULL for an unknown id. Static string.
@@ -157,8 +154,7 @@ pub unsafe extern "C" fn ketama_set_action_from_name(
     name: *const c_char,
     out: *mut u32,
 ) -> ketama_status {
-    // SAFETY: per the contract above.
-    unsafe { id_of::<SetAction>(name, out) }
+    guard_status(|| id_of::<SetAction>(param!(arg_cstr(name))?, param!(arg_out(out))?))
 }
 
 /// Every id of `ketama_set_action`: writes at most `capacity` ids to `ids` and
@@ -168,8 +164,9 @@ pub unsafe extern "C" fn ketama_set_action_from_name(
 /// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_action_list(ids: *mut u32, capacity: usize) -> usize {
-    // SAFETY: per the contract above.
-    unsafe { list_of::<SetAction>(ids, capacity) }
+    guard_value(0, || {
+        list_of::<SetAction>(param!(arg_slice_mut(ids, capacity)))
+    })
 }
 
 /// The name of a side of a paired list id (`"add"`, `"remove"`), or NULL for an unknown id. Static string.
@@ -188,8 +185,7 @@ pub unsafe extern "C" fn ketama_set_side_from_name(
     name: *const c_char,
     out: *mut u32,
 ) -> ketama_status {
-    // SAFETY: per the contract above.
-    unsafe { id_of::<Side>(name, out) }
+    guard_status(|| id_of::<Side>(param!(arg_cstr(name))?, param!(arg_out(out))?))
 }
 
 /// Every id of `ketama_set_side`: writes at most `capacity` ids to `ids` and
@@ -199,8 +195,7 @@ pub unsafe extern "C" fn ketama_set_side_from_name(
 /// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_side_list(ids: *mut u32, capacity: usize) -> usize {
-    // SAFETY: per the contract above.
-    unsafe { list_of::<Side>(ids, capacity) }
+    guard_value(0, || list_of::<Side>(param!(arg_slice_mut(ids, capacity))))
 }
 
 /// The name of a reload policy id (`"keep-last-good"`, `"strict"`), or NULL for an unknown id. Static string.
@@ -219,8 +214,7 @@ pub unsafe extern "C" fn ketama_reload_policy_from_name(
     name: *const c_char,
     out: *mut u32,
 ) -> ketama_status {
-    // SAFETY: per the contract above.
-    unsafe { id_of::<ReloadPolicy>(name, out) }
+    guard_status(|| id_of::<ReloadPolicy>(param!(arg_cstr(name))?, param!(arg_out(out))?))
 }
 
 /// Every id of `ketama_reload_policy`: writes at most `capacity` ids to `ids` and
@@ -230,6 +224,7 @@ pub unsafe extern "C" fn ketama_reload_policy_from_name(
 /// `ids` is NULL (with `capacity` 0) or writable for `capacity` ids.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_reload_policy_list(ids: *mut u32, capacity: usize) -> usize {
-    // SAFETY: per the contract above.
-    unsafe { list_of::<ReloadPolicy>(ids, capacity) }
+    guard_value(0, || {
+        list_of::<ReloadPolicy>(param!(arg_slice_mut(ids, capacity)))
+    })
 }

@@ -1,8 +1,9 @@
 //! A set spread over N keys `<base>.<i>`, placed on servers by a ring.
 
 use super::*;
-use crate::boundary::{arg_bytes, arg_out, guard_status};
-use crate::ring::{ketama_ring, ketama_server_ref, ring_ref, server_ref};
+use crate::boundary::{arg_bytes, arg_out, guard_status, param};
+use crate::handle::handle_ref;
+use crate::ring::{ketama_ring, ketama_server_ref, server_ref};
 use crate::status::ketama_status;
 use ketama_core::Error;
 use ketama_core::setcodec::shard::{self, ShardLayout};
@@ -20,10 +21,8 @@ pub unsafe extern "C" fn ketama_set_shard_of(
     out: *mut u32,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let member = unsafe { arg_bytes(member, member_len, "member") }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
+        let member = param!(arg_bytes(member, member_len))?;
+        let out = param!(arg_out(out))?;
         if shard_count == 0 {
             return Err(Error::InvalidArgument(
                 "shard_count must be at least 1".into(),
@@ -32,12 +31,6 @@ pub unsafe extern "C" fn ketama_set_shard_of(
         *out = shard::shard_of(member, shard_count);
         Ok(())
     })
-}
-
-fn layout(base: *const u8, base_len: usize, shard_count: u32) -> Result<ShardLayout, Error> {
-    // SAFETY: the exported callers pass their caller's pointer and length.
-    let base = unsafe { arg_bytes(base, base_len, "base") }?;
-    Ok(ShardLayout::new(base, shard_count)?)
 }
 
 /// The key of shard `shard`: `<base>.<shard>`, checked against memcached's
@@ -54,9 +47,9 @@ pub unsafe extern "C" fn ketama_set_shard_key(
     out: *mut ketama_set_buffer,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
-        *out = buffer(layout(base, base_len, shard_count)?.shard_key(shard)?);
+        let out = param!(arg_out(out))?;
+        let base = param!(arg_bytes(base, base_len))?;
+        *out = buffer(ShardLayout::new(base, shard_count)?.shard_key(shard)?);
         Ok(())
     })
 }
@@ -75,11 +68,10 @@ pub unsafe extern "C" fn ketama_set_shard_server(
     out: *mut ketama_server_ref,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let ring = unsafe { ring_ref(ring) }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
-        let key = layout(base, base_len, shard_count)?.shard_key(shard)?;
+        let ring = param!(handle_ref(ring))?;
+        let out = param!(arg_out(out))?;
+        let base = param!(arg_bytes(base, base_len))?;
+        let key = ShardLayout::new(base, shard_count)?.shard_key(shard)?;
         let at = ring.locate(&key).ok_or_else(Error::no_points)?;
         *out = server_ref(ring, at);
         Ok(())
@@ -97,8 +89,7 @@ pub unsafe extern "C" fn ketama_set_shard_index_value(
     out: *mut ketama_set_buffer,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
+        let out = param!(arg_out(out))?;
         *out = buffer(ShardLayout::new(b"index", shard_count)?.index_value());
         Ok(())
     })
@@ -118,12 +109,9 @@ pub unsafe extern "C" fn ketama_set_shard_count_from_index(
     out: *mut u32,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let base = unsafe { arg_bytes(base, base_len, "base") }?;
-        // SAFETY: per the contract above.
-        let value = unsafe { arg_bytes(value, value_len, "value") }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
+        let base = param!(arg_bytes(base, base_len))?;
+        let value = param!(arg_bytes(value, value_len))?;
+        let out = param!(arg_out(out))?;
         *out = ShardLayout::from_index(base, value)?.count();
         Ok(())
     })

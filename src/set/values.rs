@@ -1,10 +1,12 @@
 //! Decoding values, reading members and encoding APPEND payloads.
 
 use super::*;
-use crate::boundary::{arg_bytes, arg_out, arg_slice_mut, guard_status, guard_value};
-use crate::handle::box_opt;
+use crate::boundary::{
+    arg_bytes, arg_opt_out, arg_out, arg_slice_mut, guard_status, guard_value, param,
+};
+use crate::handle::{handle_opt, handle_ref};
 use crate::status::ketama_status;
-use ketama_core::setcodec::{self, ops};
+use ketama_core::setcodec::{self, Op, ops};
 
 /// Counters of a decoded set.
 #[repr(C)]
@@ -44,10 +46,8 @@ pub unsafe extern "C" fn ketama_set_decode(
     error_out: *mut ketama_set_error,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(set_out, "set_out") }?;
-        // SAFETY: per the contract above.
-        let value = unsafe { arg_bytes(value, value_len, "value") }?;
+        let out = param!(arg_out(set_out))?;
+        let value = param!(arg_bytes(value, value_len))?;
         let options = options(encoding, max_member_len)?;
         match setcodec::decode(value, &options) {
             Ok(set) => {
@@ -55,8 +55,7 @@ pub unsafe extern "C" fn ketama_set_decode(
                 Ok(())
             }
             Err(error) => {
-                // SAFETY: NULL or writable per the contract.
-                if let Some(slot) = unsafe { error_out.as_mut() } {
+                if let Some(slot) = param!(arg_opt_out(error_out)) {
                     *slot = error_info(&error);
                 }
                 Err(error.into())
@@ -82,12 +81,9 @@ pub unsafe extern "C" fn ketama_set_decode_salvage(
     error_out: *mut ketama_set_error,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(set_out, "set_out") }?;
-        // SAFETY: per the contract above.
-        let error_slot = unsafe { arg_out(error_out, "error_out") }?;
-        // SAFETY: per the contract above.
-        let value = unsafe { arg_bytes(value, value_len, "value") }?;
+        let out = param!(arg_out(set_out))?;
+        let error_slot = param!(arg_out(error_out))?;
+        let value = param!(arg_bytes(value, value_len))?;
         let options = options(encoding, max_member_len)?;
         let salvaged = setcodec::decode_salvage(value, &options);
         *error_slot = salvaged.error.as_ref().map(error_info).unwrap_or_default();
@@ -106,10 +102,8 @@ pub unsafe extern "C" fn ketama_set_get_stats(
     out: *mut ketama_set_stats,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let handle = unsafe { set_ref(set) }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
+        let handle = param!(handle_ref(set))?;
+        let out = param!(arg_out(out))?;
         let stats = &handle.set.stats;
         *out = ketama_set_stats {
             members: handle.set.members.len(),
@@ -129,10 +123,8 @@ pub unsafe extern "C" fn ketama_set_get_stats(
 /// `set` is NULL or a live handle.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_card(set: *const ketama_set) -> usize {
-    // SAFETY: per the contract above.
     guard_value(0, || {
-        // SAFETY: per the contract above.
-        unsafe { set_ref(set) }.map_or(0, |h| h.set.members.len())
+        param!(handle_opt(set)).map_or(0, |h| h.set.members.len())
     })
 }
 
@@ -149,12 +141,9 @@ pub unsafe extern "C" fn ketama_set_member(
     len_out: *mut usize,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let handle = unsafe { set_ref(set) }?;
-        // SAFETY: per the contract above.
-        let data_out = unsafe { arg_out(data_out, "data_out") }?;
-        // SAFETY: per the contract above.
-        let len_out = unsafe { arg_out(len_out, "len_out") }?;
+        let handle = param!(handle_ref(set))?;
+        let data_out = param!(arg_out(data_out))?;
+        let len_out = param!(arg_out(len_out))?;
         let members = &handle.set.members;
         let member = members.get(index).ok_or_else(|| {
             Error::OutOfRange(format!(
@@ -180,12 +169,9 @@ pub unsafe extern "C" fn ketama_set_contains(
     out: *mut bool,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let member = unsafe { arg_bytes(member, member_len, "member") }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
-        // SAFETY: NULL or a live handle.
-        *out = unsafe { box_opt(set) }.is_some_and(|h| h.set.members.contains(member));
+        let member = param!(arg_bytes(member, member_len))?;
+        let out = param!(arg_out(out))?;
+        *out = param!(handle_opt(set)).is_some_and(|h| h.set.members.contains(member));
         Ok(())
     })
 }
@@ -204,13 +190,10 @@ pub unsafe extern "C" fn ketama_set_contains_many(
     out: *mut bool,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let members = unsafe { member_list(members, count) }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_slice_mut(out, count, "out") }?;
+        let members = param!(member_list(members, count))?;
+        let out = param!(arg_slice_mut(out, count))?;
         let empty = MemberSet::new();
-        // SAFETY: NULL or a live handle.
-        let set = unsafe { box_opt(set) }.map_or(&empty, |h| &h.set.members);
+        let set = param!(handle_opt(set)).map_or(&empty, |h| &h.set.members);
         out.copy_from_slice(&ops::smismember(set, &members));
         Ok(())
     })
@@ -228,10 +211,8 @@ pub unsafe extern "C" fn ketama_set_detect(
     out: *mut u32,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let value = unsafe { arg_bytes(value, value_len, "value") }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
+        let value = param!(arg_bytes(value, value_len))?;
+        let out = param!(arg_out(out))?;
         *out = format_id(setcodec::detect(value)?);
         Ok(())
     })
@@ -253,13 +234,11 @@ pub unsafe extern "C" fn ketama_set_encode(
     out: *mut ketama_set_buffer,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
-        // SAFETY: per the contract above.
-        let members = unsafe { member_list(members, count) }?;
+        let out = param!(arg_out(out))?;
+        let members = param!(member_list(members, count))?;
         let options = options(0, max_member_len)?;
         let payload = setcodec::encode(
-            crate::names::from_id(op)?,
+            Op::with_id(op)?,
             &members,
             writable_format(encoding)?,
             options.max_member_len,

@@ -1,11 +1,12 @@
 //! The write state machine, compaction and the read plan.
 
 use super::*;
-use crate::boundary::{arg_bytes, arg_out, guard_status, guard_value};
-use crate::handle::{BoxHandle, Handle, box_free, box_mut, box_out};
+use crate::boundary::{arg_bytes, arg_opt_ref, arg_out, guard_status, guard_value, param};
+use crate::handle::{box_out, handle_free, handle_mut, handle_ref};
 use crate::status::ketama_status;
+use ketama_core::registry::Named;
 use ketama_core::setcodec::recipe::{self, Reply, SetAction, Writer};
-use ketama_core::setcodec::{self, CompactionPolicy};
+use ketama_core::setcodec::{self, CompactionPolicy, Op};
 
 /// Compaction policy: compact when `redundant > threshold` (in ratio mode
 /// `max(threshold, members)`), or when the value is over `soft_limit` bytes
@@ -44,11 +45,6 @@ pub struct ketama_set_writer {
     _private: [u8; 0],
 }
 
-impl Handle for ketama_set_writer {
-    type Rust = Writer;
-}
-impl BoxHandle for ketama_set_writer {}
-
 /// Writes the library's default compaction policy to `*out`, for callers
 /// that start from the defaults and change one field (the bindings read
 /// theirs here).
@@ -58,8 +54,7 @@ impl BoxHandle for ketama_set_writer {}
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_policy_default(out: *mut ketama_set_policy) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
+        let out = param!(arg_out(out))?;
         let policy = CompactionPolicy::default();
         *out = ketama_set_policy {
             threshold: policy.threshold,
@@ -90,12 +85,9 @@ pub unsafe extern "C" fn ketama_set_should_compact(
     out: *mut bool,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let handle = unsafe { set_ref(set) }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
-        // SAFETY: per the contract above.
-        let policy = policy_from(unsafe { policy.as_ref() });
+        let handle = param!(handle_ref(set))?;
+        let out = param!(arg_out(out))?;
+        let policy = policy_from(param!(arg_opt_ref(policy)));
         *out =
             setcodec::should_compact(&handle.set.stats, handle.set.members.len(), &policy, force);
         Ok(())
@@ -114,10 +106,8 @@ pub unsafe extern "C" fn ketama_set_compacted(
     out: *mut ketama_set_buffer,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let handle = unsafe { set_ref(set) }?;
-        // SAFETY: per the contract above.
-        let out = unsafe { arg_out(out, "out") }?;
+        let handle = param!(handle_ref(set))?;
+        let out = param!(arg_out(out))?;
         *out = buffer(setcodec::compacted(
             &handle.set.members,
             writable_format(encoding)?,
@@ -149,81 +139,79 @@ pub unsafe extern "C" fn ketama_set_plan_read(
     compaction_out: *mut ketama_set_compaction,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        unsafe {
-            plan_read_into(
-                value,
-                value_len,
-                encoding,
-                cas,
-                ttl_known.then_some(remaining_ttl),
-                policy,
-                force,
-                None,
-                set_out,
-                compaction_out,
-            )
-        }
+        let read = PlanRead {
+            set_out: param!(arg_out(set_out))?,
+            compaction_out: param!(arg_out(compaction_out))?,
+            value: param!(arg_bytes(value, value_len))?,
+            policy: policy_from(param!(arg_opt_ref(policy))),
+        };
+        read.plan(
+            encoding,
+            cas,
+            ttl_known.then_some(remaining_ttl),
+            force,
+            None,
+        )
     })
 }
 
-/// The body of both read-plan exports; `sampled` is (probability, seed).
-///
-/// # Safety
-/// As `ketama_set_plan_read`.
-#[allow(clippy::too_many_arguments)]
-unsafe fn plan_read_into(
-    value: *const u8,
-    value_len: usize,
-    encoding: u32,
-    cas: u64,
-    remaining_ttl: Option<i64>,
-    policy: *const ketama_set_policy,
-    force: bool,
-    sampled: Option<(f64, u64)>,
-    set_out: *mut *mut ketama_set,
-    compaction_out: *mut ketama_set_compaction,
-) -> Result<(), Error> {
-    // SAFETY: per the caller.
-    let set_out = unsafe { arg_out(set_out, "set_out") }?;
-    // SAFETY: per the contract above.
-    let compaction_out = unsafe { arg_out(compaction_out, "compaction_out") }?;
-    // SAFETY: per the contract above.
-    let value = unsafe { arg_bytes(value, value_len, "value") }?;
-    // SAFETY: per the contract above.
-    let policy = policy_from(unsafe { policy.as_ref() });
-    let options = options(encoding, 0)?;
-    let plan = match sampled {
-        None => recipe::plan_read(value, cas, remaining_ttl, &options, &policy, force)?,
-        Some((probability, seed)) => recipe::plan_read_sampled(
+/// The pointer arguments of both read-plan exports, read.
+struct PlanRead<'a> {
+    set_out: &'a mut *mut ketama_set,
+    compaction_out: &'a mut ketama_set_compaction,
+    value: &'a [u8],
+    policy: CompactionPolicy,
+}
+
+impl PlanRead<'_> {
+    /// The body of both read-plan exports; `sampled` is (probability, seed).
+    fn plan(
+        self,
+        encoding: u32,
+        cas: u64,
+        remaining_ttl: Option<i64>,
+        force: bool,
+        sampled: Option<(f64, u64)>,
+    ) -> Result<(), Error> {
+        let PlanRead {
+            set_out,
+            compaction_out,
             value,
-            cas,
-            remaining_ttl,
-            &options,
-            &policy,
-            force,
-            probability,
-            &mut recipe::Sampler::new(seed),
-        )?,
-    };
-    *compaction_out = match plan.compaction {
-        Some(write) => ketama_set_compaction {
-            needed: true,
-            value: buffer(write.value),
-            cas: write.cas,
-            exptime: write.exptime.unwrap_or(0),
-            exptime_known: write.exptime.is_some(),
-        },
-        None => ketama_set_compaction {
-            needed: false,
-            value: buffer(Vec::new()),
-            cas,
-            exptime: 0,
-            exptime_known: false,
-        },
-    };
-    *set_out = hand_out_set(plan.set, options.max_member_len);
-    Ok(())
+            policy,
+        } = self;
+        let options = options(encoding, 0)?;
+        let plan = match sampled {
+            None => recipe::plan_read(value, cas, remaining_ttl, &options, &policy, force)?,
+            Some((probability, seed)) => recipe::plan_read_sampled(
+                value,
+                cas,
+                remaining_ttl,
+                &options,
+                &policy,
+                force,
+                probability,
+                &mut recipe::Sampler::new(seed),
+            )?,
+        };
+        *compaction_out = match plan.compaction {
+            Some(write) => ketama_set_compaction {
+                needed: true,
+                value: buffer(write.value),
+                cas: write.cas,
+                exptime: write.exptime.unwrap_or(0),
+                exptime_known: write.exptime.is_some(),
+            },
+            None => ketama_set_compaction {
+                needed: false,
+                value: buffer(Vec::new()),
+                cas,
+                exptime: 0,
+                exptime_known: false,
+            },
+        };
+        *set_out = hand_out_set(plan.set, options.max_member_len);
+        Ok(())
+    }
 }
 
 /// Starts the write recipe for one payload of `op` records: `*action_out`
@@ -241,18 +229,16 @@ pub unsafe extern "C" fn ketama_set_writer_new(
     action_out: *mut u32,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let writer_out = unsafe { arg_out(writer_out, "writer_out") }?;
-        // SAFETY: per the contract above.
-        let action_out = unsafe { arg_out(action_out, "action_out") }?;
+        let writer_out = param!(arg_out(writer_out))?;
+        let action_out = param!(arg_out(action_out))?;
         let retries = if max_retries == 0 {
             recipe::DEFAULT_MAX_RETRIES
         } else {
             max_retries
         };
-        let writer = Writer::new(crate::names::from_id(op)?, retries);
+        let writer = Writer::new(Op::with_id(op)?, retries);
         *action_out = SetAction::from(writer.first()).id();
-        *writer_out = box_out(writer);
+        *writer_out = box_out::<ketama_set_writer>(writer);
         Ok(())
     })
 }
@@ -271,11 +257,9 @@ pub unsafe extern "C" fn ketama_set_writer_step(
     action_out: *mut u32,
 ) -> ketama_status {
     guard_status(|| {
-        // SAFETY: per the contract above.
-        let writer = unsafe { box_mut(writer, "writer") }?;
-        // SAFETY: per the contract above.
-        let action_out = unsafe { arg_out(action_out, "action_out") }?;
-        let reply: Reply = crate::names::from_id(reply)?;
+        let writer = param!(handle_mut(writer))?;
+        let action_out = param!(arg_out(action_out))?;
+        let reply = Reply::with_id(reply)?;
         *action_out = SetAction::from(writer.on_reply(reply)?).id();
         Ok(())
     })
@@ -287,10 +271,7 @@ pub unsafe extern "C" fn ketama_set_writer_step(
 /// `writer` is NULL or live, not used afterwards.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_set_writer_free(writer: *mut ketama_set_writer) {
-    guard_value((), || {
-        // SAFETY: per the contract above.
-        unsafe { box_free(writer) }
-    })
+    guard_value((), || param!(handle_free(writer)))
 }
 
 /// `ketama_set_plan_read` with randomised piggy-back compaction: a due
@@ -322,20 +303,19 @@ pub unsafe extern "C" fn ketama_set_plan_read_sampled(
                 "probability {probability} is not between 0 and 1"
             )));
         }
-        // SAFETY: per the contract above.
-        unsafe {
-            plan_read_into(
-                value,
-                value_len,
-                encoding,
-                cas,
-                ttl_known.then_some(remaining_ttl),
-                policy,
-                force,
-                Some((probability, seed)),
-                set_out,
-                compaction_out,
-            )
-        }
+        let read = PlanRead {
+            set_out: param!(arg_out(set_out))?,
+            compaction_out: param!(arg_out(compaction_out))?,
+            value: param!(arg_bytes(value, value_len))?,
+            policy: policy_from(param!(arg_opt_ref(policy))),
+        };
+        let sampled = Some((probability, seed));
+        read.plan(
+            encoding,
+            cas,
+            ttl_known.then_some(remaining_ttl),
+            force,
+            sampled,
+        )
     })
 }

@@ -71,16 +71,12 @@ fn cli(args: &[&str]) -> String {
     text(&out.stdout)
 }
 
+/// The flattened header PHP's FFI reads (generated with include/ketama.h by
+/// crates/ketama-gen, whose `--check` and tests compare it with the sources).
 #[test]
-fn php_ffi_header_is_generated_from_the_rust_source() {
+fn php_ffi_header_is_flat_and_declares_the_api() {
     let checked_in =
         std::fs::read_to_string(php_dir().join("ketama_ffi.h")).expect("bindings/php/ketama_ffi.h");
-    let generated =
-        std::fs::read_to_string(env!("KETAMA_GENERATED_PHP_HEADER")).expect("generated PHP header");
-    assert!(
-        checked_in == generated,
-        "bindings/php/ketama_ffi.h is stale: run `KETAMA_UPDATE_HEADER=1 cargo build` and commit it"
-    );
     // PHP's FFI parser rejects preprocessor lines, except the FFI_SCOPE and
     // FFI_LIB defines that ffi.preload reads at the very top of the file.
     let mut lines = checked_in.lines();

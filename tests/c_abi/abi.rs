@@ -1,22 +1,14 @@
-//! The C ABI as C programs see it: the generated header, the SONAME and
+//! The C ABI as C programs see it: the generated header (kept current by
+//! `make generate-check` and crates/ketama-gen's tests), the SONAME and
 //! exported symbols of the shared library, the modern API from C under
-//! valgrind, and the header from C++.
+//! valgrind, the header from C++, and the enums' `*_list` functions.
 
 use ketama_testkit as common;
 
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 use std::process::Command;
 use std::time::Duration;
-
-#[test]
-fn checked_in_header_is_what_cbindgen_generates() {
-    let generated =
-        std::fs::read_to_string(env!("KETAMA_GENERATED_HEADER")).expect("generated header");
-    let checked_in = std::fs::read_to_string(common::repo_root().join("include/ketama.h")).unwrap();
-    assert!(
-        generated == checked_in,
-        "include/ketama.h is out of date: run `KETAMA_UPDATE_HEADER=1 cargo build` and commit it"
-    );
-}
 
 #[test]
 fn header_keeps_the_original_surface() {
@@ -255,5 +247,87 @@ fn every_enum_constant_of_the_header_is_in_the_golden_list() {
     assert!(
         unlisted.is_empty(),
         "constants in include/ketama.h missing from tests/golden/abi-constants.txt: {unlisted:?}"
+    );
+}
+
+/// Every `ketama_*_list` function of the header, called from C, lists its
+/// enum's ids strictly ascending ("every id, in order", as the header's
+/// enums declare them), and lists exactly the ids of the enum it names:
+/// one such function for each enum of the core's registry.
+#[test]
+fn every_list_function_returns_its_ids_strictly_ascending() {
+    let header = std::fs::read_to_string(common::repo_root().join("include/ketama.h")).unwrap();
+    let lists: BTreeSet<&str> = header
+        .lines()
+        .filter_map(|line| {
+            line.strip_prefix("size_t ")?
+                .strip_suffix("(uint32_t *ids, size_t capacity);")
+        })
+        .filter(|name| name.starts_with("ketama_") && name.ends_with("_list"))
+        .collect();
+    let registry: BTreeMap<String, Vec<u32>> = ketama_core::abi::ENUMS
+        .iter()
+        .map(|e| {
+            let ids = e.constants().iter().map(|c| c.id).collect();
+            (format!("{}_list", e.c_type), ids)
+        })
+        .collect();
+    assert_eq!(
+        lists,
+        registry.keys().map(String::as_str).collect(),
+        "a *_list function for each enum of the registry"
+    );
+    let mut program = String::from(
+        r#"#include <ketama.h>
+#include <stdio.h>
+#include <stdlib.h>
+static void print(const char *name, size_t (*list)(uint32_t *, size_t)) {
+    size_t count = list(NULL, 0);
+    uint32_t *ids = malloc((count + 1) * sizeof *ids);
+    if (!ids || list(ids, count) != count) { printf("%s: failed\n", name); exit(1); }
+    printf("%s", name);
+    for (size_t i = 0; i < count; i++) printf(" %u", ids[i]);
+    printf("\n");
+    free(ids);
+}
+int main(void) {
+"#,
+    );
+    for list in &lists {
+        let _ = writeln!(program, "    print(\"{list}\", {list});");
+    }
+    program.push_str("    return 0;\n}\n");
+    let source = common::scratch_dir("lists").join("lists.c");
+    std::fs::write(&source, program).unwrap();
+    let exe = common::compile_c(&[&source], "lists", &[]);
+    let out = common::run_with_timeout(&mut Command::new(exe), Duration::from_secs(10));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut wrong = Vec::new();
+    for line in stdout.lines() {
+        let mut words = line.split(' ');
+        let name = words.next().unwrap();
+        let ids: Vec<u32> = words.map(|id| id.parse().unwrap()).collect();
+        if let Some(pair) = ids.windows(2).find(|pair| pair[0] >= pair[1]) {
+            wrong.push(format!("{name}: {} before {} in {ids:?}", pair[0], pair[1]));
+        }
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        if registry.get(name) != Some(&sorted) {
+            wrong.push(format!(
+                "{name}: lists {ids:?}, the registry has {:?}",
+                registry.get(name)
+            ));
+        }
+    }
+    assert_eq!(stdout.lines().count(), lists.len(), "{stdout}");
+    assert!(
+        wrong.is_empty(),
+        "ids out of order or wrong:\n  {}",
+        wrong.join("\n  ")
     );
 }

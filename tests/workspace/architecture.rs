@@ -10,10 +10,11 @@ use ketama_testkit as common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const CRATES: [&str; 5] = [
+const CRATES: [&str; 6] = [
     "src",
     "crates/ketama-core/src",
     "crates/ketama-cli/src",
+    "crates/ketama-gen/src",
     "crates/ketama-testkit/src",
     "bindings/python/src",
 ];

@@ -13,6 +13,7 @@ _Server = Union[_Bytes, Tuple[_Bytes], Tuple[_Bytes, Optional[int]], Tuple[_Byte
 _Self = TypeVar("_Self")
 
 __version__: str
+# Batch calls of at least this many keys release the GIL (README: Threads).
 DETACH_KEYS: int
 
 def flavour_id(flavour: Union[_Name, int]) -> int: ...

@@ -60,7 +60,7 @@ unsafe fn call(
     answer: fn(Python<'_>, &Ring, u32) -> *mut ffi::PyObject,
     general: fn(&Ring, &Bound<'_, PyAny>) -> PyResult<Py<PyAny>>,
 ) -> *mut ffi::PyObject {
-    // SAFETY: per the contract above, the thread is attached.
+    // SAFETY: the interpreter calls this attached (`call`'s contract).
     let py = unsafe { Python::assume_attached() };
     // SAFETY: `slf` and `key` are live borrowed references (contract above).
     let (slf, key) = unsafe { (Borrowed::from_ptr(py, slf), Borrowed::from_ptr(py, key)) };

@@ -6,32 +6,29 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyInt};
 
-use ketama_core::file_ring::ReloadPolicy;
+use ketama_core::Error;
 use ketama_core::flavour::Flavour;
 use ketama_core::hash::HashAlgorithm;
 use ketama_core::parser::ParseMode;
-use ketama_core::registry::Named;
-use ketama_core::setcodec::paired::Side;
-use ketama_core::setcodec::recipe::{Reply, SetAction};
-use ketama_core::setcodec::{Format, Op, SetErrorKind};
-use ketama_core::{Error, Status};
+use ketama_core::registry::{AbiEnum, Named};
 
-use crate::errors::{OrRaise, ketama_error, value_error};
+use crate::errors::{OrRaise, value_error};
 use crate::keys::{bytes_of, name_of};
 
 /// A flavour given by name or alias (`str` or `bytes`) or by id; an unknown
-/// one is `KetamaError` naming the known flavours.
+/// one is `KetamaError` with the registry's message.
 pub fn flavour_of(flavour: &Bound<'_, PyAny>) -> PyResult<Flavour> {
     let py = flavour.py();
     if let Ok(id) = flavour.cast::<PyInt>() {
-        let id: i64 = id.extract()?;
-        let id = u32::try_from(id).unwrap_or(u32::MAX);
-        return Flavour::with_id(id).or_raise(py);
+        return c_id::<Flavour>(id).and_then(Flavour::with_id).or_raise(py);
     }
-    let name = name_of(flavour, "flavour")?;
-    let found = Flavour::named(&name).or_raise(py)?;
-    // Flavours have no extra name: `named` finds one or fails.
-    found.ok_or_else(|| ketama_error(py, &Error::InvalidArgument(format!("flavour {name:?}"))))
+    Flavour::named_variant(&name_of(flavour, "flavour")?).or_raise(py)
+}
+
+/// An int as a C id of `E`; one that is no C id at all (negative, too
+/// large) is the registry's unknown id, shown as it was given.
+fn c_id<E: Named>(id: &Bound<'_, PyInt>) -> Result<u32, Error> {
+    id.extract::<u32>().map_err(|_| E::unknown_id(id))
 }
 
 /// A key hash as `flavour`'s peer spells it; `None` or `"default"` is the
@@ -55,8 +52,9 @@ pub fn hash_of(
 /// message; a name that is not `str`/`bytes` is ValueError too.
 pub fn enum_of<E: Named>(value: &Bound<'_, PyAny>, what: &str, ids: bool) -> PyResult<Option<E>> {
     if ids && let Ok(id) = value.cast::<PyInt>() {
-        let id: i64 = id.extract()?;
-        return E::with_id_or_extra(u32::try_from(id).unwrap_or(u32::MAX)).or_raise(value.py());
+        return c_id::<E>(id)
+            .and_then(E::with_id_or_extra)
+            .or_raise(value.py());
     }
     if bytes_of(value, what).is_err() {
         return Err(PyValueError::new_err(format!(
@@ -67,14 +65,16 @@ pub fn enum_of<E: Named>(value: &Bound<'_, PyAny>, what: &str, ids: bool) -> PyR
     E::named(&name_of(value, what)?).map_err(value_error)
 }
 
-/// A value of an enum without an extra name ([`enum_of`], names only).
+/// A value of an enum given by name where its extra name means nothing
+/// ([`Named::named_variant`]); errors as [`enum_of`]'s.
 pub fn variant_of<E: Named>(value: &Bound<'_, PyAny>, what: &str) -> PyResult<E> {
-    enum_of::<E>(value, what, false)?.ok_or_else(|| {
-        value_error(Error::InvalidArgument(format!(
-            "{what} {} is not allowed here",
-            E::extra_name().unwrap_or_default()
-        )))
-    })
+    if bytes_of(value, what).is_err() {
+        return Err(PyValueError::new_err(format!(
+            "{what} must be a name, not {}",
+            value.repr()?
+        )));
+    }
+    E::named_variant(&name_of(value, what)?).map_err(value_error)
 }
 
 /// flavour_id(flavour) -> int: the id of a flavour name or alias
@@ -123,49 +123,27 @@ pub fn hashi(key: &Bound<'_, PyAny>) -> PyResult<u32> {
     Ok(HashAlgorithm::Md5.hash(&bytes_of(key, "key")?))
 }
 
-/// Builds the `{name: id}` table of one enum.
-type Table<'py> = fn(Python<'py>) -> PyResult<Bound<'py, PyDict>>;
-
-/// `{name: id}` of one enum, its extra name first (as `ketama_*_list` orders them).
-fn table<'py, E: Named>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-    let dict = PyDict::new(py);
-    if let (Some(extra), Some(name)) = (E::C_EXTRA, E::extra_name()) {
-        dict.set_item(name, extra.id)?;
-    }
-    for variant in E::ALL {
-        dict.set_item(variant.name(), variant.id())?;
-    }
-    Ok(dict)
-}
-
 /// names(kind) -> dict[str, int]: every name of one of the library's enums
-/// and its id: "flavour", "hash", "parse_mode", "status", "set_encoding",
-/// "set_op", "set_reply", "set_side", "set_action", "set_error_kind",
-/// "reload_policy" (the C enum's name without `ketama_`).
+/// and its id, by id: "flavour", "hash", "parse_mode", "status",
+/// "set_encoding", "set_op", "set_reply", "set_side", "set_action",
+/// "set_error_kind", "reload_policy" (the C enum's name without `ketama_`;
+/// the core's list of the C ABI's enums, `ketama_core::abi::ENUMS`).
 #[pyfunction]
 pub fn names<'py>(py: Python<'py>, kind: &str) -> PyResult<Bound<'py, PyDict>> {
-    let tables: [(&str, Table<'py>); 11] = [
-        (Flavour::C_TYPE, table::<Flavour>),
-        (HashAlgorithm::C_TYPE, table::<HashAlgorithm>),
-        (ParseMode::C_TYPE, table::<ParseMode>),
-        (Status::C_TYPE, table::<Status>),
-        (Format::C_TYPE, table::<Format>),
-        (Op::C_TYPE, table::<Op>),
-        (Reply::C_TYPE, table::<Reply>),
-        (Side::C_TYPE, table::<Side>),
-        (SetAction::C_TYPE, table::<SetAction>),
-        (SetErrorKind::C_TYPE, table::<SetErrorKind>),
-        (ReloadPolicy::C_TYPE, table::<ReloadPolicy>),
-    ];
-    let kinds: Vec<&str> = tables
+    let kind_of = |abi: &AbiEnum| abi.c_type.trim_start_matches("ketama_");
+    let Some(abi) = ketama_core::abi::ENUMS
         .iter()
-        .map(|(c_type, _)| c_type.trim_start_matches("ketama_"))
-        .collect();
-    match kinds.iter().position(|known| *known == kind) {
-        Some(at) => tables[at].1(py),
-        None => Err(PyValueError::new_err(format!(
+        .find(|abi| kind_of(abi) == kind)
+    else {
+        let kinds: Vec<&str> = ketama_core::abi::ENUMS.iter().map(kind_of).collect();
+        return Err(PyValueError::new_err(format!(
             "unknown kind {kind:?} (known: {})",
             kinds.join(", ")
-        ))),
+        )));
+    };
+    let dict = PyDict::new(py);
+    for constant in abi.constants() {
+        dict.set_item(constant.name, constant.id)?;
     }
+    Ok(dict)
 }

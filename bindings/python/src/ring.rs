@@ -9,14 +9,14 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
 
-use ketama_core::flavour::Options;
+use ketama_core::flavour::{Flavour, Options};
 use ketama_core::parser::ParseMode;
 use ketama_core::ring::Location;
 use ketama_core::{Error, Ring as CoreRing, RingConfig, ServerSpec, split_packed};
 
 use crate::errors::{OrRaise, ketama_error, types};
 use crate::keys::{Held, bytes_of, name_of};
-use crate::names::{flavour_of, hash_of, variant_of};
+use crate::names::{flavour_of, variant_of};
 use crate::shared::{DETACH_KEYS, Shared, detach_when};
 
 /// An immutable consistent-hashing ring of any flavour; thread-safe.
@@ -82,41 +82,42 @@ fn server_specs(servers: &Bound<'_, PyAny>) -> PyResult<Vec<ServerSpec>> {
                 weight.extract::<u64>()?
             }
         };
-        let address = bytes_of(&address, "server address")?.into_owned();
-        if address.is_empty() {
-            let error = Error::InvalidArgument("server address is empty".into());
-            return Err(ketama_error(py, &error));
-        }
-        let name = match name {
-            None => None,
-            Some(name) => Some(bytes_of(&name, "server name")?.into_owned()),
-        };
-        specs.push(ServerSpec {
-            address,
-            weight: (weight != 0).then_some(weight),
-            name,
-        });
+        let address = bytes_of(&address, "server address")?;
+        let name = name
+            .as_ref()
+            .map(|n| bytes_of(n, "server name"))
+            .transpose()?;
+        let spec = ServerSpec::checked(&address, Some(weight), name.as_deref());
+        specs.push(spec.or_raise(py)?);
     }
     Ok(specs)
 }
 
-/// The ring configuration for a flavour argument (None: the default), a
-/// hash name and placement options (`"points=100"`, `"hash_tag={}"`; None:
-/// the peer's defaults), each read by the core.
+/// An optional argument: `None` when left out or given as None.
+fn given<'a, 'py>(argument: Option<&'a Bound<'py, PyAny>>) -> Option<&'a Bound<'py, PyAny>> {
+    argument.filter(|argument| !argument.is_none())
+}
+
+/// The ring configuration for a flavour argument (a name or an id; None:
+/// the default), a hash name (None or `"default"`: the flavour's own) and
+/// placement options (`"points=100"`, `"hash_tag={}"`; None: the peer's
+/// defaults), built by the core ([`RingConfig::named`]).
 fn config(
+    py: Python<'_>,
     flavour: Option<&Bound<'_, PyAny>>,
     hash: Option<&Bound<'_, PyAny>>,
     options: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<RingConfig> {
-    let flavour = match flavour {
-        Some(flavour) if !flavour.is_none() => flavour_of(flavour)?,
-        _ => RingConfig::default().flavour,
+    let flavour = match given(flavour) {
+        Some(flavour) => flavour_of(flavour)?,
+        None => Flavour::default(),
     };
-    let mut config = RingConfig::new(flavour, hash_of(flavour, hash)?);
-    if let Some(options) = options.filter(|options| !options.is_none()) {
-        config.options = Options::parse(&name_of(options, "options")?).or_raise(options.py())?;
-    }
-    Ok(config)
+    let hash = given(hash).map(|h| name_of(h, "hash")).transpose()?;
+    let options = match given(options) {
+        Some(text) => Options::parse(&name_of(text, "options")?).or_raise(py)?,
+        None => Options::default(),
+    };
+    RingConfig::named(flavour, hash.as_deref(), options).or_raise(py)
 }
 
 impl Ring {
@@ -193,7 +194,7 @@ impl Ring {
         options: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Ring> {
         let specs = server_specs(servers)?;
-        let config = config(flavour, hash, options)?;
+        let config = config(py, flavour, hash, options)?;
         let shared = Shared::build(py, "Ring", move || CoreRing::new(specs, config))?;
         Ok(Ring {
             shared,
@@ -222,7 +223,7 @@ impl Ring {
             Some(parse) if !parse.is_none() => variant_of::<ParseMode>(parse, "parse mode")?,
             _ => ParseMode::Strict,
         };
-        let config = config(flavour, hash, options)?;
+        let config = config(py, flavour, hash, options)?;
         Ring::read_file(py, "Ring", fs_path(path)?, config, mode)
     }
 

@@ -33,6 +33,11 @@ pub fn detach_when<T: Send>(py: Python<'_>, detach: bool, work: impl FnOnce() ->
 }
 
 /// A ring and its addresses; immutable but for `close()`.
+///
+/// The one pointer this module casts: `ring` holds one owner of an
+/// `Arc<Ring>` (`Arc::into_raw` in [`Shared::build`]), given back once by
+/// [`release`] (from `close()` or `drop`), and borrowed without a count of
+/// its own only by code attached to the interpreter.
 pub struct Shared {
     /// `Arc::into_raw` of the ring; null once closed.
     ring: AtomicPtr<Ring>,
@@ -108,12 +113,10 @@ impl Shared {
     /// Releases the ring (a second call does nothing).
     pub fn close(&self, _attached: Python<'_>) {
         let ring = self.ring.swap(std::ptr::null_mut(), Ordering::AcqRel);
-        if !ring.is_null() {
-            // SAFETY: the pointer came from `Arc::into_raw` and was taken
-            // out of `self.ring` once; no reader holds a borrow of it, since
-            // none runs while this thread is attached (module documentation).
-            drop(unsafe { Arc::from_raw(ring) });
-        }
+        // SAFETY: taken out of `self.ring` once; no reader holds a borrow
+        // of it, since none runs while this thread is attached (module
+        // documentation).
+        unsafe { release(ring) }
     }
 
     /// Whether [`Shared::close`] was called.
@@ -136,11 +139,22 @@ impl Shared {
 impl Drop for Shared {
     fn drop(&mut self) {
         let ring = std::mem::replace(self.ring.get_mut(), std::ptr::null_mut());
-        if !ring.is_null() {
-            // SAFETY: from `Arc::into_raw`, not yet given back (`close()`
-            // nulls the pointer when it does); `&mut self`: no reader left.
-            drop(unsafe { Arc::from_raw(ring) });
-        }
+        // SAFETY: not yet given back (`close()` nulls the pointer when it
+        // does); `&mut self`: no reader left.
+        unsafe { release(ring) }
+    }
+}
+
+/// Gives back the owner `Shared::build` took; null is ignored.
+///
+/// # Safety
+/// `ring` is null or the pointer of `Shared::ring`, taken out of it, with
+/// no borrow of the ring left.
+unsafe fn release(ring: *mut Ring) {
+    if !ring.is_null() {
+        // SAFETY: from `Arc::into_raw` in `Shared::build`, released once
+        // (the caller's contract).
+        drop(unsafe { Arc::from_raw(ring) });
     }
 }
 

@@ -139,6 +139,32 @@ class RingTests(unittest.TestCase):
         self.assertEqual(caught.exception.status_name, "KETAMA_ERR_INVALID_ARGUMENT")
         self.assertIn("it offers", str(caught.exception))
 
+    def test_hash_default_is_the_flavours_own(self):
+        # "default" in any case is the flavour's own hash, as KETAMA_HASH_DEFAULT
+        # in C and `ketama find --hash default` are.
+        for flavour in ("libketama", "twemproxy", "dalli", "pymemcache"):
+            own = ketama.Ring(self.servers, flavour).servers_for(KEYS)
+            self.assertEqual(own, cli("--flavor", flavour, "--hash", "default", "--servers", ",".join(self.servers), keys=KEYS))
+            for default in ("default", "DEFAULT", b"Default"):
+                self.assertEqual(ketama.Ring(self.servers, flavour, default).servers_for(KEYS), own, (flavour, default))
+                self.assertEqual(ketama.hash_id(flavour, default), 0)
+
+    def test_ids_and_servers_are_checked_by_the_library(self):
+        for bad in (-1, 4000, 2**40):
+            with self.assertRaises(ketama.KetamaError) as caught:
+                ketama.flavour_name(bad)
+            self.assertEqual(str(caught.exception), f"unknown ketama_flavour id {bad}")
+            self.assertEqual(caught.exception.status_name, "KETAMA_ERR_INVALID_ARGUMENT")
+        for servers, words in (
+            ([""], "server address '' is empty"),
+            (["a\0b:1"], "server address 'a\\x00b:1' has a NUL byte at offset 1"),
+            ([("a:1", 1, "")], "server name '' is empty"),
+        ):
+            with self.assertRaises(ketama.KetamaError) as caught:
+                ketama.Ring(servers)
+            self.assertIn(words, str(caught.exception))
+            self.assertEqual(caught.exception.status_name, "KETAMA_ERR_INVALID_ARGUMENT")
+
     def test_weights_dict_and_tuples(self):
         weights = {s: 100 + 50 * i for i, s in enumerate(self.servers)}
         spec = ",".join(f"{s}:{w}" for s, w in weights.items())

@@ -5,6 +5,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use ketama_core::parser::{ParseMode, parse_server_file, peers};
+use ketama_core::registry::Named;
 use ketama_core::{Flavour, Options, Ring, RingConfig, ServerSpec};
 
 use crate::Failure;
@@ -113,30 +114,20 @@ impl RingArgs {
     }
 }
 
-/// The flavour and hash `placement` names.
+/// The configuration `placement` names, built by the core
+/// ([`RingConfig::named`]): `--flavor`, `--hash` (`default`: the
+/// flavour's own) and the options.
 pub fn ring_config(placement: &PlacementArgs) -> Result<RingConfig, Failure> {
-    let mut config = RingConfig::default();
-    if let Some(name) = &placement.flavor {
-        config.flavour = Flavour::from_name(name)
-            .ok_or_else(|| Failure::usage(format!("unknown flavour '{name}'")))?;
-    }
-    if let Some(name) = &placement.hash {
-        let flavour = config.flavour;
-        config.hash = Some(flavour.hash_from_name(name).ok_or_else(|| {
-            let offered: Vec<&str> = flavour.hashes().iter().map(|h| h.name()).collect();
-            Failure::usage(format!(
-                "unknown hash '{name}' for flavour {} (it offers: {})",
-                flavour.name(),
-                offered.join(", ")
-            ))
-        })?);
-    }
-    config.options = placement_options(placement)?;
-    config
-        .flavour
-        .check_options(&config.options)
-        .map_err(usage)?;
-    Ok(config)
+    let flavour = flavour_named(placement.flavor.as_deref())?;
+    let options = placement_options(placement)?;
+    RingConfig::named(flavour, placement.hash.as_deref(), options).map_err(usage)
+}
+
+/// The flavour `--flavor` (or another option) names; the default when none
+/// is given. An unknown name is a usage error listing the known ones.
+pub fn flavour_named(name: Option<&str>) -> Result<Flavour, Failure> {
+    name.map_or(Ok(Flavour::default()), Flavour::named_variant)
+        .map_err(usage)
 }
 
 /// `--options`, then `--points` and `--hash-tag` over it.

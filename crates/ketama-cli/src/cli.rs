@@ -1,10 +1,11 @@
 //! The command line of `ketama`, declared with clap's derive API.
 //!
-//! This file depends on clap and std only: `build.rs` includes it too (with
-//! `#[path]`) to render the man page from the same definitions. Names are
-//! validated by the commands (flavours, hashes and set encodings belong to
-//! the library), so every option of a subcommand lives in its `*Args`
-//! struct here and nowhere else.
+//! This file depends on clap, std and the core's lists only: `build.rs`
+//! includes it too (with `#[path]`) to render the man page from the same
+//! definitions. Names are validated by the library (flavours, hashes, set
+//! encodings, placement options), and the help texts that list them are
+//! built from its registry; every option of a subcommand lives in its
+//! `*Args` struct here and nowhere else.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -158,6 +159,103 @@ fn flavour_help() -> String {
     )
 }
 
+/// `--hash`'s help: the name of the flavour's own hash, from the library.
+fn hash_help() -> String {
+    use ketama_core::hash::HashAlgorithm;
+    use ketama_core::registry::Named;
+    format!(
+        "Key hash in the peer's own spelling; {} (also when not given): the flavour's own",
+        HashAlgorithm::extra_name().unwrap_or_default()
+    )
+}
+
+/// `--points`' help: what the peers that take it call it, from the library.
+fn points_help() -> String {
+    use ketama_core::Flavour;
+    let mut peer_names: Vec<&str> = Vec::new();
+    for points in Flavour::ALL.iter().filter_map(|f| f.points_option()) {
+        if !peer_names.contains(&points.peer_name) {
+            peer_names.push(points.peer_name);
+        }
+    }
+    let takers: Vec<&str> = Flavour::ALL
+        .iter()
+        .filter(|f| f.points_option().is_some())
+        .map(|f| f.name())
+        .collect();
+    format!(
+        "Points per server (per unit of weight where the peer multiplies; the peers' {}) for {} \
+         (default: the peer's)",
+        peer_names.join(", "),
+        takers.join(", ")
+    )
+}
+
+/// `--hash-tag`'s help, with the flavours that take a hash tag.
+fn hash_tag_help() -> String {
+    use ketama_core::Flavour;
+    let takers: Vec<&str> = Flavour::ALL
+        .iter()
+        .filter(|f| f.takes_hash_tag())
+        .map(|f| f.name())
+        .collect();
+    format!(
+        "Hash only the part of each key between these two characters, e.g. '{{}}' (twemproxy \
+         hash_tag), for {}",
+        takers.join(", ")
+    )
+}
+
+/// `--options`' help: the option names the library reads, with the
+/// flavours that take the ones only some take and an example value.
+fn options_help() -> String {
+    use ketama_core::Flavour;
+    use ketama_core::flavour::options::{OPTION_NAMES, SETTINGS};
+    let names: Vec<String> = OPTION_NAMES
+        .iter()
+        .map(|(name, _)| {
+            let takers: Vec<&str> = Flavour::ALL
+                .iter()
+                .filter(|f| f.settings().contains(name))
+                .map(|f| f.name())
+                .collect();
+            let example = SETTINGS.iter().find(|(setting, _)| setting == name);
+            match (takers.as_slice(), example) {
+                ([], _) => name.to_string(),
+                (takers, None) => format!("{name} ({})", takers.join(", ")),
+                (takers, Some((_, value))) => {
+                    format!("{name} ({}; e.g. {name}={value})", takers.join(", "))
+                }
+            }
+        })
+        .collect();
+    format!(
+        "Placement options as the library reads them: NAME=VALUE,... ({})",
+        names.join(", ")
+    )
+}
+
+/// `--encoding`'s help: the set encodings the library reads.
+fn encoding_help() -> String {
+    use ketama_core::registry::Named;
+    use ketama_core::setcodec::Format;
+    format!(
+        "The value's encoding: {} (default), {}",
+        Format::extra_name().unwrap_or_default(),
+        Format::names()
+    )
+}
+
+/// `--to`'s help: the set encodings the library writes.
+fn to_help() -> String {
+    use ketama_core::setcodec::Format;
+    format!(
+        "The encoding to write: {} (default: the value's own when writable, else {})",
+        Format::writable_names(),
+        Format::T1.name()
+    )
+}
+
 /// How the ring is built: flavour, hash and the server file's reading.
 #[derive(Debug, Clone, Args)]
 pub struct PlacementArgs {
@@ -168,20 +266,13 @@ pub struct PlacementArgs {
         help = flavour_help()
     )]
     pub flavor: Option<String>,
-    /// Key hash in the peer's own spelling (default: the flavour's own)
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", help = hash_help())]
     pub hash: Option<String>,
-    /// Points per server (per unit of weight where the peer multiplies): Cache::Memcached::Fast
-    /// ketama_points, groupcache replicas, uhashring vnodes... (default: the peer's)
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", help = points_help())]
     pub points: Option<String>,
-    /// Hash only the part of each key between these two characters, e.g. '{}' (twemproxy
-    /// hash_tag)
-    #[arg(long = "hash-tag", value_name = "XY")]
+    #[arg(long = "hash-tag", value_name = "XY", help = hash_tag_help())]
     pub hash_tag: Option<String>,
-    /// Placement options as the library reads them: NAME=VALUE,... (points, hash_tag; Envoy:
-    /// min_ring_size, max_ring_size, hash_function, table_size)
-    #[arg(long, value_name = "LIST")]
+    #[arg(long, value_name = "LIST", help = options_help())]
     pub options: Option<String>,
     /// Read the server file exactly like the original libketama (default: strict, rejecting
     /// lines the original misreads)
@@ -344,9 +435,7 @@ pub enum SetCommand {
 /// Options for reading a set value.
 #[derive(Debug, Args)]
 pub struct SetReadArgs {
-    /// The value's encoding: auto (default), t1, b1, membase-comma, membase-tombstone,
-    /// membase-plusminus
-    #[arg(long, value_name = "E")]
+    #[arg(long, value_name = "E", help = encoding_help())]
     pub encoding: Option<String>,
     /// The longest member accepted, in bytes
     #[arg(long = "max-member-len", value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
@@ -368,17 +457,16 @@ pub struct SetDecodeArgs {
 pub struct SetCompactArgs {
     #[command(flatten)]
     pub read: SetReadArgs,
-    /// The encoding to write: t1 or b1 (default: the value's own when writable, else t1)
-    #[arg(long, value_name = "t1|b1")]
+    #[arg(long, value_name = "E", help = to_help())]
     pub to: Option<String>,
 }
 
 /// `ketama set encode`.
 #[derive(Debug, Args)]
 pub struct SetEncodeArgs {
-    /// Add the members or remove them
-    #[arg(value_enum, value_name = "add|remove")]
-    pub op: SetOp,
+    /// What the records do with the members
+    #[arg(value_name = "OP", value_parser = set_ops())]
+    pub op: String,
     /// Write the binary encoding (b1) instead of text (t1)
     #[arg(long)]
     pub binary: bool,
@@ -387,13 +475,16 @@ pub struct SetEncodeArgs {
     pub members: Vec<OsString>,
 }
 
-/// What `set encode` writes.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum SetOp {
-    /// Add the members.
-    Add,
-    /// Remove the members.
-    Remove,
+/// What `set encode` writes: the library's record operations, each with
+/// its documentation.
+fn set_ops() -> clap::builder::PossibleValuesParser {
+    use clap::builder::PossibleValue;
+    use ketama_core::registry::Named;
+    use ketama_core::setcodec::Op;
+    let ops = Op::ALL
+        .iter()
+        .map(|op| PossibleValue::new(op.name()).help(op.doc().trim()));
+    clap::builder::PossibleValuesParser::new(ops)
 }
 
 /// `ketama completions`.

@@ -4,14 +4,17 @@
 
 use std::borrow::Cow;
 use std::ffi::OsStr;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{IsTerminal, Write};
 use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ketama_core::analysis::{
     DEFAULT_SAMPLE_KEYS, Measure, distribution, keyspace_shares_measured, plan_migration,
 };
 use ketama_core::escape::json_text;
+use ketama_core::key_file::KeyLines;
+use ketama_core::registry::Named;
 use ketama_core::{Flavour, Ring, RingConfig};
 use serde::Serialize;
 
@@ -27,11 +30,6 @@ const PROGRESS_BYTES: u64 = 64 * 1024;
 /// Continuum points (old and new together), or sampled keys, from which
 /// `diff` shows a spinner while it compares.
 const LARGE_DIFF: usize = 1_000_000;
-
-/// Longest key line read from a key file.
-const MAX_KEY_LINE: usize = 1 << 20;
-/// Most bytes read from a character device given as a key file.
-const MAX_DEVICE_BYTES: u64 = 64 << 10;
 
 /// `dist --json`.
 #[derive(Serialize)]
@@ -247,42 +245,16 @@ fn sample_shares(ring: &Ring, path: &OsStr) -> Result<(Vec<f64>, usize), Failure
 /// [--from-hash H] [--to-hash H] [--keys FILE] OLD [NEW]`: the same list on
 /// both sides when only one is given (or with `--servers`/`--servers-file`).
 pub fn diff(args: DiffArgs) -> Result<(), Failure> {
-    let base = args
-        .placement
-        .flavor
-        .as_deref()
-        .map(flavour_named)
-        .transpose()?;
+    let base = crate::args::flavour_named(args.placement.flavor.as_deref())?;
     let options = crate::args::placement_options(&args.placement)?;
-    let side = |chosen: Option<&str>, hash_name: Option<&str>, what: &str, text: Option<&str>| {
-        let flavour = match chosen {
-            Some(name) => flavour_named(name)?,
-            None => base.unwrap_or_default(),
+    // One side of the change, built by the core; its errors say which side.
+    let side = |chosen: Option<&str>, hash: Option<&str>, what: &str, text: Option<&str>| {
+        let config = || -> Result<RingConfig, ketama_core::Error> {
+            let flavour = chosen.map_or(Ok(base), Flavour::named_variant)?;
+            let options = text.map_or(Ok(options), ketama_core::Options::parse)?;
+            RingConfig::named(flavour, hash, options)
         };
-        let hash = hash_name
-            .map(|name| {
-                flavour.hash_from_name(name).ok_or_else(|| {
-                    let offered: Vec<&str> = flavour.hashes().iter().map(|h| h.name()).collect();
-                    Failure::usage(format!(
-                        "unknown {what} hash '{name}' for flavour {} (it offers: {})",
-                        flavour.name(),
-                        offered.join(", ")
-                    ))
-                })
-            })
-            .transpose()?;
-        let options = match text {
-            Some(text) => ketama_core::Options::parse(text).map_err(crate::args::usage)?,
-            None => options,
-        };
-        flavour
-            .check_options(&options)
-            .map_err(crate::args::usage)?;
-        Ok::<_, Failure>(RingConfig {
-            flavour,
-            hash,
-            options,
-        })
+        config().map_err(|e| Failure::usage(format!("{what} side: {e}")))
     };
     let hash = args.placement.hash.as_deref();
     let old_config = side(
@@ -434,10 +406,6 @@ fn describe(ring: &Ring) -> String {
     )
 }
 
-fn flavour_named(name: &str) -> Result<Flavour, Failure> {
-    Flavour::from_name(name).ok_or_else(|| Failure::usage(format!("unknown flavour '{name}'")))
-}
-
 /// Every line of `path` as a key (see [`for_each_key`]).
 fn read_keys(path: &OsStr) -> Result<Vec<Vec<u8>>, Failure> {
     let mut keys = Vec::new();
@@ -454,83 +422,39 @@ fn read_keys(path: &OsStr) -> Result<Vec<Vec<u8>>, Failure> {
     Ok(keys)
 }
 
-/// Calls `visit` with each line of the key file `path` (a trailing CR
-/// dropped), streaming. Bounded: a regular file is read to its end, a
-/// character device up to 64 KiB; directories, FIFOs and sockets are
-/// refused; a line longer than 1 MiB stops the read naming its line. When
-/// standard error is a terminal a progress bar follows the bytes read.
+/// Calls `visit` with each key of the key file `path`, streaming, as the
+/// core reads key files ([`KeyLines::open`]: bounded lines, regular files
+/// and character devices). When standard error is a terminal a progress
+/// bar follows the bytes read.
 fn for_each_key(
     path: &OsStr,
     mut visit: impl FnMut(&[u8]) -> Result<(), Failure>,
 ) -> Result<(), Failure> {
-    use std::io::Read;
-    use std::os::unix::fs::FileTypeExt;
     let shown = path.to_string_lossy();
-    let failed = |e: std::io::Error| Failure::failed(format!("{shown}: {e}"));
-    let file = std::fs::File::open(path).map_err(failed)?;
-    let metadata = file.metadata().map_err(failed)?;
-    let kind = metadata.file_type();
-    let limit = if kind.is_file() {
-        u64::MAX
-    } else if kind.is_char_device() {
-        MAX_DEVICE_BYTES
-    } else {
-        let what = if kind.is_dir() {
-            "a directory"
-        } else if kind.is_fifo() {
-            "a FIFO"
-        } else if kind.is_socket() {
-            "a socket"
-        } else {
-            "not a regular file"
-        };
-        return Err(Failure::failed(format!(
-            "{shown}: is {what}; give a file of keys, one per line"
-        )));
-    };
+    let (mut keys, size) = KeyLines::open(Path::new(path))?;
     let bar = progress();
-    if kind.is_file() {
-        bar.set_length(metadata.len());
-        bar.set_style(
-            ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} ({eta} left)")
-                .expect("a valid progress template")
-                .progress_chars("=> "),
-        );
-    } else {
-        bar.set_style(
+    match size {
+        Some(size) => {
+            bar.set_length(size);
+            bar.set_style(
+                ProgressStyle::with_template("{msg} [{bar:30}] {bytes}/{total_bytes} ({eta} left)")
+                    .expect("a valid progress template")
+                    .progress_chars("=> "),
+            );
+        }
+        None => bar.set_style(
             ProgressStyle::with_template("{spinner} {msg} {bytes}")
                 .expect("a valid progress template"),
-        );
+        ),
     }
     bar.set_message(format!("reading keys from {shown}"));
-    let mut unreported = 0u64;
-    let mut reader = std::io::BufReader::new(file.take(limit));
-    let mut line = Vec::new();
-    for number in 1.. {
-        line.clear();
-        let read = (&mut reader)
-            .take(MAX_KEY_LINE as u64 + 1)
-            .read_until(b'\n', &mut line)
-            .map_err(failed)?;
-        if read == 0 {
-            break;
+    let mut reported = 0u64;
+    while let Some(key) = keys.next_key()? {
+        visit(key)?;
+        if keys.bytes_read() - reported >= PROGRESS_BYTES {
+            bar.inc(keys.bytes_read() - reported);
+            reported = keys.bytes_read();
         }
-        unreported += read as u64;
-        if unreported >= PROGRESS_BYTES {
-            bar.inc(unreported);
-            unreported = 0;
-        }
-        if line.last() == Some(&b'\n') {
-            line.pop();
-        } else if line.len() > MAX_KEY_LINE {
-            return Err(Failure::failed(format!(
-                "{shown}: line {number} is longer than {MAX_KEY_LINE} bytes"
-            )));
-        }
-        if line.last() == Some(&b'\r') {
-            line.pop();
-        }
-        visit(&line)?;
     }
     bar.finish_and_clear();
     Ok(())

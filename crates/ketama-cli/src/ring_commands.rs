@@ -1,10 +1,11 @@
 //! `find`, `dump` and `check`.
 
 use std::ffi::OsString;
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::os::unix::ffi::OsStrExt;
 
 use ketama_core::escape::json_text;
+use ketama_core::key_file::KeyLines;
 use ketama_core::parser::{libketama, strict};
 use ketama_core::ring::read_server_file;
 use serde::Serialize;
@@ -82,9 +83,9 @@ pub fn find(args: FindArgs) -> Result<(), Failure> {
         Ok(())
     };
     if keys.is_empty() {
-        for line in std::io::stdin().lock().split(b'\n') {
-            let line = line?;
-            answer(line.strip_suffix(b"\r").unwrap_or(&line))?;
+        let mut lines = stdin_keys();
+        while let Some(key) = lines.next_key()? {
+            answer(key)?;
         }
     } else {
         for key in &keys {
@@ -93,6 +94,12 @@ pub fn find(args: FindArgs) -> Result<(), Failure> {
     }
     out.flush()?;
     Ok(())
+}
+
+/// The keys on standard input, one per line, read as the core reads keys
+/// (a line of at most 1 MiB, a CR before the newline dropped).
+fn stdin_keys() -> KeyLines<std::io::StdinLock<'static>> {
+    KeyLines::new(std::io::stdin().lock(), "standard input")
 }
 
 /// `ketama find --group-by-server`: the multi-GET plan, one line
@@ -105,12 +112,9 @@ fn find_grouped(
 ) -> Result<(), Failure> {
     let keys: Vec<Vec<u8>> = if arguments.is_empty() {
         let mut keys = Vec::new();
-        for line in std::io::stdin().lock().split(b'\n') {
-            let mut line = line?;
-            if line.last() == Some(&b'\r') {
-                line.pop();
-            }
-            keys.push(line);
+        let mut lines = stdin_keys();
+        while let Some(key) = lines.next_key()? {
+            keys.push(key.to_vec());
         }
         keys
     } else {

@@ -5,11 +5,12 @@ use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
 
 use ketama_core::escape::{escape_bytes, json_text};
+use ketama_core::registry::Named;
 use ketama_core::setcodec::{self, DecodeOptions, Format, Op};
 use serde::Serialize;
 
 use crate::Failure;
-use crate::cli::{SetCompactArgs, SetDecodeArgs, SetEncodeArgs, SetOp, SetReadArgs};
+use crate::cli::{SetCompactArgs, SetDecodeArgs, SetEncodeArgs, SetReadArgs};
 
 /// `set decode --json`.
 #[derive(Serialize)]
@@ -27,14 +28,7 @@ struct DecodedJson<'a> {
 fn decode_options(args: &SetReadArgs) -> Result<DecodeOptions, Failure> {
     let mut options = DecodeOptions::default();
     if let Some(name) = &args.encoding {
-        options.format = match name.as_str() {
-            "auto" => None,
-            other => Some(Format::from_name(other).ok_or_else(|| {
-                Failure::usage(format!(
-                    "unknown encoding '{other}' (auto, t1, b1, membase-comma, membase-tombstone, membase-plusminus)"
-                ))
-            })?),
-        };
+        options.format = Format::named(name).map_err(crate::args::usage)?;
     }
     if let Some(len) = args.max_member_len {
         options.max_member_len = usize::try_from(len).unwrap_or(usize::MAX);
@@ -92,10 +86,7 @@ pub fn decode(args: SetDecodeArgs) -> Result<(), Failure> {
 
 /// `ketama set encode (add|remove) [--binary] MEMBER...`: one payload.
 pub fn encode(args: SetEncodeArgs) -> Result<(), Failure> {
-    let op = match args.op {
-        SetOp::Add => Op::Add,
-        SetOp::Remove => Op::Remove,
-    };
+    let op = Op::named_variant(&args.op).map_err(crate::args::usage)?;
     let format = if args.binary { Format::B1 } else { Format::T1 };
     let members: Vec<&[u8]> = args.members.iter().map(|m| m.as_bytes()).collect();
     let payload = setcodec::encode(op, &members, format, setcodec::DEFAULT_MAX_MEMBER_LEN)
@@ -112,7 +103,12 @@ pub fn compact(args: SetCompactArgs) -> Result<(), Failure> {
         Some(name) => Some(
             Format::from_name(name)
                 .filter(|f| f.writable())
-                .ok_or_else(|| Failure::usage(format!("--to '{name}' must be t1 or b1")))?,
+                .ok_or_else(|| {
+                    Failure::usage(format!(
+                        "--to '{name}' must be {}",
+                        Format::writable_names()
+                    ))
+                })?,
         ),
     };
     let value = read_stdin()?;

@@ -11,7 +11,7 @@
 //! [`default_sample`].
 
 use crate::Ring;
-use crate::flavour::KeyLookup;
+use crate::search::Keyspace;
 
 /// Keys in the default sample (see [`default_sample`]).
 pub const DEFAULT_SAMPLE_KEYS: usize = 100_000;
@@ -31,29 +31,19 @@ pub enum Measure {
     Sampled(usize),
 }
 
-/// How a ring's key preparation differs from another's (none, pecl's, dalli's).
-fn preparation(lookup: KeyLookup) -> u8 {
-    match lookup {
-        KeyLookup::Direct
-        | KeyLookup::PerKey
-        | KeyLookup::After
-        | KeyLookup::Nearest
-        | KeyLookup::NoWrap => 0,
-        KeyLookup::PeclBuckets => 1,
-        KeyLookup::Dalli => 2,
-        KeyLookup::PredisHashRing | KeyLookup::PredisKetama => 3,
-        KeyLookup::PhpRedis => 4,
-        KeyLookup::RedisRb => 5,
-    }
-}
-
 /// True when comparing `old` and `new` arc by arc is exact: both are
-/// continuums and they hash the same prepared key to the same position.
+/// continuums, they hash the same prepared key to the same position (the
+/// same key hash and the same [`Preparation`](crate::placement::prepare::Preparation)),
+/// and their searches divide the circle alike.
 pub fn exactly_comparable(old: &Ring, new: &Ring) -> bool {
-    old.is_continuum()
-        && new.is_continuum()
-        && old.key_hash() == new.key_hash()
-        && preparation(old.key_lookup()) == preparation(new.key_lookup())
+    match (old.search(), new.search()) {
+        (Some(a), Some(b)) => {
+            old.key_hash() == new.key_hash()
+                && old.preparation() == new.preparation()
+                && a.overlays(b)
+        }
+        _ => false,
+    }
 }
 
 /// Each server's share (input order) of the keys in `keys`, and how many
@@ -94,7 +84,9 @@ pub fn keyspace_shares_measured(ring: &Ring) -> (Vec<f64>, Measure) {
     }
     let mut shares = vec![0.0; ring.servers().len()];
     for_each_arc(&[ring], |length, owners| {
-        shares[owners[0]] += length as f64 / CIRCLE
+        if let Some(share) = shares.get_mut(owners[0]) {
+            *share += length as f64 / CIRCLE
+        }
     });
     (shares, Measure::Exact)
 }
@@ -163,78 +155,31 @@ pub fn distribution(ring: &Ring, shares: &[f64]) -> Distribution {
     }
 }
 
-/// Walks the circle cut at the points of all `rings`; for each arc calls
-/// `visit(length, owner in each ring)`.
+/// Walks the key-hash circle in parts that have one owner in each of
+/// `rings` (their searches' keyspaces laid over each other); for each part
+/// calls `visit(number of hashes, owner in each ring)`, the owner
+/// `usize::MAX` where a ring has no point. Visits nothing when the
+/// keyspaces do not lay over each other ([`exactly_comparable`] says
+/// whether they do).
 fn for_each_arc(rings: &[&Ring], mut visit: impl FnMut(u64, &[usize])) {
-    if rings
+    let spaces = rings
         .iter()
-        .all(|r| r.key_lookup() == KeyLookup::PeclBuckets)
-    {
-        // pecl memcache: a key goes to bucket `hash % 1024`, and each of the
-        // 1024 buckets takes exactly 2^32 / 1024 hash values.
-        for bucket in 0..1024u32 {
-            let owners: Vec<usize> = rings
-                .iter()
-                .map(|r| {
-                    r.locate_hash(bucket)
-                        .map_or(usize::MAX, |at| at.server_index)
-                })
-                .collect();
-            visit(1 << 22, &owners);
-        }
+        .map(|r| match r.search() {
+            Some(search) => search.keyspace(r.continuum().points()),
+            None => Keyspace::Arcs(Vec::new()),
+        })
+        .collect();
+    let Some(space) = Keyspace::overlay(spaces) else {
         return;
-    }
-    // An arc (previous cut, cut] must have one owner in every ring.
-    let mut cuts: Vec<u32> = rings.iter().flat_map(|r| cuts_of(r)).collect();
-    cuts.sort_unstable();
-    cuts.dedup();
+    };
     let mut owners = vec![0usize; rings.len()];
-    let mut previous: i64 = -1;
-    for &cut in &cuts {
+    for (length, probe) in space.parts() {
         for (owner, ring) in owners.iter_mut().zip(rings) {
             *owner = ring
-                .locate_hash(cut)
+                .locate_hash(probe)
                 .map_or(usize::MAX, |at| at.server_index);
         }
-        visit((i64::from(cut) - previous) as u64, &owners);
-        previous = i64::from(cut);
-    }
-    // Past the last cut the lookup wraps around.
-    let tail = (i64::from(u32::MAX) - previous) as u64;
-    if tail > 0 {
-        for (owner, ring) in owners.iter_mut().zip(rings) {
-            *owner = ring
-                .locate_hash(u32::MAX)
-                .map_or(usize::MAX, |at| at.server_index);
-        }
-        visit(tail, &owners);
-    }
-}
-
-/// Where a ring's owner may change: a ring that looks up the first point
-/// ≥ the hash changes owner after each point (Varnish's too: past the last
-/// point it stays with it); one that looks up the last point ≤ the hash
-/// (dalli, Predis, redis-rb) or the first point > the hash (uhashring) just
-/// before each point; HAProxy's (the nearest point) at each point and half
-/// way between two points.
-fn cuts_of(ring: &Ring) -> Vec<u32> {
-    let points = ring.continuum().points();
-    match ring.key_lookup() {
-        lookup if lookup.owner_changes_before_points() => {
-            points.iter().map(|p| p.wrapping_sub(1)).collect()
-        }
-        KeyLookup::Nearest => {
-            let mut cuts = points.to_vec();
-            for (i, &point) in points.iter().enumerate() {
-                let following = points[(i + 1) % points.len()];
-                let gap = following.wrapping_sub(point);
-                if gap != 0 {
-                    cuts.push(point.wrapping_add(gap / 2));
-                }
-            }
-            cuts
-        }
-        _ => points.to_vec(),
+        visit(length, &owners);
     }
 }
 
@@ -326,7 +271,10 @@ fn exact_movement(old: &Ring, new: &Ring) -> Movement {
     let mut moved = 0u64;
     for_each_arc(&[old, new], |length, owners| {
         let (from, to) = (owners[0], owners[1]);
-        if old.servers()[from].address() != new.servers()[to].address() {
+        let (Some(was), Some(is)) = (old.servers().get(from), new.servers().get(to)) else {
+            return;
+        };
+        if was.address() != is.address() {
             moved += length;
             *flows.entry((from, to)).or_default() += length;
         }

@@ -16,14 +16,16 @@ impl Ring {
         if !self.can_place() {
             return Err(Error::no_points());
         }
-        if !self.is_continuum() {
+        let Some(search) = self.search() else {
+            // A per-key placement: key by key.
             for (index, key) in out.iter_mut().zip(keys) {
                 *index = self
                     .locate(key)
                     .map_or(u32::MAX, |at| at.server_index as u32);
             }
             return Ok(());
-        }
+        };
+        let continuum = self.continuum();
         let mut hashes = [0u32; CHUNK];
         for (chunk, indices) in keys.chunks(CHUNK).zip(out.chunks_mut(CHUNK)) {
             let hashes = &mut hashes[..chunk.len()];
@@ -31,7 +33,7 @@ impl Ring {
             // In a ring larger than the caches every key is a miss to
             // memory: request all of the chunk's points first.
             for &hash in hashes.iter() {
-                self.continuum().prefetch(self.key_lookup().position(hash));
+                continuum.prefetch(search.position(hash));
             }
             for (index, &hash) in indices.iter_mut().zip(hashes.iter()) {
                 // Non-empty continuum: locate_hash always finds a point.

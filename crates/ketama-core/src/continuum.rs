@@ -6,11 +6,11 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TiePolicy {
     /// Keep every point; among equal values the one generated first (earlier
-    /// server in list order) comes first and wins lookups. libketama (glibc's
-    /// stable qsort), libmemcached, twemproxy and pecl memcache behave so.
+    /// server in list order) comes first (a stable sort), and the search
+    /// decides which of them takes a key.
     FirstWins,
-    /// Keep one point per value, the one generated last (a `TreeMap.put`
-    /// overwrite, as in spymemcached).
+    /// Keep one point per value, the one generated last (an overwrite, as
+    /// a map keyed by point does).
     LastWins,
 }
 
@@ -93,18 +93,28 @@ impl Continuum {
     }
 
     /// Index of the first point ≥ `hash`, wrapping to 0 past the last point;
-    /// `None` for an empty continuum. This is exactly libketama's search.
+    /// `None` for an empty continuum (the search of
+    /// [`Search::AtOrAfter`](crate::search::Search::AtOrAfter)).
     #[inline]
     pub fn locate(&self, hash: u32) -> Option<usize> {
         if self.points.is_empty() {
             return None;
         }
+        let found = self.first_at_or_after(hash);
+        Some(if found == self.points.len() { 0 } else { found })
+    }
+
+    /// Index of the first point ≥ `hash`, or [`Self::len`] when every
+    /// point is below it (no wrap-around): the bucket, a guess interpolated
+    /// inside it and a short walk. The searches of [`crate::search`] are
+    /// made of this.
+    #[inline]
+    pub fn first_at_or_after(&self, hash: u32) -> usize {
         let (start, end, guess) = self.bucket_of(hash);
         // Callers read the owner next: start loading it while the points
         // are searched, so the two cache misses of a cold lookup overlap.
         prefetch(&self.owners, guess);
-        let found = search_from(&self.points, start, end, guess, hash, |&p| p);
-        Some(if found == self.points.len() { 0 } else { found })
+        search_from(&self.points, start, end, guess, hash, |&p| p)
     }
 
     /// [`Self::locate`] reading a mirror of the points instead of
@@ -150,64 +160,6 @@ impl Continuum {
         let offset = u64::from(hash) & ((1u64 << self.shift) - 1);
         let guess = start + ((offset * (end - start) as u64) >> self.shift) as usize;
         (start, end, guess)
-    }
-
-    /// Index of the last point ≤ `hash`, wrapping to the last point before
-    /// the first one (dalli's search; among equal points, the last).
-    #[inline]
-    pub fn locate_at_or_before(&self, hash: u32) -> Option<usize> {
-        let last = self.points.len().checked_sub(1)?;
-        if hash == u32::MAX {
-            return Some(last);
-        }
-        // The first point > hash, wrapping to 0, and one step back.
-        Some(match self.locate(hash + 1)? {
-            0 => last,
-            next => next - 1,
-        })
-    }
-
-    /// Index of the point nearest to `hash` on the circle (HAProxy's
-    /// `chash_get_server_hash`): the first point ≥ `hash` (wrapping to the
-    /// first) or the one before it (wrapping to the last), whichever is
-    /// closer; the one before on a tie. Out of line, so that the other
-    /// flavours' lookups keep their size.
-    #[inline(never)]
-    pub fn locate_nearest(&self, hash: u32) -> Option<usize> {
-        let next = self.locate(hash)?;
-        let previous = next.checked_sub(1).unwrap_or(self.points.len() - 1);
-        Some(self.nearer(hash, previous, next))
-    }
-
-    /// [`Self::locate_nearest`] over the points `live` accepts (the index
-    /// of a point), as HAProxy searches once the points of servers that
-    /// are down left its tree; `None` when it accepts none.
-    pub fn locate_nearest_live(&self, hash: u32, live: impl Fn(usize) -> bool) -> Option<usize> {
-        let len = self.points.len();
-        let start = self.locate(hash)?;
-        let next = (0..len).map(|s| (start + s) % len).find(|&i| live(i))?;
-        let previous = (1..=len)
-            .map(|s| (next + len - s) % len)
-            .find(|&i| live(i))?;
-        Some(self.nearer(hash, previous, next))
-    }
-
-    #[inline(always)]
-    fn nearer(&self, hash: u32, previous: usize, next: usize) -> usize {
-        let behind = hash.wrapping_sub(self.points[previous]);
-        let ahead = self.points[next].wrapping_sub(hash);
-        if behind <= ahead { previous } else { next }
-    }
-
-    /// Index of the first point ≥ `hash`, or of the last point when `hash`
-    /// is past it (Varnish's shard director does not wrap around).
-    #[inline]
-    pub fn locate_no_wrap(&self, hash: u32) -> Option<usize> {
-        let last = self.points.len().checked_sub(1)?;
-        if hash > self.points[last] {
-            return Some(last);
-        }
-        self.locate(hash)
     }
 
     /// The same answer as [`Self::locate`] by plain binary search over the
@@ -477,40 +429,6 @@ mod tests {
             "past the last point wraps to entry 0"
         );
         assert_eq!(c.locate(0), Some(0));
-    }
-
-    #[test]
-    fn nearest_point_and_no_wrap() {
-        // Points 100, 200 (twice: owners 1 then 2), 1000.
-        let c = Continuum::new(
-            vec![(100, 0), (200, 1), (200, 2), (1000, 3)],
-            TiePolicy::FirstWins,
-        );
-        let owner = |i: Option<usize>| c.owners()[i.unwrap()];
-        assert_eq!(
-            owner(c.locate_nearest(150)),
-            0,
-            "half way: the point before"
-        );
-        assert_eq!(
-            owner(c.locate_nearest(151)),
-            1,
-            "below a tie: the first of it"
-        );
-        assert_eq!(owner(c.locate_nearest(200)), 1);
-        assert_eq!(
-            owner(c.locate_nearest(201)),
-            2,
-            "above a tie: the last of it"
-        );
-        assert_eq!(owner(c.locate_nearest(u32::MAX)), 0, "across the wrap");
-        assert_eq!(owner(c.locate_nearest(2000)), 3);
-        let live = |i: usize| c.owners()[i] != 0 && c.owners()[i] != 1;
-        assert_eq!(owner(c.locate_nearest_live(120, live)), 2);
-        assert_eq!(c.locate_nearest_live(120, |_| false), None);
-        assert_eq!(owner(c.locate_no_wrap(1001)), 3, "past the last: the last");
-        assert_eq!(owner(c.locate_no_wrap(0)), 0);
-        assert_eq!(owner(c.locate_no_wrap(101)), 1);
     }
 
     #[test]

@@ -4,16 +4,26 @@
 //! library for memcached clients.
 //!
 //! * [`ring`]: the immutable, thread-safe ring (servers + continuum) that
-//!   maps keys to servers, built for a placement [`flavour`].
-//! * [`continuum`]: the sorted point array and its constant-time lookup index.
+//!   maps keys to servers, built for a placement [`flavour`] (one file per
+//!   client, and the registry); the building blocks the flavours share are
+//!   in [`placement`].
+//! * [`continuum`]: the sorted point array and its constant-time lookup
+//!   index; [`search`]: how a key's hash becomes a point (first at or
+//!   after, nearest, …), one module per search.
 //! * [`hash`]: MD5 and the key hashes used by the peers.
 //! * [`parser`]: server files, read exactly like libketama (compat) or
 //!   strictly (modern API and CLI).
 //! * [`server_file`]: reading server files with bounds, and only when no
 //!   writer is at work; [`file_ring`]: following a file, keeping the last
-//!   good ring when a change cannot be used.
+//!   good ring when a change cannot be used; [`key_file`]: keys read one per
+//!   line from a file or a stream, bounded.
+//! * [`RingConfig::from_names`], [`RingConfig::from_ids`] and
+//!   [`ServerSpec::checked`]: what the C ABI, the Python module and the CLI
+//!   build rings from, so that a name or a server means the same in each.
 //! * [`setcodec`]: sets stored inside memcached values (encodings,
 //!   compaction, Redis set algebra, Membase lists, sharding, the recipe).
+//! * [`registry`]: the enums that cross the C ABI, each declared once
+//!   ([`named_enum!`]); [`abi`] lists them.
 //!
 //! This crate is safe Rust but for two hot spots, each with SAFETY comments:
 //! the multi-lane MD5 ([`hash::md5_lanes`]) and the page hints of
@@ -34,20 +44,25 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+pub mod abi;
 pub mod analysis;
 mod batch;
+mod config;
 pub mod continuum;
 pub mod error;
 pub mod escape;
 pub mod file_ring;
 pub mod flavour;
 pub mod hash;
+pub mod key_file;
 pub mod parser;
+pub mod placement;
 pub mod prefault;
 pub mod registry;
 pub mod ring;
 #[cfg(test)]
 mod scratch;
+pub mod search;
 pub mod server;
 pub mod server_file;
 pub mod setcodec;

@@ -1,17 +1,18 @@
 //! Enums that cross the C ABI, each declared once.
 //!
-//! [`named_enum!`] turns one declaration into the Rust enum, its C ids, its
-//! canonical names and aliases, and the C constant of every variant. The C
-//! header's `typedef enum` blocks are generated from these declarations by
-//! the C library's build script ([`Named::c_enum`]), the C ABI answers
-//! `*_name`, `*_from_name` and `*_list` from them, and the bindings ask the
-//! library instead of keeping tables of their own.
+//! [`named_enum!`](crate::named_enum) turns one declaration into the Rust enum, its C ids, its
+//! canonical names and aliases, and the C constant of every variant.
+//! [`AbiEnum`] reads a declaration as data ([`crate::abi::ENUMS`] lists the
+//! ones that cross the C ABI): the generator (`crates/ketama-gen`) renders
+//! the C header's `typedef enum` blocks and Java's enums from it, the C ABI
+//! answers `*_name`, `*_from_name` and `*_list` from the declarations, and
+//! the bindings ask the library instead of keeping tables of their own.
 
 use std::ffi::CStr;
 
 use crate::Error;
 
-/// An enum declared with [`named_enum!`].
+/// An enum declared with [`named_enum!`](crate::named_enum).
 pub trait Named: Copy + Eq + 'static {
     /// The C type name (`ketama_flavour`).
     const C_TYPE: &'static str;
@@ -47,10 +48,29 @@ pub trait Named: Copy + Eq + 'static {
             .find(|v| same_name(v.name(), name) || v.aliases().iter().any(|a| same_name(a, name)))
     }
 
-    /// The variant with C id `id`, or an error naming the C type.
+    /// The variant with C id `id`, or [`Named::unknown_id`].
     fn with_id(id: u32) -> Result<Self, Error> {
-        Self::from_id(id)
-            .ok_or_else(|| Error::InvalidArgument(format!("unknown {} id {id}", Self::C_TYPE)))
+        Self::from_id(id).ok_or_else(|| Self::unknown_id(id))
+    }
+
+    /// The one answer to an id that names no variant (an id out of range,
+    /// or one that does not fit a C id at all, as a caller wrote it):
+    /// `KETAMA_ERR_INVALID_ARGUMENT`, `unknown ketama_flavour id 99`.
+    fn unknown_id(id: impl std::fmt::Display) -> Error {
+        Error::InvalidArgument(format!("unknown {} id {id}", Self::C_TYPE))
+    }
+
+    /// The answer to a known id that a function does not take (the extra
+    /// id where it means nothing, a read-only variant where one is
+    /// written): `ketama_hash id 0 (KETAMA_HASH_DEFAULT) names no hash
+    /// function here`, `why` saying why.
+    fn refused_id(id: u32, why: &str) -> Error {
+        let constant = match (Self::from_id(id), Self::C_EXTRA) {
+            (Some(variant), _) => variant.c_name(),
+            (None, Some(extra)) if extra.id == id => extra.c_name,
+            (None, _) => return Self::unknown_id(id),
+        };
+        Error::InvalidArgument(format!("{} id {id} ({constant}) {why}", Self::C_TYPE))
     }
 
     /// The variant with C id `id`; `None` for the extra id
@@ -74,10 +94,28 @@ pub trait Named: Copy + Eq + 'static {
             Some(extra) if extra.name.to_bytes().eq_ignore_ascii_case(name.as_bytes()) => Ok(None),
             _ => Err(Error::InvalidArgument(format!(
                 "unknown {} {name:?} (known: {})",
-                Self::C_TYPE.trim_start_matches("ketama_").replace('_', " "),
+                Self::what(),
                 Self::names()
             ))),
         }
+    }
+
+    /// The variant called `name` ([`Named::named`]) where the extra's name
+    /// means nothing: that name is an error saying it is not allowed here.
+    fn named_variant(name: &str) -> Result<Self, Error> {
+        Self::named(name)?.ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "{} {name:?} is not allowed here (known: {})",
+                Self::what(),
+                Self::names()
+            ))
+        })
+    }
+
+    /// What a value of the enum is called in messages (`flavour`, `set
+    /// encoding`): the C type without `ketama_`.
+    fn what() -> String {
+        Self::C_TYPE.trim_start_matches("ketama_").replace('_', " ")
     }
 
     /// The name of the extra id (`"default"`, `"auto"`), if the enum has one.
@@ -93,28 +131,6 @@ pub trait Named: Copy + Eq + 'static {
             .collect::<Vec<_>>()
             .join(", ")
     }
-
-    /// The C `typedef enum` block of this enum, documented as the Rust
-    /// declaration is (written into `ketama.h` by the C library's build).
-    fn c_enum(doc: &str) -> String {
-        let mut text = format!("/**\n{} */\ntypedef enum {{\n", doc_lines(doc, ""));
-        let mut rows: Vec<(u32, &str, &str)> = Self::ALL
-            .iter()
-            .map(|v| (v.id(), v.c_name(), v.doc()))
-            .collect();
-        if let Some(extra) = Self::C_EXTRA {
-            rows.push((extra.id, extra.c_name, extra.doc));
-        }
-        rows.sort_by_key(|row| row.0);
-        for (id, c_name, doc) in rows {
-            text.push_str(&format!(
-                "  /**\n{}   */\n  {c_name} = {id},\n",
-                doc_lines(doc, "  ")
-            ));
-        }
-        text.push_str(&format!("}} {};\n", Self::C_TYPE));
-        text
-    }
 }
 
 /// A C id beside the variants (`KETAMA_HASH_DEFAULT = 0`).
@@ -128,6 +144,83 @@ pub struct Extra {
     pub name: &'static CStr,
     /// What it means.
     pub doc: &'static str,
+}
+
+/// One C constant of an enum that crosses the ABI, as data: a variant, or
+/// the extra id (`KETAMA_HASH_DEFAULT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Constant {
+    /// The C id.
+    pub id: u32,
+    /// The C constant (`KETAMA_FLAVOUR_NGINX`).
+    pub c_name: &'static str,
+    /// The canonical name (`"nginx"`; `"default"` for the extra id).
+    pub name: &'static str,
+    /// Other names the library accepts.
+    pub aliases: &'static [&'static str],
+    /// What it means, one line per doc line.
+    pub doc: &'static str,
+}
+
+/// An enum that crosses the C ABI, as data: what the generator
+/// (`crates/ketama-gen`) renders as C, PHP and Java, and what the bindings
+/// list. [`crate::abi::ENUMS`] lists every one.
+#[derive(Clone, Copy)]
+pub struct AbiEnum {
+    /// The C type name (`ketama_flavour`).
+    pub c_type: &'static str,
+    /// The C enum's documentation, one line per doc line.
+    pub doc: &'static str,
+    constants: fn() -> Vec<Constant>,
+}
+
+impl AbiEnum {
+    /// The enum `E`, documented for C by `doc`.
+    pub const fn of<E: Named>(doc: &'static str) -> Self {
+        AbiEnum {
+            c_type: E::C_TYPE,
+            doc,
+            constants: constants_of::<E>,
+        }
+    }
+
+    /// Every C constant, the extra id included, sorted by id whatever the
+    /// order of the declaration.
+    pub fn constants(&self) -> Vec<Constant> {
+        (self.constants)()
+    }
+}
+
+impl std::fmt::Debug for AbiEnum {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AbiEnum")
+            .field("c_type", &self.c_type)
+            .field("constants", &self.constants())
+            .finish()
+    }
+}
+
+/// The constants of `E` sorted by id (for [`AbiEnum::of`]).
+fn constants_of<E: Named>() -> Vec<Constant> {
+    let extra = E::C_EXTRA.map(|extra| Constant {
+        id: extra.id,
+        c_name: extra.c_name,
+        name: extra.name.to_str().unwrap_or_default(),
+        aliases: &[],
+        doc: extra.doc,
+    });
+    let mut constants: Vec<Constant> = extra
+        .into_iter()
+        .chain(E::ALL.iter().map(|v| Constant {
+            id: v.id(),
+            c_name: v.c_name(),
+            name: v.name(),
+            aliases: v.aliases(),
+            doc: v.doc(),
+        }))
+        .collect();
+    constants.sort_by_key(|c| c.id);
+    constants
 }
 
 /// The extra C id of a declaration, if it has one (for [`named_enum!`]).
@@ -146,18 +239,6 @@ pub const fn c_str(with_nul: &'static str) -> &'static CStr {
         Ok(name) => name,
         Err(_) => panic!("a name with a NUL byte"),
     }
-}
-
-fn doc_lines(doc: &str, indent: &str) -> String {
-    doc.lines()
-        .map(|line| {
-            format!(
-                "{indent} *{}{}\n",
-                if line.is_empty() { "" } else { " " },
-                line.trim()
-            )
-        })
-        .collect()
 }
 
 /// Whether two names are the same, ignoring case and `-`/`_`.
@@ -192,6 +273,37 @@ fn same_name(a: &str, b: &str) -> bool {
 /// placement): `pub enum Flavour: "ketama_flavour", data placement: Placement`
 /// and `... => libketama::PLACEMENT;` on each row give
 /// `Flavour::placement(self) -> &'static Placement`.
+///
+/// The rows are declared in strictly ascending order of their ids, so that
+/// `ALL` and every list made from it are sorted by id; a declaration out of
+/// order does not compile:
+///
+/// ```compile_fail
+/// ketama_core::named_enum! {
+///     /// Out of order.
+///     pub enum Backwards: "ketama_backwards" {
+///         /// Two.
+///         Two = 2, KETAMA_BACKWARDS_TWO, "two", [];
+///         /// One.
+///         One = 1, KETAMA_BACKWARDS_ONE, "one", [];
+///     }
+/// }
+/// ```
+///
+/// while the same rows in order do:
+///
+/// ```
+/// ketama_core::named_enum! {
+///     /// In order.
+///     pub enum Forwards: "ketama_forwards" {
+///         /// One.
+///         One = 1, KETAMA_FORWARDS_ONE, "one", [];
+///         /// Two.
+///         Two = 2, KETAMA_FORWARDS_TWO, "two", [];
+///     }
+/// }
+/// assert_eq!(Forwards::ALL, &[Forwards::One, Forwards::Two]);
+/// ```
 #[macro_export]
 macro_rules! named_enum {
     (
@@ -236,6 +348,24 @@ macro_rules! named_enum {
         pub enum $name {
             $( $(#[doc = $doc])* $variant = $id, )+
         }
+
+        // The rows are declared in the order of their ids, so that `ALL`
+        // (and every C `*_list` made from it) lists the ids ascending.
+        const _: () = {
+            let ids: &[u32] = &[$($id),+];
+            let mut i = 1;
+            while i < ids.len() {
+                assert!(
+                    ids[i - 1] < ids[i],
+                    concat!(
+                        "named_enum! ",
+                        stringify!($name),
+                        ": declare the rows in strictly ascending order of their ids"
+                    )
+                );
+                i += 1;
+            }
+        };
 
         impl $name {
             /// Every variant, in the order of their C ids.
@@ -317,7 +447,7 @@ mod tests {
     }
 
     #[test]
-    fn one_declaration_gives_ids_names_aliases_and_the_c_enum() {
+    fn one_declaration_gives_ids_names_aliases_and_the_c_constants() {
         assert_eq!(Colour::ALL, &[Colour::Red, Colour::DarkBlue]);
         assert_eq!(Colour::from_id(5), Some(Colour::DarkBlue));
         assert_eq!((Colour::Red.name(), Colour::DarkBlue.id()), ("red", 5));
@@ -327,17 +457,79 @@ mod tests {
         assert_eq!(Colour::from_name("dark blue"), None);
         assert_eq!(Colour::DarkBlue.name_c().to_bytes(), b"dark-blue");
         assert_eq!(Colour::names(), "red, dark-blue");
-        let c = Colour::c_enum("Colours.");
-        assert!(
-            c.starts_with("/**\n * Colours.\n */\ntypedef enum {\n"),
-            "{c}"
+        let colours = AbiEnum::of::<Colour>("Colours.");
+        assert_eq!((colours.c_type, colours.doc), ("ketama_colour", "Colours."));
+        let constant = |id, c_name, name, aliases, doc| Constant {
+            id,
+            c_name,
+            name,
+            aliases,
+            doc,
+        };
+        assert_eq!(
+            colours.constants(),
+            vec![
+                constant(0, "KETAMA_COLOUR_ANY", "any", &[], "Any colour."),
+                constant(
+                    1,
+                    "KETAMA_COLOUR_RED",
+                    "red",
+                    &["rouge", "rot_e"],
+                    " Red.\n"
+                ),
+                constant(
+                    5,
+                    "KETAMA_COLOUR_DARK_BLUE",
+                    "dark-blue",
+                    &[],
+                    " Dark\n blue.\n"
+                ),
+            ]
         );
-        let any = c.find("KETAMA_COLOUR_ANY = 0,").unwrap();
-        let red = c.find("KETAMA_COLOUR_RED = 1,").unwrap();
-        let blue = c.find("KETAMA_COLOUR_DARK_BLUE = 5,").unwrap();
-        assert!(any < red && red < blue, "{c}");
-        assert!(c.contains("   * Dark\n   * blue.\n"), "{c}");
-        assert!(c.ends_with("} ketama_colour;\n"));
+    }
+
+    /// Declared by hand, ids out of order: the data lists them by id.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Shuffled {
+        Late,
+        Early,
+    }
+
+    impl Named for Shuffled {
+        const C_TYPE: &'static str = "ketama_shuffled";
+        const C_EXTRA: Option<Extra> = None;
+        const ALL: &'static [Self] = &[Shuffled::Late, Shuffled::Early];
+        fn id(self) -> u32 {
+            match self {
+                Shuffled::Late => 9,
+                Shuffled::Early => 2,
+            }
+        }
+        fn name(self) -> &'static str {
+            ["late", "early"][self as usize]
+        }
+        fn name_c(self) -> &'static CStr {
+            [c"late", c"early"][self as usize]
+        }
+        fn c_name(self) -> &'static str {
+            ["KETAMA_LATE", "KETAMA_EARLY"][self as usize]
+        }
+        fn aliases(self) -> &'static [&'static str] {
+            &[]
+        }
+        fn doc(self) -> &'static str {
+            ""
+        }
+    }
+
+    #[test]
+    fn constants_are_sorted_by_id_whatever_the_declaration_order() {
+        let ids: Vec<(u32, &str)> = AbiEnum::of::<Shuffled>("")
+            .constants()
+            .iter()
+            .map(|c| (c.id, c.c_name))
+            .collect();
+        assert_eq!(ids, [(2, "KETAMA_EARLY"), (9, "KETAMA_LATE")]);
     }
 
     #[test]
@@ -355,5 +547,51 @@ mod tests {
             Colour::with_id(0).unwrap_err().to_string(),
             "unknown ketama_colour id 0"
         );
+        assert_eq!(
+            Colour::unknown_id(-1).to_string(),
+            "unknown ketama_colour id -1"
+        );
+        assert_eq!(
+            Colour::refused_id(0, "is not a colour here").to_string(),
+            "ketama_colour id 0 (KETAMA_COLOUR_ANY) is not a colour here"
+        );
+        assert_eq!(
+            Colour::refused_id(5, "is too dark").to_string(),
+            "ketama_colour id 5 (KETAMA_COLOUR_DARK_BLUE) is too dark"
+        );
+        assert_eq!(
+            Colour::refused_id(7, "x"),
+            Colour::with_id(7).map(|_| ()).unwrap_err()
+        );
+        assert_eq!(Colour::named_variant("rouge"), Ok(Colour::Red));
+        assert_eq!(
+            Colour::named_variant("ANY").unwrap_err().to_string(),
+            "colour \"ANY\" is not allowed here (known: red, dark-blue)"
+        );
+    }
+
+    /// Whether `T::ALL` lists its ids in strictly ascending order.
+    fn sorted<T: Named>() -> bool {
+        T::ALL.windows(2).all(|pair| pair[0].id() < pair[1].id())
+    }
+
+    #[test]
+    fn every_enum_lists_its_ids_in_order() {
+        use crate::setcodec::{self, recipe};
+        assert!(sorted::<crate::Flavour>());
+        assert!(sorted::<crate::hash::HashAlgorithm>());
+        assert!(sorted::<crate::parser::ParseMode>());
+        assert!(sorted::<crate::file_ring::ReloadPolicy>());
+        assert!(sorted::<crate::Status>());
+        assert!(sorted::<setcodec::Format>());
+        assert!(sorted::<setcodec::Op>());
+        assert!(sorted::<setcodec::SetErrorKind>());
+        assert!(sorted::<recipe::Reply>());
+        assert!(sorted::<recipe::SetAction>());
+        assert!(sorted::<setcodec::paired::Side>());
+        assert!(sorted::<Colour>());
+        // The flavours' ids have no gap either: each new one takes the next.
+        let ids: Vec<u32> = crate::Flavour::ALL.iter().map(|f| f.id()).collect();
+        assert_eq!(ids, (0..ids.len() as u32).collect::<Vec<_>>());
     }
 }

@@ -244,11 +244,7 @@ fn read_stable<T>(
         if attempt > 0 && !patience.sleep(Duration::from_millis(5 << attempt)) {
             return Ok(None);
         }
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(OPEN_FLAGS)
-            .open(path)
-            .map_err(|e| io_error(e.to_string()))?;
+        let file = open(path).map_err(|e| io_error(e.to_string()))?;
         let before = file.metadata().map_err(|e| io_error(e.to_string()))?;
         let limit = check_readable(&before).map_err(io_error)?;
         let identity = ((before.dev(), before.ino()), before.created().ok());
@@ -293,35 +289,69 @@ fn read_stable<T>(
     Ok(None)
 }
 
+/// What the library reads from a path: the one rule for server files and
+/// key files ([`crate::key_file`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A regular file, read to its end (server files: at most
+    /// [`MAX_FILE_BYTES`]).
+    Regular,
+    /// A character device (`/dev/null`, `/dev/zero`), read without blocking
+    /// and at most [`MAX_DEVICE_BYTES`].
+    CharDevice,
+}
+
+impl FileKind {
+    /// The kind of what `metadata` describes, or what it is when it is not
+    /// read at all: `"a directory"`, `"a block device"`, `"a FIFO"`,
+    /// `"a socket"`, `"not a regular file"`.
+    pub fn of(metadata: &Metadata) -> Result<FileKind, &'static str> {
+        let kind = metadata.file_type();
+        Err(if kind.is_file() {
+            return Ok(FileKind::Regular);
+        } else if kind.is_char_device() {
+            return Ok(FileKind::CharDevice);
+        } else if kind.is_dir() {
+            "a directory"
+        } else if kind.is_block_device() {
+            "a block device"
+        } else if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a regular file"
+        })
+    }
+}
+
+/// Opens `path` for reading as every file is opened here: never blocking
+/// (a FIFO is refused by [`FileKind::of`] after the open instead of
+/// waiting for a writer) and never making a terminal ours.
+pub fn open(path: &Path) -> std::io::Result<File> {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(OPEN_FLAGS)
+        .open(path)
+}
+
 /// The most bytes to read from what `metadata` describes, or why it is not
 /// read at all: a regular file of at most [`MAX_FILE_BYTES`], or a
 /// character device.
 fn check_readable(metadata: &Metadata) -> Result<u64, String> {
-    let kind = metadata.file_type();
-    let refused = if kind.is_dir() {
-        return Err("is a directory, not a server file".into());
-    } else if kind.is_char_device() {
-        return Ok(MAX_DEVICE_BYTES);
-    } else if kind.is_block_device() {
-        "a block device"
-    } else if kind.is_fifo() {
-        "a FIFO"
-    } else if kind.is_socket() {
-        "a socket"
-    } else if !kind.is_file() {
-        "not a regular file"
-    } else if metadata.size() > MAX_FILE_BYTES {
-        return Err(format!(
+    match FileKind::of(metadata) {
+        Ok(FileKind::CharDevice) => Ok(MAX_DEVICE_BYTES),
+        Ok(FileKind::Regular) if metadata.size() > MAX_FILE_BYTES => Err(format!(
             "is {} bytes, larger than the {} MiB limit for server files",
             metadata.size(),
             MAX_FILE_BYTES >> 20
-        ));
-    } else {
-        return Ok(MAX_FILE_BYTES);
-    };
-    Err(format!(
-        "is {refused}, not a regular file (server lists are read from regular files)"
-    ))
+        )),
+        Ok(FileKind::Regular) => Ok(MAX_FILE_BYTES),
+        Err("a directory") => Err("is a directory, not a server file".into()),
+        Err(what) => Err(format!(
+            "is {what}, not a regular file (server lists are read from regular files)"
+        )),
+    }
 }
 
 /// How long, from `now`, until a file modified less than [`SETTLE_TIME`]

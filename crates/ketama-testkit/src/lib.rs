@@ -8,7 +8,6 @@
 //! and the comparison harness of the peer suites, and the bindings'
 //! runtimes (Java, Python, PHP-FPM).
 
-pub mod c_header;
 pub mod envoy_published;
 mod examples;
 pub mod harness;

@@ -131,7 +131,7 @@ fn usage_errors_are_claps_message_with_the_commands_usage_and_exit_2() {
         ),
         (
             &["find", "--flavor", "nope", sample],
-            "unknown flavour 'nope'",
+            "unknown flavour \"nope\" (known: libketama, spymemcached,",
             "Usage: ketama find",
         ),
         (

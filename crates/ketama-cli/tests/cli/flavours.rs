@@ -69,6 +69,55 @@ fn servers_with_weights_and_peer_hash_spelling_match_the_library() {
 }
 
 #[test]
+fn hash_default_places_as_no_hash_at_all() {
+    // `default` (any case) is the flavour's own hash, as C's
+    // KETAMA_HASH_DEFAULT and PHP's default argument 'default' are.
+    let servers = "10.0.0.1:11211,10.0.0.2:11211,[::1]:11300";
+    for flavour in [
+        "libketama",
+        "twemproxy",
+        "pecl-memcache",
+        "dalli",
+        "pymemcache",
+        "envoy-maglev",
+    ] {
+        let find = |hash: &[&str]| {
+            let base = ["find", "--flavor", flavour, "--servers", servers];
+            answers(&ketama(&[&base[..], hash, &KEYS].concat()))
+        };
+        let own = find(&[]);
+        let specs = servers.split(',').map(ServerSpec::unweighted).collect();
+        let config = RingConfig::flavour(Flavour::from_name(flavour).unwrap());
+        let ring = Ring::new(specs, config).unwrap();
+        for (key, server) in &own {
+            let expected = ring.find_server(key.as_bytes()).unwrap().address();
+            assert_eq!(server.as_bytes(), expected, "{flavour} {key}");
+        }
+        for default in ["default", "DEFAULT", "Default"] {
+            assert_eq!(
+                find(&["--hash", default]),
+                own,
+                "{flavour} --hash {default}"
+            );
+        }
+    }
+    let out = ketama(&[
+        "diff",
+        "--flavor",
+        "twemproxy",
+        "--from-hash",
+        "default",
+        "--to-hash",
+        "fnv1a_64",
+        "--servers",
+        servers,
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("moved: 0.000% of the keyspace"), "{text}");
+}
+
+#[test]
 fn down_servers_fail_over_to_the_next_live_server_by_address_or_name() {
     let dir = common::scratch_dir("cli-flavours");
     let file = dir.join("twemproxy.list");
@@ -136,7 +185,7 @@ fn bad_flavour_input_is_named() {
                 "k",
             ],
             2,
-            "unknown hash 'md5' for flavour pecl-memcache (it offers: crc32, fnv1a_32)",
+            "flavour pecl-memcache has no key hash \"md5\" (it offers: crc32, fnv1a_32)",
         ),
         (
             &["find", "--down", "zz:1", "--servers", "a:1", "k"],

@@ -246,7 +246,7 @@ fn hashes_per_side_and_bad_requests_are_named() {
     };
     fail(
         &["diff", "--to-flavor", "nope", "--servers", "a:1"],
-        "unknown flavour 'nope'",
+        "--to side: unknown flavour \"nope\" (known: libketama, spymemcached,",
     );
     fail(
         &[
@@ -258,7 +258,7 @@ fn hashes_per_side_and_bad_requests_are_named() {
             "--servers",
             "a:1",
         ],
-        "unknown --from hash 'md5' for flavour pymemcache (it offers: murmur3_seed0)",
+        "--from side: flavour pymemcache has no key hash \"md5\" (it offers: murmur3_seed0)",
     );
     fail(&["diff", "a", "b", "c"], "diff takes two server files");
     // Key files are read bounded: a directory is refused, a line over 1 MiB

@@ -14,15 +14,17 @@
 
 use std::sync::Arc;
 
-use super::array_mod::{ArrayMod, Failover, Rule, Select};
-use super::placement::{PerKey, Placement};
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
+use crate::placement::per_key::PerKey;
+use crate::placement::remainder::Select;
+use crate::placement::server_modulo::{Failover, Rule, ServerModulo};
 
 /// apr_memcache's rule.
 const RULE: Rule = Rule {
     select: Select::ZeroIsOne,
     failover: Failover::NextHash,
-    key_limit: None,
+    prepare: None,
     weights_as_copies: false,
 };
 
@@ -30,5 +32,5 @@ const RULE: Rule = Rule {
 /// the full CRC-32.
 pub static PLACEMENT: Placement =
     Placement::per_key(&[HashAlgorithm::Crc, HashAlgorithm::Crc32], |servers, _| {
-        Ok(Arc::new(ArrayMod::new(servers, RULE)?) as PerKey)
+        Ok(Arc::new(ServerModulo::new(servers, RULE)?) as PerKey)
     });

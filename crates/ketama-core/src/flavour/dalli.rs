@@ -9,7 +9,7 @@
 //!   preparation ([`prepare_key`]: a key longer than 250 characters becomes
 //!   its first 212 characters, `:md5:` and its MD5 hex digest);
 //! * lookup: the *last* point ≤ the hash, wrapping to the last point
-//!   ([`super::KeyLookup::Dalli`]).
+//!   ([`Search::AtOrBefore`]).
 //!
 //! Equal points are ordered by Ruby's unstable `sort_by`; here the later
 //! server wins them (a server listed twice, or a 32-bit SHA-1 collision).
@@ -20,13 +20,14 @@ use std::io::Write;
 use md5::{Digest, Md5};
 use sha1::Sha1;
 
-use super::points::{DEFAULT_PORT, HostPort, weights};
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
-use crate::{Error, ServerSpec};
-
-use super::placement::Placement;
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
+use crate::placement::prepare::Preparation;
+use crate::placement::servers::{DEFAULT_PORT, HostPort, weights};
+use crate::placement::{GeneratedPoints, budget};
+use crate::search::Search;
+use crate::{Error, ServerSpec};
 
 /// Dalli::Ring: CRC-32 keys.
 pub static PLACEMENT: Placement =
@@ -44,8 +45,11 @@ const TRUNCATED_PREFIX: usize = 212;
 /// Largest integer a Ruby `Float` holds exactly.
 const EXACT_FLOAT: u128 = 1 << 53;
 
-/// Most points a dalli ring may have here (2^24).
-const MAX_POINTS: u64 = 1 << 24;
+/// dalli's key preparation ([`prepare_key`]).
+pub static PREPARATION: Preparation = Preparation {
+    name: "dalli's digest of keys over 250 characters",
+    rule: prepare_key,
+};
 
 /// The byte length of each character as Ruby counts the characters of a
 /// UTF-8 string: a valid character is one, and so is each byte that starts
@@ -136,13 +140,8 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     for &weight in &weights {
         counts.push(points_per_server(weight, total, servers.len())?);
     }
-    let all: u64 = counts.iter().sum();
-    if all > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "dalli: the weights give {all} points, more than {MAX_POINTS}"
-        )));
-    }
-    let mut points = crate::prefault::vec_with_capacity(all as usize);
+    let all = budget::check("dalli", counts.iter().sum())?;
+    let mut points = crate::prefault::vec_with_capacity(all);
     let mut label = Vec::new();
     for (index, (server, &count)) in servers.iter().zip(&counts).enumerate() {
         let name = server_name(&server.address)?;
@@ -158,7 +157,8 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::Dalli,
+        search: Search::AtOrBefore,
+        prepare: Some(&PREPARATION),
     })
 }
 

@@ -9,7 +9,7 @@
 //!   per-key placement on a [`WideRing`];
 //! * keys: the key the cache makes with its default settings
 //!   (`KEY_FUNCTION`, `KEY_PREFIX` "", `VERSION` 1): `":1:<key>"`; then
-//!   ShardClient's hash tag ([`super::hash_tags::django_redis`]); then its
+//!   ShardClient's hash tag ([`hash_tags::django_redis`]); then its
 //!   SHA-256; the *last* point ≤ it (`bisect` − 1), wrapping to the last;
 //! * points are keys of a dictionary: of equal points the later server's
 //!   is kept (only a server listed twice has them).
@@ -18,11 +18,13 @@ use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
-use super::hash_tags;
-use super::named::{MAX_POINTS, name_or_address, refuse_weights};
-use super::placement::{Location, PerKey, PerKeyPlacement, Placement};
-use super::wide_ring::{WideRing, WideSearch};
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
+use crate::placement::budget;
+use crate::placement::hash_tags;
+use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
+use crate::placement::servers::{name_or_address, refuse_weights};
+use crate::placement::wide_ring::{WideRing, WideSearch};
 use crate::{Error, ServerSpec};
 
 /// `HashRing`'s default `replicas`.
@@ -46,14 +48,8 @@ impl ShardRing {
     /// The ring of `servers` with `replicas` points each.
     pub fn new(servers: &[ServerSpec], replicas: u32) -> Result<Self, Error> {
         refuse_weights(servers, "django-redis")?;
-        let total = servers.len() as u64 * u64::from(replicas);
-        if total > MAX_POINTS {
-            return Err(Error::InvalidArgument(format!(
-                "django-redis: {} servers of {replicas} points (at most {MAX_POINTS})",
-                servers.len()
-            )));
-        }
-        let mut generated = Vec::with_capacity(total as usize);
+        let total = budget::check("django-redis", servers.len() as u64 * u64::from(replicas))?;
+        let mut generated = Vec::with_capacity(total);
         for (index, server) in servers.iter().enumerate() {
             let name = name_or_address(server);
             for x in 0..replicas {

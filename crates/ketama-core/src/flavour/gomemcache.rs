@@ -12,22 +12,32 @@
 //!   connection error). The addresses are resolved by `SetServers`, but
 //!   only their order matters.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
-use super::array_mod::{ArrayMod, Failover, Rule, Select};
-use super::placement::{PerKey, Placement};
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
+use crate::placement::per_key::PerKey;
+use crate::placement::prepare::Preparation;
+use crate::placement::remainder::Select;
+use crate::placement::server_modulo::{Failover, Rule, ServerModulo};
+
+/// gomemcache hashes at most the key's first 256 bytes.
+pub static FIRST_256_BYTES: Preparation = Preparation {
+    name: "gomemcache's first 256 bytes of the key",
+    rule: |key| Cow::Borrowed(&key[..key.len().min(256)]),
+};
 
 /// gomemcache's rule.
 const RULE: Rule = Rule {
     select: Select::Unsigned,
     failover: Failover::None,
-    key_limit: Some(256),
+    prepare: Some(&FIRST_256_BYTES),
     weights_as_copies: true,
 };
 
 /// `ServerList.PickServer`: CRC-32 of the key's first 256 bytes, modulo
 /// the list's length.
 pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::Crc32], |servers, _| {
-    Ok(Arc::new(ArrayMod::new(servers, RULE)?) as PerKey)
+    Ok(Arc::new(ServerModulo::new(servers, RULE)?) as PerKey)
 });

@@ -14,12 +14,14 @@
 //! * points are keys of a Go map: of equal points the peer added later
 //!   wins.
 
-use super::named::{MAX_POINTS, name_or_address, refuse_weights};
-use super::options::PointsOption;
-use super::placement::Placement;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::placement::GeneratedPoints;
+use crate::placement::Placement;
+use crate::placement::budget::{self, MAX_POINTS};
+use crate::placement::options::PointsOption;
+use crate::placement::servers::{name_or_address, refuse_weights};
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 /// `HTTPPool`'s `defaultReplicas`.
@@ -43,13 +45,8 @@ pub const REPLICAS: PointsOption = PointsOption {
 /// The map with `replicas` points per peer.
 pub fn generate(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoints, Error> {
     refuse_weights(servers, "groupcache")?;
-    if servers.len() as u64 * u64::from(replicas) > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "groupcache: {} peers of {replicas} replicas (at most {MAX_POINTS} points)",
-            servers.len()
-        )));
-    }
-    let mut points = Vec::with_capacity(servers.len() * replicas as usize);
+    let count = servers.len() as u64 * u64::from(replicas);
+    let mut points = Vec::with_capacity(budget::check("groupcache", count)?);
     for (index, server) in servers.iter().enumerate() {
         let name = name_or_address(server);
         for i in 0..replicas {
@@ -62,7 +59,8 @@ pub fn generate(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoints
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::LastWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }
 

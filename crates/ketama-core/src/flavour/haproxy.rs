@@ -16,19 +16,19 @@
 //!   djb2, wt6, crc32; `avalanche` passes the result through `full_hash`)
 //!   and goes to the **nearest** point on either side of the circle; a key
 //!   exactly half way goes to the point before it
-//!   ([`super::KeyLookup::Nearest`]);
+//!   ([`Search::Nearest`]);
 //! * two ids equal modulo 2^20 give equal points (`id × 4096` wraps):
 //!   among equal points the server listed first takes the keys below them,
 //!   the one listed last the keys above (HAProxy's tree keeps duplicates in
 //!   insertion order).
 
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm as H;
 use crate::hash::haproxy::full_hash;
+use crate::placement::Placement;
+use crate::placement::{GeneratedPoints, budget};
+use crate::search::Search;
 use crate::{Error, ServerSpec};
-
-use super::placement::Placement;
 
 /// HAProxy's hash functions, sdbm (its default) first, each also with the
 /// `avalanche` modifier.
@@ -66,9 +66,6 @@ const MAX_WEIGHT: u64 = 256;
 
 /// HAProxy's largest server id (a C `int`).
 const MAX_ID: u32 = i32::MAX as u32;
-
-/// Most points a ring of this flavour may have (2^24).
-const MAX_POINTS: usize = 1 << 24;
 
 /// Each server's HAProxy id, in list order: the name column when it is a
 /// number (a decimal id from 1 to 2147483647, unique), else (no name, or
@@ -136,7 +133,7 @@ fn parse_id(name: &[u8]) -> Option<u32> {
 /// points `full_hash(id × 4096 + n)`.
 pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let ids = haproxy_ids(servers)?;
-    let mut total = 0usize;
+    let mut total = 0u64;
     for server in servers {
         let weight = server.weight.unwrap_or(1);
         if weight > MAX_WEIGHT {
@@ -145,13 +142,9 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
                 String::from_utf8_lossy(&server.address)
             )));
         }
-        total += weight as usize * POINTS_PER_WEIGHT as usize;
+        total += weight * u64::from(POINTS_PER_WEIGHT);
     }
-    if total > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "haproxy: {total} points (16 per unit of weight), more than {MAX_POINTS}"
-        )));
-    }
+    let total = budget::check("haproxy (16 points per unit of weight)", total)?;
     let mut points = crate::prefault::vec_with_capacity(total);
     for (index, (server, id)) in servers.iter().zip(ids).enumerate() {
         let base = id.wrapping_mul(ID_RANGE);
@@ -161,7 +154,8 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::Nearest,
+        search: Search::Nearest,
+        prepare: None,
     })
 }
 

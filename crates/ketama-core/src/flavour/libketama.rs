@@ -1,13 +1,14 @@
 //! libketama's continuum: `4 * floorf(pct * 40.0 * n)` points per server,
 //! from MD5 digests of `"<address>-<k>"`, four little-endian words each.
 
-use super::points::{Md5Points, weights};
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
-use crate::{Error, ServerSpec};
-
-use super::placement::Placement;
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
+use crate::placement::points::Md5Points;
+use crate::placement::servers::weights;
+use crate::placement::{GeneratedPoints, budget};
+use crate::search::Search;
+use crate::{Error, ServerSpec};
 
 /// The original libketama: MD5 keys and points.
 pub static PLACEMENT: Placement =
@@ -33,7 +34,7 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
         .iter()
         .map(|&weight| digests_per_server(weight, total, servers.len()))
         .collect();
-    let count: usize = digests.iter().map(|&d| d as usize * 4).sum();
+    let count = budget::check("libketama", digests.iter().map(|&d| u64::from(d) * 4).sum())?;
     let mut points = crate::prefault::vec_with_capacity(count);
     let mut batch = Md5Points::new(&mut points);
     for (index, (server, &digests)) in servers.iter().zip(&digests).enumerate() {
@@ -43,7 +44,8 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }
 

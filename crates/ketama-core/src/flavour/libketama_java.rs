@@ -14,25 +14,21 @@
 //!
 //! Weights are Java ints: a weight above `i32::MAX` is an error, and so is a
 //! list on which the class would divide by a total of 0 (it loops forever or
-//! throws) or generate more than `MAX_POINTS` (2^24) points.
+//! throws) or generate more than [`budget::MAX_POINTS`] (2^24) points.
 
-use super::points::push_md5_server;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
-use crate::{Error, ServerSpec};
-
-use super::placement::Placement;
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
+use crate::placement::Placement;
+use crate::placement::points::push_md5_server;
+use crate::placement::{GeneratedPoints, budget};
+use crate::search::Search;
+use crate::{Error, ServerSpec};
 
 /// libketama's Java port: MD5, and its own `SERVER<TAB>WEIGHT` files.
 pub static PLACEMENT: Placement =
     Placement::continuum(&[HashAlgorithm::Md5], |servers, _, _| generate(servers))
         .with_syntax(ParseMode::SockIoPool, ParseMode::SockIoPool);
-
-/// Most points a ring of this flavour may have (2^24): an overflowed int
-/// product over a negative total can ask for billions.
-const MAX_POINTS: u64 = 1 << 24;
 
 /// Each server's weight as a Java `int` (1 where none is given).
 fn java_weights(servers: &[ServerSpec]) -> Result<Vec<i32>, Error> {
@@ -91,19 +87,17 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
         all = all.saturating_add(digests.saturating_mul(4));
         counts.push(digests);
     }
-    if all > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "the weights (int total {total}) give {all} points in SockIOPool's arithmetic, more than {MAX_POINTS}"
-        )));
-    }
-    let mut points = crate::prefault::vec_with_capacity(all as usize);
+    // An overflowed int product over a negative total can ask for billions.
+    let peer = format!("SockIOPool (int total weight {total})");
+    let mut points = crate::prefault::vec_with_capacity(budget::check(&peer, all)?);
     for (index, (server, &digests)) in servers.iter().zip(&counts).enumerate() {
         push_md5_server(&server.address, digests as u32, index as u32, &mut points);
     }
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::LastWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }
 

@@ -10,16 +10,31 @@
 //! Any weight above 1 turns libmemcached's weighted flag on, and the
 //! consistent distributions then build the weighted MD5 continuum (with
 //! their own labels). Ties: the lower server index wins.
+//!
+//! MODULA ([`MODULA`], `libmemcached-modula`), the default distribution of
+//! libmemcached (and so php-memcached's and pylibmc's), is not a
+//! continuum: a key goes to server `hash(key) % n`, `n` the number of
+//! servers in list order, weights ignored (`dispatch_host`,
+//! `MEMCACHED_DISTRIBUTION_MODULA`), with libmemcached's key hashes,
+//! one-at-a-time unless `MEMCACHED_BEHAVIOR_HASH` says otherwise. A server
+//! that is down is not skipped: libmemcached reports the failure
+//! (auto-ejection only rebuilds the continuum distributions), so a down
+//! server's keys have no live server.
 
-use super::points::{
-    HostPort, float_weighted_digests, push_hashed_server, push_md5_server, weights,
-};
-use super::{GeneratedPoints, KeyLookup};
+use std::sync::Arc;
+
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
+use crate::placement::per_key::PerKey;
+use crate::placement::points::{float_weighted_digests, push_hashed_server, push_md5_server};
+use crate::placement::remainder::Select;
+use crate::placement::server_modulo::{Failover, Rule, ServerModulo};
+use crate::placement::servers::{HostPort, weights};
+use crate::placement::{GeneratedPoints, budget};
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
-use super::placement::Placement;
 use HashAlgorithm as H;
 
 /// libmemcached's key hashes, its default (one-at-a-time) first.
@@ -65,6 +80,19 @@ pub static SPY: Placement = Placement::continuum(HASHES, |servers, hash, _| {
     generate(servers, hash, Distribution::Spy)
 });
 
+/// MODULA: `hash % n` over the servers in list order.
+const MODULA_RULE: Rule = Rule {
+    select: Select::Unsigned,
+    failover: Failover::None,
+    prepare: None,
+    weights_as_copies: false,
+};
+
+/// `MEMCACHED_DISTRIBUTION_MODULA`, with libmemcached's hashes.
+pub static MODULA: Placement = Placement::per_key(HASHES, |servers, _| {
+    Ok(Arc::new(ServerModulo::new(servers, MODULA_RULE)?) as PerKey)
+});
+
 /// Which libmemcached distribution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Distribution {
@@ -87,7 +115,15 @@ pub fn generate(
 ) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
     let weighted = distribution == Distribution::Weighted || weights.iter().any(|&w| w > 1);
-    let mut points = Vec::new();
+    let digests: Vec<u32> = weights
+        .iter()
+        .map(|&weight| float_weighted_digests(weight, total, servers.len()))
+        .collect();
+    let count = match weighted {
+        true => digests.iter().map(|&d| u64::from(d) * 4).sum(),
+        false => servers.len() as u64 * u64::from(POINTS_PER_SERVER),
+    };
+    let mut points = Vec::with_capacity(budget::check("libmemcached", count)?);
     for (index, server) in servers.iter().enumerate() {
         let hp = HostPort::parse(&server.address)?;
         let prefix = match distribution {
@@ -95,8 +131,7 @@ pub fn generate(
             Distribution::Weighted | Distribution::Consistent => hp.without_default_port(),
         };
         if weighted {
-            let digests = float_weighted_digests(weights[index], total, servers.len());
-            push_md5_server(&prefix, digests, index as u32, &mut points)
+            push_md5_server(&prefix, digests[index], index as u32, &mut points)
         } else {
             push_hashed_server(&prefix, POINTS_PER_SERVER, hash, index as u32, &mut points)
         }
@@ -104,6 +139,33 @@ pub fn generate(
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::placement::per_key::PerKeyPlacement;
+
+    #[test]
+    fn modula_keys_go_to_their_hash_modulo_the_server_count() {
+        let servers: Vec<ServerSpec> = (0..3)
+            .map(|i| ServerSpec::new(format!("10.0.0.{i}:11211").as_str(), 1 + i))
+            .collect();
+        let modula = ServerModulo::new(&servers, MODULA_RULE).unwrap();
+        for key in [&b"a"[..], b"user:1", b""] {
+            let hash = HashAlgorithm::OneAtATime.hash(key);
+            let at = modula
+                .locate(key, HashAlgorithm::OneAtATime, &|_| false)
+                .unwrap();
+            assert_eq!(at.server_index, hash as usize % 3);
+            assert_eq!(
+                modula.locate(key, HashAlgorithm::OneAtATime, &|s| s == at.server_index),
+                None
+            );
+        }
+        assert!(ServerModulo::new(&[], MODULA_RULE).is_err());
+    }
 }

@@ -27,10 +27,11 @@
 
 use std::sync::Arc;
 
-use super::placement::{Location, PerKey, PerKeyPlacement, Placement};
 use crate::hash::HashAlgorithm as H;
 use crate::hash::furc::{MAX_POOL_SIZE, furc_hash};
 use crate::hash::spooky;
+use crate::placement::Placement;
+use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
 use crate::{Error, ServerSpec};
 
 /// `hash_func: Ch3`.
@@ -46,9 +47,6 @@ pub static WEIGHTED_CH3: Placement = Placement::per_key(&[H::Furc], |servers, _o
 
 /// `hash_func: Crc32`.
 pub static CRC32: Placement = Placement::per_key(&[H::Crc32], |servers, _options| {
-    if servers.is_empty() {
-        return Err(Error::NoServers("the server list is empty".into()));
-    }
     Ok(Arc::new(Mcrouter::Crc32(servers.len() as u64)) as PerKey)
 });
 
@@ -110,12 +108,9 @@ pub struct Ch3 {
 impl Ch3 {
     /// Ch3 over `n` servers: 1 to 2^23, as `Ch3HashFunc` accepts.
     pub fn new(n: usize) -> Result<Self, Error> {
-        if n == 0 {
-            return Err(Error::NoServers("the server list is empty".into()));
-        }
-        if n > MAX_POOL_SIZE as usize {
+        if n == 0 || n > MAX_POOL_SIZE as usize {
             return Err(Error::InvalidArgument(format!(
-                "mcrouter Ch3 takes at most {MAX_POOL_SIZE} servers, not {n} \
+                "mcrouter Ch3 takes 1 to {MAX_POOL_SIZE} servers, not {n} \
                  (Pool size out of range for Ch3)"
             )));
         }
@@ -226,26 +221,28 @@ pub enum Mcrouter {
     Ch3(Ch3),
     /// WeightedCh3.
     WeightedCh3(WeightedCh3),
-    /// Crc32 over this many servers.
+    /// Crc32 over this many servers (none: no key has a server).
     Crc32(u64),
 }
 
 impl Mcrouter {
     /// The server index for a full key, and the value that chose it (the
-    /// index for Ch3 and WeightedCh3, the CRC-32 for Crc32).
+    /// index for Ch3 and WeightedCh3, the CRC-32 for Crc32); `None` for a
+    /// pool without servers.
     #[inline]
-    pub fn place(&self, key: &[u8]) -> (usize, u32) {
+    pub fn place(&self, key: &[u8]) -> Option<(usize, u32)> {
         let key = routing_key(key);
         match self {
             Mcrouter::Ch3(ch3) => {
                 let index = ch3.index(key);
-                (index, index as u32)
+                Some((index, index as u32))
             }
             Mcrouter::WeightedCh3(w) => {
                 let index = w.index(key);
-                (index, index as u32)
+                Some((index, index as u32))
             }
-            Mcrouter::Crc32(n) => crc32_index(key, *n),
+            Mcrouter::Crc32(0) => None,
+            Mcrouter::Crc32(n) => Some(crc32_index(key, *n)),
         }
     }
 }
@@ -260,7 +257,7 @@ impl PerKeyPlacement for Mcrouter {
     }
 
     fn locate(&self, key: &[u8], _hash: H, is_down: &dyn Fn(usize) -> bool) -> Option<Location> {
-        let (server_index, point) = self.place(key);
+        let (server_index, point) = self.place(key)?;
         (!is_down(server_index)).then_some(Location {
             point_index: server_index,
             point,
@@ -270,7 +267,7 @@ impl PerKeyPlacement for Mcrouter {
 
     #[inline]
     fn locate_up(&self, key: &[u8], _hash: H) -> Option<Location> {
-        let (server_index, point) = self.place(key);
+        let (server_index, point) = self.place(key)?;
         Some(Location {
             point_index: server_index,
             point,
@@ -333,5 +330,13 @@ mod tests {
             ch3.locate(b"sample", H::Furc, &|s| s == at.server_index),
             None
         );
+    }
+
+    #[test]
+    fn an_empty_crc32_pool_places_no_key() {
+        let empty = Mcrouter::Crc32(0);
+        assert_eq!(empty.locate_up(b"sample", H::Crc32), None);
+        assert_eq!(empty.locate(b"sample", H::Crc32, &|_| false), None);
+        assert!(Ch3::new(0).is_err());
     }
 }

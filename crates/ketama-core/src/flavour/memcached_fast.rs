@@ -5,7 +5,7 @@
 //! * the address is split at its last `:` into host and port (no `:`: the
 //!   whole address is the host, the port empty);
 //! * `(int)(150 × weight + 0.5)` points per server, the CRC-32 chain nginx
-//!   also uses ([`super::nginx::push_crc32_chain`]);
+//!   also uses ([`push_crc32_chain`]);
 //! * a point equal to an earlier one goes after it, and the lookup takes the
 //!   first point ≥ the key's CRC-32, wrapping to the first: the first wins.
 //!
@@ -13,15 +13,16 @@
 //! addresses whose port is numeric). A `namespace` is hashed in front of the
 //! key: give the library the namespaced key.
 
-use super::nginx::push_crc32_chain;
-use super::points::weights;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
-use crate::{Error, ServerSpec};
-
-use super::options::PointsOption;
-use super::placement::Placement;
 use crate::hash::HashAlgorithm;
+use crate::placement::GeneratedPoints;
+use crate::placement::Placement;
+use crate::placement::budget::{self, MAX_POINTS};
+use crate::placement::options::PointsOption;
+use crate::placement::points::push_crc32_chain;
+use crate::placement::servers::weights;
+use crate::search::Search;
+use crate::{Error, ServerSpec};
 
 /// `ketama_points => 150` unless set (`--points`): CRC-32 keys.
 pub static PLACEMENT: Placement =
@@ -37,9 +38,6 @@ pub const POINTS: PointsOption = PointsOption {
     max: MAX_POINTS as u32,
 };
 
-/// Most points a ring of this flavour may have (2^24).
-const MAX_POINTS: u64 = 1 << 24;
-
 /// Host and port as `Fast.xs` splits an address (`strrchr(host, ':')`).
 pub fn host_and_port(address: &[u8]) -> (&[u8], &[u8]) {
     match address.iter().rposition(|&b| b == b':') {
@@ -53,12 +51,8 @@ pub fn host_and_port(address: &[u8]) -> (&[u8], &[u8]) {
 pub fn generate(servers: &[ServerSpec], ketama_points: u64) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
     let all = total.saturating_mul(ketama_points);
-    if all > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "memcached-fast: weights sum to {total}, {all} points ({ketama_points} per unit), more than {MAX_POINTS}"
-        )));
-    }
-    let mut points = crate::prefault::vec_with_capacity(all as usize);
+    let peer = format!("memcached-fast ({ketama_points} points per unit of weight)");
+    let mut points = crate::prefault::vec_with_capacity(budget::check(&peer, all)?);
     for (index, (server, &weight)) in servers.iter().zip(&weights).enumerate() {
         let (host, port) = host_and_port(&server.address);
         push_crc32_chain(
@@ -72,7 +66,8 @@ pub fn generate(servers: &[ServerSpec], ketama_points: u64) -> Result<GeneratedP
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }
 

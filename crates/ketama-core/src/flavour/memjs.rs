@@ -15,20 +15,22 @@
 
 use std::sync::Arc;
 
-use super::array_mod::{ArrayMod, Failover, Rule, Select};
-use super::placement::{PerKey, Placement};
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
+use crate::placement::per_key::PerKey;
+use crate::placement::remainder::Select;
+use crate::placement::server_modulo::{Failover, Rule, ServerModulo};
 
 /// memjs's rule.
 const RULE: Rule = Rule {
     select: Select::SignedAbs,
     failover: Failover::NextServer,
-    key_limit: None,
+    prepare: None,
     weights_as_copies: false,
 };
 
 /// `Math.abs(hashCode(key)) % servers.length`.
 pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::SpyNative], |servers, _| {
-    Ok(Arc::new(ArrayMod::new(servers, RULE)?) as PerKey)
+    Ok(Arc::new(ServerModulo::new(servers, RULE)?) as PerKey)
 })
 .with_spellings(&[("hashcode", HashAlgorithm::SpyNative)]);

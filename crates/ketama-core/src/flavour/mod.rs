@@ -1,64 +1,63 @@
-//! Placement flavours: how each client family builds its continuum.
+//! The clients' placements (flavours): one file per client or client
+//! family, each declaring its [`Placement`], and the registry below that
+//! names them (C ids, canonical names, aliases). What several clients
+//! share is in [`crate::placement`]; the searches on a continuum in
+//! [`crate::search`]; key hashes by name in [`hash_names`], which options
+//! each flavour takes in [`option_checks`].
 //!
-//! A flavour turns a server list into `(point, server index)` pairs in
-//! generation order, says how ties between equal points are resolved, how a
-//! key hash becomes a lookup position and which key hashes its peer offers.
-//! The ring and the lookup are shared. One file per peer; the building blocks
-//! they share are in [`points`].
-//!
-//! Some flavours are not continuums: pymemcache scores every server per key
-//! ([`rendezvous`]), python-memcached and Perl Cache::Memcached take a hash
-//! modulo a weighted bucket list ([`modulo`]; pecl memcache's standard
-//! strategy too, in [`pecl_memcache`]); the defaults of libmemcached
-//! ([`modula`]), spymemcached, gomemcache, memjs and apr_memcache take it
-//! modulo the server list ([`array_mod`]); twemproxy has a modula
-//! distribution ([`twemproxy`]); mcrouter walks `furc_hash`'s decision tree
-//! ([`mcrouter`]) and Envoy searches a ring of 64-bit positions or a maglev
-//! table ([`envoy`]). They build a [`PerKey`] placement instead of points
-//! ([`Flavour::is_continuum`]).
+//! A continuum flavour turns a server list into `(point, server index)`
+//! pairs in its client's generation order, with its tie rule, its search
+//! and its key preparation ([`GeneratedPoints`]). The others place each
+//! key on their own ([`Flavour::is_continuum`]): pymemcache scores every
+//! server per key ([`pymemcache`]); python-memcached, Cache::Memcached,
+//! pecl memcache's standard strategy and twemproxy's modula take a hash
+//! modulo a weighted bucket list
+//! ([`bucket_list`](crate::placement::bucket_list)); the defaults of
+//! libmemcached, spymemcached, gomemcache, memjs and apr_memcache take it
+//! modulo the server list ([`server_modulo`](crate::placement::server_modulo));
+//! uhashring and django-redis search rings wider than 32 bits; mcrouter
+//! walks `furc_hash`'s decision tree ([`mcrouter`]) and Envoy searches a
+//! ring of 64-bit positions or a maglev table ([`envoy`]).
 
 pub mod apr_memcache;
-pub mod array_mod;
+pub mod cache_memcached;
 pub mod dalli;
 pub mod django_redis;
 pub mod envoy;
-pub mod envoy_entry;
-pub mod envoy_maglev;
-pub mod envoy_ring;
 pub mod gomemcache;
 pub mod groupcache;
 pub mod haproxy;
-pub mod hash_tags;
+pub mod hash_names;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
 pub mod mcrouter;
 pub mod memcached_fast;
 pub mod memjs;
-pub mod modula;
-pub mod modulo;
-pub mod named;
 pub mod nginx;
 pub mod node_memcached;
-pub mod options;
+pub mod option_checks;
 pub mod pecl_memcache;
 pub mod phpredis;
-pub mod placement;
-pub mod points;
 pub mod predis;
+pub mod pymemcache;
+pub mod python_memcached;
 pub mod redis_rb;
-pub mod rendezvous;
 pub mod spymemcached;
 pub mod twemproxy;
 pub mod uhashring;
 pub mod varnish;
-pub mod wide_ring;
 
-use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
+use crate::placement::Build;
 use crate::{Error, ServerSpec};
-use placement::{Build, Placement};
+
+// The paths these items had before the building blocks left this folder.
+pub use crate::placement::options;
+pub use crate::placement::options::{Options, PointsOption};
+pub use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
+pub use crate::placement::{GeneratedPoints, Placement};
 
 crate::named_enum! {
     /// A placement flavour: how one client family places keys.
@@ -94,17 +93,17 @@ crate::named_enum! {
         MemcachedFast = 12, KETAMA_FLAVOUR_MEMCACHED_FAST, "memcached-fast", ["cache-memcached-fast", "perl-fast"] => memcached_fast::PLACEMENT;
         /// pymemcache `HashClient`'s rendezvous hashing (not a continuum: each
         /// key scores every server; no points to read).
-        Pymemcache = 13, KETAMA_FLAVOUR_PYMEMCACHE, "pymemcache", ["pymemcache-hashclient", "rendezvous", "hrw"] => rendezvous::PLACEMENT;
+        Pymemcache = 13, KETAMA_FLAVOUR_PYMEMCACHE, "pymemcache", ["pymemcache-hashclient", "rendezvous", "hrw"] => pymemcache::PLACEMENT;
         /// python-memcached (`memcache.Client`): `hash % buckets` over the
         /// weighted bucket list (not a continuum; no points to read).
-        PythonMemcached = 14, KETAMA_FLAVOUR_PYTHON_MEMCACHED, "python-memcached", ["python-memcache", "memcache-py", "python3-memcache"] => modulo::PYTHON_MEMCACHED;
+        PythonMemcached = 14, KETAMA_FLAVOUR_PYTHON_MEMCACHED, "python-memcached", ["python-memcache", "memcache-py", "python3-memcache"] => python_memcached::PLACEMENT;
         /// Perl Cache::Memcached: `hash % buckets` over the weighted bucket list
         /// (not a continuum; no points to read).
-        CacheMemcached = 15, KETAMA_FLAVOUR_CACHE_MEMCACHED, "cache-memcached", ["perl", "perl-memcached", "cache::memcached"] => modulo::CACHE_MEMCACHED;
+        CacheMemcached = 15, KETAMA_FLAVOUR_CACHE_MEMCACHED, "cache-memcached", ["perl", "perl-memcached", "cache::memcached"] => cache_memcached::PLACEMENT;
         /// libmemcached MODULA, the default distribution of libmemcached,
         /// php-memcached and pylibmc: `hash % n`, weights ignored (not a
         /// continuum; no points to read).
-        LibmemcachedModula = 16, KETAMA_FLAVOUR_LIBMEMCACHED_MODULA, "libmemcached-modula", ["modula", "php-memcached-modula", "pylibmc"] => modula::LIBMEMCACHED;
+        LibmemcachedModula = 16, KETAMA_FLAVOUR_LIBMEMCACHED_MODULA, "libmemcached-modula", ["modula", "php-memcached-modula", "pylibmc"] => libmemcached::MODULA;
         /// twemproxy (nutcracker) `distribution: modula`: `hash % slots`,
         /// each server `weight` slots in list order (not a continuum).
         TwemproxyModula = 17, KETAMA_FLAVOUR_TWEMPROXY_MODULA, "twemproxy-modula", ["nutcracker-modula"] => twemproxy::MODULA;
@@ -155,6 +154,12 @@ crate::named_enum! {
         /// Go groupcache `consistenthash` as `HTTPPool` builds it: 50 CRC-32
         /// points per peer name (`"<i><name>"`), no weights.
         Groupcache = 31, KETAMA_FLAVOUR_GROUPCACHE, "groupcache", ["groupcache-consistenthash", "consistenthash"] => groupcache::PLACEMENT;
+        /// HAProxy `hash-type consistent`: points from each server's `id`
+        /// and weight, the nearest point on either side wins.
+        Haproxy = 32, KETAMA_FLAVOUR_HAPROXY, "haproxy", ["haproxy-consistent", "hash-type-consistent"] => haproxy::PLACEMENT;
+        /// The Varnish shard director (`directors.shard()`): SHA-256 points
+        /// per backend ident, 67 replicas, no wrap-around.
+        VarnishShard = 33, KETAMA_FLAVOUR_VARNISH_SHARD, "varnish-shard", ["varnish", "vmod-directors-shard", "shard-director"] => varnish::PLACEMENT;
         /// mcrouter's Ch3 (`furc_hash` of the routing key over the pool;
         /// not a continuum).
         McrouterCh3 = 34, KETAMA_FLAVOUR_MCROUTER_CH3, "mcrouter-ch3", ["mcrouter", "ch3"] => mcrouter::CH3;
@@ -170,12 +175,6 @@ crate::named_enum! {
         /// Envoy's maglev load balancer: a 65537-slot table, keys hashed with
         /// xxHash64 (not a continuum).
         EnvoyMaglev = 38, KETAMA_FLAVOUR_ENVOY_MAGLEV, "envoy-maglev", ["maglev"] => envoy::MAGLEV;
-        /// HAProxy `hash-type consistent`: points from each server's `id`
-        /// and weight, the nearest point on either side wins.
-        Haproxy = 32, KETAMA_FLAVOUR_HAPROXY, "haproxy", ["haproxy-consistent", "hash-type-consistent"] => haproxy::PLACEMENT;
-        /// The Varnish shard director (`directors.shard()`): SHA-256 points
-        /// per backend ident, 67 replicas, no wrap-around.
-        VarnishShard = 33, KETAMA_FLAVOUR_VARNISH_SHARD, "varnish-shard", ["varnish", "vmod-directors-shard", "shard-director"] => varnish::PLACEMENT;
     }
 }
 
@@ -187,128 +186,7 @@ impl Default for Flavour {
     }
 }
 
-pub use options::{Options, PointsOption};
-pub use placement::{Location, PerKey, PerKeyPlacement};
-
-/// How a key hash becomes the position searched on the continuum.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyLookup {
-    /// The first point ≥ the hash, wrapping to the first point.
-    Direct,
-    /// pecl memcache: keys are prepared first; 1024 buckets; bucket
-    /// `hash % 1024` holds the server of the first point ≥
-    /// `bucket × (0xffffffff / 1024)`.
-    PeclBuckets,
-    /// dalli: keys are prepared first ([`dalli::prepare_key`]); the *last*
-    /// point ≤ the hash, wrapping to the last point.
-    Dalli,
-    /// HAProxy: the nearest point on either side (circular distance), the
-    /// point before on a tie.
-    Nearest,
-    /// Varnish's shard director: the first point ≥ the hash, the last
-    /// point past it (no wrap-around).
-    NoWrap,
-    /// No continuum: the ring's [`PerKey`] placement places each key.
-    PerKey,
-    /// The first point strictly greater than the hash, wrapping to the
-    /// first point (Python's `bisect_right`: uhashring).
-    After,
-    /// Predis `HashRing`: its hash tag ([`hash_tags::predis`]), then the
-    /// last point ≤ the hash, wrapping to the last point.
-    PredisHashRing,
-    /// Predis `KetamaRing`: its hash tag, then the first point ≥ the hash.
-    PredisKetama,
-    /// phpredis `RedisArray`: its hash tag ([`hash_tags::phpredis`]), then
-    /// the first point ≥ the hash.
-    PhpRedis,
-    /// redis-rb `Redis::Distributed`: its hash tag ([`hash_tags::redis_rb`]),
-    /// then the last point ≤ the hash, wrapping to the last point.
-    RedisRb,
-}
-
-impl KeyLookup {
-    /// The key as the peer hashes it: pecl memcache and dalli first rewrite
-    /// it ([`pecl_memcache::prepare_key`], [`dalli::prepare_key`]), the Redis
-    /// clients hash only its hash tag ([`hash_tags`]); the others hash it
-    /// unchanged.
-    #[inline]
-    pub fn prepare_key(self, key: &[u8]) -> std::borrow::Cow<'_, [u8]> {
-        use std::borrow::Cow::Borrowed;
-        match self {
-            KeyLookup::Direct
-            | KeyLookup::PerKey
-            | KeyLookup::After
-            | KeyLookup::Nearest
-            | KeyLookup::NoWrap => Borrowed(key),
-            KeyLookup::PeclBuckets => pecl_memcache::prepare_key(key),
-            KeyLookup::Dalli => dalli::prepare_key(key),
-            KeyLookup::PredisHashRing | KeyLookup::PredisKetama => Borrowed(hash_tags::predis(key)),
-            KeyLookup::PhpRedis => Borrowed(hash_tags::phpredis(key)),
-            KeyLookup::RedisRb => Borrowed(hash_tags::redis_rb(key)),
-        }
-    }
-
-    /// True when a key goes to the point at or *before* its position (or
-    /// strictly after it), so that the owner changes just before each
-    /// point rather than just after it.
-    #[inline]
-    pub fn owner_changes_before_points(self) -> bool {
-        matches!(
-            self,
-            KeyLookup::Dalli | KeyLookup::After | KeyLookup::PredisHashRing | KeyLookup::RedisRb
-        )
-    }
-
-    /// The continuum position searched for a key hash.
-    #[inline]
-    pub fn position(self, hash: u32) -> u32 {
-        match self {
-            KeyLookup::PeclBuckets => (hash % 1024) * (u32::MAX / 1024),
-            KeyLookup::After => hash.wrapping_add(1),
-            _ => hash,
-        }
-    }
-
-    /// The index of the point a key hash lands on: the first point at or
-    /// after its [`position`](Self::position) (wrapping to the first), or
-    /// for dalli, Predis `HashRing` and redis-rb the last point at or
-    /// before it (wrapping to the last); HAProxy's nearest point, Varnish's
-    /// first point at or after it without wrapping.
-    #[inline]
-    pub fn locate(self, continuum: &crate::continuum::Continuum, hash: u32) -> Option<usize> {
-        match self {
-            KeyLookup::Dalli | KeyLookup::PredisHashRing | KeyLookup::RedisRb => {
-                continuum.locate_at_or_before(hash)
-            }
-            KeyLookup::Nearest => continuum.locate_nearest(hash),
-            KeyLookup::NoWrap => varnish::locate(continuum, hash),
-            lookup => continuum.locate(lookup.position(hash)),
-        }
-    }
-}
-
-/// The points a flavour generated for a server list.
-#[derive(Debug, Clone)]
-pub struct GeneratedPoints {
-    /// `(point, server index)` in generation order.
-    pub points: Vec<(u32, u32)>,
-    /// How equal points are resolved.
-    pub ties: TiePolicy,
-    /// How key hashes are looked up.
-    pub lookup: KeyLookup,
-}
-
 impl Flavour {
-    /// The key hash the flavour's peer uses unless told otherwise.
-    pub fn default_hash(self) -> HashAlgorithm {
-        self.hashes()[0]
-    }
-
-    /// The key hashes the flavour's peer offers, its default first.
-    pub fn hashes(self) -> &'static [HashAlgorithm] {
-        self.placement().hashes
-    }
-
     /// How a server file is read for this flavour by default.
     pub fn file_syntax(self) -> ParseMode {
         self.placement().file_syntax
@@ -319,152 +197,10 @@ impl Flavour {
         self.placement().list_syntax
     }
 
-    /// The spellings of key hashes that mean something particular to this
-    /// flavour's peer (twemproxy `crc32` is the 15-bit crc; python-memcached
-    /// `crc32` is binascii's; spymemcached `fnv1_64` runs over UTF-16).
-    pub fn hash_spellings(self) -> &'static [(&'static str, HashAlgorithm)] {
-        self.placement().hash_spellings
-    }
-
-    /// Every spelling of a key hash this flavour accepts: its peer's own
-    /// ([`Flavour::hash_spellings`]), then the canonical names and aliases
-    /// of the hashes it offers that no peer spelling shadows.
-    pub fn hash_names(self) -> Vec<&'static str> {
-        use crate::registry::Named;
-        let mut names: Vec<&'static str> = self.hash_spellings().iter().map(|s| s.0).collect();
-        for hash in self.hashes() {
-            for name in std::iter::once(hash.name()).chain(hash.aliases().iter().copied()) {
-                if self.hash_from_name(name) == Some(*hash) && !names.contains(&name) {
-                    names.push(name);
-                }
-            }
-        }
-        names
-    }
-
-    /// Looks a key hash up by the flavour's peer's own spelling
-    /// ([`Flavour::hash_spellings`]; a `_hash` suffix and `-`/`_` do not
-    /// matter), falling back to the canonical names and aliases. `None`
-    /// when the peer has no such hash.
-    pub fn hash_from_name(self, name: &str) -> Option<HashAlgorithm> {
-        let lower = name.to_ascii_lowercase().replace('-', "_");
-        let lower = lower.strip_suffix("_hash").unwrap_or(&lower);
-        let peer = self
-            .hash_spellings()
-            .iter()
-            .find(|(spelling, _)| *spelling == lower)
-            .map(|(_, hash)| *hash);
-        peer.or_else(|| HashAlgorithm::from_name(lower))
-            .filter(|h| self.hashes().contains(h))
-    }
-
-    /// [`Flavour::hash_from_name`] for a caller's argument: `"default"` (any
-    /// case) is `None`, the flavour's own hash; a name the peer does not
-    /// offer is an error naming the flavour and the hashes it offers.
-    pub fn hash_named(self, name: &str) -> Result<Option<HashAlgorithm>, Error> {
-        if name.eq_ignore_ascii_case("default") {
-            return Ok(None);
-        }
-        self.hash_from_name(name).map(Some).ok_or_else(|| {
-            let offered: Vec<&str> = self.hashes().iter().map(|h| h.name()).collect();
-            Error::InvalidArgument(format!(
-                "flavour {} has no key hash {name:?} (it offers: {})",
-                self.name(),
-                offered.join(", ")
-            ))
-        })
-    }
-
-    /// Fails, naming the flavour and what it offers, when its peer has no `hash`.
-    pub fn check_hash(self, hash: HashAlgorithm) -> Result<(), Error> {
-        if self.hashes().contains(&hash) {
-            return Ok(());
-        }
-        let offered: Vec<&str> = self.hashes().iter().map(|h| h.name()).collect();
-        Err(Error::InvalidArgument(format!(
-            "flavour {} has no key hash {} (it offers: {})",
-            self.name(),
-            hash.name(),
-            offered.join(", ")
-        )))
-    }
-
-    /// The points per server its users may set, with the peer's default;
-    /// `None` when the flavour's points are fixed.
-    pub fn points_option(self) -> Option<PointsOption> {
-        self.placement().points
-    }
-
-    /// True when its users may set a hash tag (twemproxy `hash_tag`).
-    pub fn takes_hash_tag(self) -> bool {
-        self.placement().hash_tag
-    }
-
-    /// The further options its users set (Envoy's ring and table sizes):
-    /// names from [`options::SETTINGS`].
-    pub fn settings(self) -> &'static [&'static str] {
-        self.placement().settings
-    }
-
-    /// Fails, naming the flavour and the flavours that take it, when an
-    /// option is set that the flavour's peer does not offer or out of range.
-    pub fn check_options(self, options: &Options) -> Result<(), Error> {
-        let takers = |takes: fn(Flavour) -> bool| -> String {
-            let names: Vec<&str> = Flavour::ALL
-                .iter()
-                .filter(|f| takes(**f))
-                .map(|f| f.name())
-                .collect();
-            names.join(", ")
-        };
-        if let Some(points) = options.points {
-            match self.points_option() {
-                None => {
-                    return Err(Error::InvalidArgument(format!(
-                        "flavour {} has a fixed number of points per server; points are set \
-                         for: {}",
-                        self.name(),
-                        takers(|f| f.points_option().is_some())
-                    )));
-                }
-                Some(rule) if points > rule.max => {
-                    return Err(Error::InvalidArgument(format!(
-                        "flavour {}: points={points} is more than its peer's {} allows ({})",
-                        self.name(),
-                        rule.peer_name,
-                        rule.max
-                    )));
-                }
-                Some(_) => {}
-            }
-        }
-        if options.hash_tag.is_some() && !self.takes_hash_tag() {
-            return Err(Error::InvalidArgument(format!(
-                "flavour {} takes no hash tag; hash tags are set for: {}",
-                self.name(),
-                takers(Flavour::takes_hash_tag)
-            )));
-        }
-        for setting in options.settings() {
-            if !self.settings().contains(&setting) {
-                let names: Vec<&str> = Flavour::ALL
-                    .iter()
-                    .filter(|f| f.settings().contains(&setting))
-                    .map(|f| f.name())
-                    .collect();
-                return Err(Error::InvalidArgument(format!(
-                    "flavour {} takes no option {setting}; it is set for: {}",
-                    self.name(),
-                    names.join(", ")
-                )));
-            }
-        }
-        Ok(())
-    }
-
     /// Generates the continuum points for `servers`; `hash` is the key hash
     /// (some peers hash their points with it too); `options` as checked by
-    /// [`Flavour::check_options`].
+    /// [`Flavour::check_options`]. A flavour that places each key on its
+    /// own has no points: an error naming it.
     pub fn generate(
         self,
         servers: &[ServerSpec],
@@ -473,11 +209,10 @@ impl Flavour {
     ) -> Result<GeneratedPoints, Error> {
         match self.placement().build {
             Build::Continuum(generate) => generate(servers, hash, options),
-            Build::PerKey(_) => Ok(GeneratedPoints {
-                points: Vec::new(),
-                ties: TiePolicy::FirstWins,
-                lookup: KeyLookup::PerKey,
-            }),
+            Build::PerKey(_) => Err(Error::InvalidArgument(format!(
+                "flavour {} places each key on its own: it generates no continuum points",
+                self.name()
+            ))),
         }
     }
 
@@ -505,7 +240,6 @@ impl Flavour {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use HashAlgorithm as H;
 
     #[test]
     fn names_and_aliases() {
@@ -535,53 +269,19 @@ mod tests {
     }
 
     #[test]
-    fn peer_spellings_of_hashes() {
-        assert_eq!(Flavour::Twemproxy.hash_from_name("crc32"), Some(H::Crc));
-        assert_eq!(Flavour::Twemproxy.hash_from_name("crc32a"), Some(H::Crc32));
-        assert_eq!(
-            Flavour::PeclMemcache.hash_from_name("crc32"),
-            Some(H::Crc32)
-        );
-        assert_eq!(
-            Flavour::PeclMemcache.hash_from_name("fnv"),
-            Some(H::Fnv1a32)
-        );
-        assert_eq!(
-            Flavour::Spymemcached.hash_from_name("FNV1_64_HASH"),
-            Some(H::SpyFnv1_64)
-        );
-        assert_eq!(
-            Flavour::Spymemcached.hash_from_name("native"),
-            Some(H::SpyNative)
-        );
-        assert_eq!(
-            Flavour::Libmemcached.hash_from_name("fnv1_64"),
-            Some(H::Fnv1_64)
-        );
-        assert_eq!(Flavour::Libmemcached.hash_from_name("crc"), Some(H::Crc));
-        assert_eq!(Flavour::PeclMemcache.hash_from_name("md5"), None);
-        assert_eq!(
-            Flavour::PythonMemcached.hash_from_name("crc32"),
-            Some(H::Crc32)
-        );
-        assert_eq!(Flavour::PythonMemcached.default_hash(), H::Cmemcache);
-        assert_eq!(
-            Flavour::Pymemcache.hash_from_name("murmur3_32"),
-            Some(H::Murmur3Seed0)
-        );
-        assert_eq!(Flavour::CacheMemcached.hash_from_name("murmur3"), None);
-        assert_eq!(Flavour::Twemproxy.default_hash(), H::Fnv1a64);
-        assert_eq!(
-            Flavour::LibmemcachedConsistent.default_hash(),
-            H::OneAtATime
-        );
-        let err = Flavour::Libketama
-            .check_hash(H::Crc)
-            .unwrap_err()
-            .to_string();
-        assert_eq!(
-            err,
-            "flavour libketama has no key hash crc (it offers: md5)"
-        );
+    fn an_empty_server_list_is_refused_once_and_breaks_nothing() {
+        for &f in Flavour::ALL {
+            let err = crate::Ring::new(Vec::new(), crate::RingConfig::flavour(f)).unwrap_err();
+            assert!(matches!(err, Error::NoServers(_)), "{}: {err}", f.name());
+            // The builds themselves, called directly, answer without a panic.
+            let options = Options::default();
+            if let Ok(Some(per_key)) = f.per_key(&[], &options) {
+                assert_eq!(per_key.locate_up(b"key", f.default_hash()), None);
+                assert_eq!(per_key.locate(b"key", f.default_hash(), &|_| false), None);
+            }
+            if let Ok(generated) = f.generate(&[], f.default_hash(), &options) {
+                assert!(generated.points.is_empty(), "{}", f.name());
+            }
+        }
     }
 }

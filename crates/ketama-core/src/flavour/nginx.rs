@@ -11,14 +11,15 @@
 //!   first; keys are hashed with the full CRC-32; the first point ≥ the
 //!   hash, wrapping to the first.
 
-use super::points::weights;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
-use crate::{Error, ServerSpec};
-
-use super::placement::Placement;
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
+use crate::placement::Placement;
+use crate::placement::points::push_crc32_chain;
+use crate::placement::servers::weights;
+use crate::placement::{GeneratedPoints, budget};
+use crate::search::Search;
+use crate::{Error, ServerSpec};
 
 /// `hash $key consistent`: CRC-32 keys, servers from `upstream` blocks.
 pub static PLACEMENT: Placement =
@@ -27,9 +28,6 @@ pub static PLACEMENT: Placement =
 
 /// Points per unit of weight.
 const POINTS_PER_WEIGHT: u64 = 160;
-
-/// Most points a ring of this flavour may have (2^24).
-const MAX_POINTS: u64 = 1 << 24;
 
 /// The host and port nginx hashes for a server's text.
 pub fn host_and_port(server: &[u8]) -> (&[u8], &[u8]) {
@@ -48,39 +46,14 @@ pub fn host_and_port(server: &[u8]) -> (&[u8], &[u8]) {
     (server, b"")
 }
 
-/// Appends `count` points of the CRC-32 chain nginx shares with
-/// Cache::Memcached::Fast: point `j` is `crc32(host \0 port LE(point j-1))`,
-/// with 0 before the first.
-pub fn push_crc32_chain(
-    host: &[u8],
-    port: &[u8],
-    count: u64,
-    server: u32,
-    points: &mut Vec<(u32, u32)>,
-) {
-    let mut base = crc32fast::Hasher::new();
-    base.update(host);
-    base.update(&[0]);
-    base.update(port);
-    let mut previous = 0u32;
-    for _ in 0..count {
-        let mut hasher = base.clone();
-        hasher.update(&previous.to_le_bytes());
-        previous = hasher.finalize();
-        points.push((previous, server));
-    }
-}
-
 /// Generates nginx's consistent-hash points.
 pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
     let all = total.saturating_mul(POINTS_PER_WEIGHT);
-    if all > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "nginx: weights sum to {total}, {all} points (160 per unit), more than {MAX_POINTS}"
-        )));
-    }
-    let mut points = crate::prefault::vec_with_capacity(all as usize);
+    let mut points = crate::prefault::vec_with_capacity(budget::check(
+        "nginx (160 points per unit of weight)",
+        all,
+    )?);
     for (index, (server, &weight)) in servers.iter().zip(&weights).enumerate() {
         let (host, port) = host_and_port(&server.address);
         push_crc32_chain(
@@ -94,7 +67,8 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }
 

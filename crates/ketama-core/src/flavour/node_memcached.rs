@@ -10,13 +10,14 @@
 //!   1 for a string or array list; keys are MD5'd from their UTF-8 bytes;
 //! * V8's stable sort and hashring's search: the first of equal points wins.
 
-use super::points::{push_md5_server, weights};
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
-use crate::{Error, ServerSpec};
-
-use super::placement::Placement;
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
+use crate::placement::points::push_md5_server;
+use crate::placement::servers::weights;
+use crate::placement::{GeneratedPoints, budget};
+use crate::search::Search;
+use crate::{Error, ServerSpec};
 
 /// hashring in ketama compatibility: MD5.
 pub static PLACEMENT: Placement =
@@ -75,9 +76,13 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
             "node-memcached: the weights sum to {total}, past what a JavaScript number holds exactly"
         )));
     }
-    let mut points = crate::prefault::vec_with_capacity(servers.len() * 160);
-    for (index, (server, &weight)) in servers.iter().zip(&weights).enumerate() {
-        let digests = digests_per_server(weight, total, servers.len());
+    let digests: Vec<u32> = weights
+        .iter()
+        .map(|&weight| digests_per_server(weight, total, servers.len()))
+        .collect();
+    let count = digests.iter().map(|&d| u64::from(d) * 4).sum();
+    let mut points = crate::prefault::vec_with_capacity(budget::check("node-memcached", count)?);
+    for (index, (server, &digests)) in servers.iter().zip(&digests).enumerate() {
         push_md5_server(
             label_prefix(&server.address),
             digests,
@@ -88,7 +93,8 @@ pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }
 

@@ -1,7 +1,7 @@
 //! pecl memcache 4.0.5's consistent strategy: `160 × weight` points per
 //! server, each `hash("host:port-i")` with the configured hash (full CRC-32
-//! or FNV-1a 32), and a 1024-bucket lookup ([`KeyLookup::PeclBuckets`]) of
-//! the key as the extension prepares it ([`prepare_key`]).
+//! or FNV-1a 32), and a 1024-bucket lookup ([`Search::Buckets`]) of the
+//! key as the extension prepares it ([`prepare_key`], [`PREPARATION`]).
 //!
 //! Its standard strategy ([`STANDARD`], `memcache.hash_strategy=standard`,
 //! `memcache_standard_hash.c`) is not a continuum: each server fills
@@ -16,14 +16,18 @@
 
 use std::borrow::Cow;
 
-use super::points::{HostPort, push_hashed_server, weights};
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
+use crate::placement::bucket_list::{BucketList, Rehash, Rule};
+use crate::placement::per_key::PerKey;
+use crate::placement::points::push_hashed_server;
+use crate::placement::prepare::Preparation;
+use crate::placement::remainder::Select;
+use crate::placement::servers::{HostPort, weights};
+use crate::placement::{GeneratedPoints, budget};
+use crate::search::Search;
 use crate::{Error, ServerSpec};
-
-use super::array_mod::Divisor;
-use super::placement::{Location, PerKey, PerKeyPlacement, Placement};
 
 /// `hash_strategy=consistent`: crc32 (full) or fnv (FNV-1a 32).
 pub static PLACEMENT: Placement = Placement::continuum(
@@ -34,8 +38,14 @@ pub static PLACEMENT: Placement = Placement::continuum(
 /// `hash_strategy=standard`: the weighted bucket list, crc32 or fnv.
 pub static STANDARD: Placement = Placement::per_key(
     &[HashAlgorithm::Crc32, HashAlgorithm::Fnv1a32],
-    |servers, _| Ok(std::sync::Arc::new(Standard::new(servers)?) as PerKey),
+    |servers, _| Ok(std::sync::Arc::new(standard(servers)?) as PerKey),
 );
+
+/// The extension's key preparation ([`prepare_key`]), for both strategies.
+pub static PREPARATION: Preparation = Preparation {
+    name: "pecl memcache's key rewriting (blanks to '_', cut at 250 bytes)",
+    rule: prepare_key,
+};
 
 /// Longest key the extension hashes; longer keys are cut.
 const MAX_KEY_LEN: usize = 250;
@@ -83,120 +93,50 @@ fn has_blank(key: &[u8]) -> bool {
 /// Points per unit of weight.
 const POINTS_PER_WEIGHT: u64 = 160;
 
-/// Most points a pecl ring may have (2^24, 64 MiB of points), so a short
-/// server list cannot make the library allocate without bound.
-const MAX_POINTS: u64 = 1 << 24;
-
 /// Generates pecl memcache's continuum.
 pub fn generate(servers: &[ServerSpec], hash: HashAlgorithm) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
-    if total.saturating_mul(POINTS_PER_WEIGHT) > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "weights sum to {total}: pecl memcache would need {} points (160 per unit), more than {MAX_POINTS}",
-            total.saturating_mul(POINTS_PER_WEIGHT)
-        )));
-    }
-    let mut points = Vec::new();
+    let count = total.saturating_mul(POINTS_PER_WEIGHT);
+    let mut points = Vec::with_capacity(budget::check(
+        "pecl memcache (160 points per unit of weight)",
+        count,
+    )?);
     for (index, server) in servers.iter().enumerate() {
-        let count = weights[index]
-            .checked_mul(POINTS_PER_WEIGHT)
-            .and_then(|c| u32::try_from(c).ok())
-            .filter(|&c| u64::from(c) <= MAX_POINTS)
-            .ok_or_else(|| {
-                Error::InvalidArgument(format!(
-                    "server '{}': weight {} is too large for pecl memcache (160 points per unit)",
-                    String::from_utf8_lossy(&server.address),
-                    weights[index]
-                ))
-            })?;
+        // Within the budget: each server's count fits.
+        let count = (weights[index] * POINTS_PER_WEIGHT) as u32;
         let prefix = HostPort::parse(&server.address)?.with_port();
         push_hashed_server(&prefix, count, hash, index as u32, &mut points);
     }
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::PeclBuckets,
+        search: Search::Buckets,
+        prepare: Some(&PREPARATION),
     })
 }
 
-/// `memcache.max_failover_attempts`' default: rehashed keys tried.
-const FAILOVER_ATTEMPTS: u32 = 20;
+/// The standard strategy's rule: `(hash >> 16) & 0x7fff`, 0 read as 1
+/// (with one server every bucket is its anyway, so the extension's
+/// shortcut for a pool of one changes nothing); a down server's key tried
+/// again as `key-0` … `key-19` (`memcache.max_failover_attempts`, 20) after
+/// the first bucket; the extension's key preparation.
+const STANDARD_RULE: Rule = Rule {
+    select: Select::Bits16To30OrOne,
+    rehash: Rehash::HashOfKeyDashTry { tries: 1 + 20 },
+    prepare: Some(&PREPARATION),
+};
 
-/// The standard strategy's bucket list.
-#[derive(Debug, Clone)]
-pub struct Standard {
-    buckets: Box<[u32]>,
-    count: Divisor,
-}
-
-impl Standard {
-    /// Each server `weight` buckets (1 when none is given) in list order;
-    /// a weight of 0 is refused, as `addServer` refuses it.
-    pub fn new(servers: &[ServerSpec]) -> Result<Self, Error> {
-        if servers.is_empty() {
-            return Err(Error::NoServers("the server list is empty".into()));
-        }
-        let mut buckets = Vec::new();
-        for (index, server) in servers.iter().enumerate() {
-            let weight = server.weight.unwrap_or(1);
-            if weight == 0 || buckets.len() as u64 + weight > MAX_POINTS {
-                return Err(Error::InvalidArgument(format!(
-                    "server '{}': pecl memcache takes weights from 1 (one bucket each) up to {MAX_POINTS} buckets in all, not {weight}",
-                    String::from_utf8_lossy(&server.address),
-                )));
-            }
-            buckets.extend(std::iter::repeat_n(index as u32, weight as usize));
-        }
-        Ok(Standard {
-            count: Divisor::new(buckets.len() as u32),
-            buckets: buckets.into_boxed_slice(),
-        })
+/// The standard strategy's bucket list: each server `weight` buckets (1
+/// when none is given) in list order; a weight of 0 is refused, as
+/// `addServer` refuses it.
+pub fn standard(servers: &[ServerSpec]) -> Result<BucketList, Error> {
+    if let Some(server) = servers.iter().find(|s| s.weight == Some(0)) {
+        return Err(Error::InvalidArgument(format!(
+            "server '{}': pecl memcache takes weights from 1 (one bucket each), not 0",
+            String::from_utf8_lossy(&server.address),
+        )));
     }
-}
-
-impl PerKeyPlacement for Standard {
-    fn describe(&self) -> &'static str {
-        "hash modulo the weighted bucket list"
-    }
-
-    fn locate(
-        &self,
-        key: &[u8],
-        hash: HashAlgorithm,
-        is_down: &dyn Fn(usize) -> bool,
-    ) -> Option<Location> {
-        let key = self.prepare_key(key);
-        let first = self.locate_hash(hash.hash(&key))?;
-        if !is_down(first.server_index) {
-            return Some(first);
-        }
-        let mut label = Vec::with_capacity(key.len() + 12);
-        (0..FAILOVER_ATTEMPTS)
-            .map(|attempt| {
-                label.clear();
-                label.extend_from_slice(&key);
-                label.extend_from_slice(format!("-{attempt}").as_bytes());
-                self.locate_hash(hash.hash(&label))
-            })
-            .find_map(|at| at.filter(|at| !is_down(at.server_index)))
-    }
-
-    #[inline]
-    fn locate_hash(&self, hash: u32) -> Option<Location> {
-        // The extension skips the hash for a pool of one server: every
-        // bucket is that server's anyway.
-        let point = ((hash >> 16) & 0x7fff).max(1);
-        let bucket = self.count.remainder(point) as usize;
-        Some(Location {
-            point_index: bucket,
-            point,
-            server_index: self.buckets[bucket] as usize,
-        })
-    }
-
-    fn prepare_key<'k>(&self, key: &'k [u8]) -> Cow<'k, [u8]> {
-        prepare_key(key)
-    }
+    BucketList::new(servers, STANDARD_RULE)
 }
 
 #[cfg(test)]
@@ -251,5 +191,15 @@ mod tests {
             assert_eq!(index as usize, ring.locate(key).unwrap().server_index);
             assert_eq!(ring.hash_key(key), ring.hash_key(&prepare_key(key)));
         }
+    }
+
+    #[test]
+    fn a_short_pecl_list_cannot_ask_for_unbounded_points() {
+        let servers = vec![
+            ServerSpec::new("a:1", 104_857),
+            ServerSpec::new("b:1", 104_857),
+        ];
+        let err = Ring::new(servers, RingConfig::flavour(Flavour::PeclMemcache)).unwrap_err();
+        assert!(err.to_string().contains("more than 16777216"), "{err}");
     }
 }

@@ -1,7 +1,7 @@
 //! phpredis `RedisArray` (Debian `php8.2-redis`, phpredis 5.3.7,
 //! `redis_array_impl.c`), without and with its `consistent` option.
 //!
-//! * Keys: the hash tag of [`super::hash_tags::phpredis`] (`{…}`, even an
+//! * Keys: the hash tag of [`hash_tags::phpredis`] (`{…}`, even an
 //!   empty one, found by C string search), then the CRC-32 *register*:
 //!   phpredis starts at `0xffffffff` and runs the table steps without the
 //!   final complement.
@@ -23,12 +23,15 @@
 //!
 //! The name column, when given, is the host string instead of the address.
 
-use super::named::{MAX_POINTS, name_or_address, refuse_weights};
-use super::placement::Placement;
-use super::points::Md5Points;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::placement::GeneratedPoints;
+use crate::placement::Placement;
+use crate::placement::budget;
+use crate::placement::hash_tags;
+use crate::placement::points::Md5Points;
+use crate::placement::servers::{name_or_address, refuse_weights};
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 /// MD5 digests per host on the `consistent` ring.
@@ -52,11 +55,7 @@ pub static CONSISTENT: Placement =
 pub fn ranges(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     refuse_weights(servers, "phpredis RedisArray")?;
     let n = servers.len() as u64;
-    if n > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "phpredis RedisArray: {n} hosts (at most {MAX_POINTS})"
-        )));
-    }
+    budget::check("phpredis RedisArray (one point per host)", n)?;
     let points = (0..n)
         .map(|i| {
             let end = ((i + 1) * u64::from(u32::MAX)).div_ceil(n) - 1;
@@ -66,21 +65,16 @@ pub fn ranges(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::PhpRedis,
+        search: Search::AtOrAfter,
+        prepare: Some(&hash_tags::PHPREDIS_TAG),
     })
 }
 
 /// The `consistent` continuum of a `RedisArray`.
 pub fn consistent(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     refuse_weights(servers, "phpredis RedisArray")?;
-    if servers.len() as u64 * u64::from(DIGESTS) * 4 > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "phpredis RedisArray: {} hosts (at most {})",
-            servers.len(),
-            MAX_POINTS / u64::from(DIGESTS * 4)
-        )));
-    }
-    let mut points = Vec::with_capacity(servers.len() * DIGESTS as usize * 4);
+    let count = servers.len() as u64 * u64::from(DIGESTS) * 4;
+    let mut points = Vec::with_capacity(budget::check("phpredis RedisArray", count)?);
     let mut batch = Md5Points::new(&mut points);
     for (index, server) in servers.iter().enumerate() {
         let host = name_or_address(server);
@@ -98,7 +92,8 @@ pub fn consistent(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::PhpRedis,
+        search: Search::AtOrAfter,
+        prepare: Some(&hash_tags::PHPREDIS_TAG),
     })
 }
 

@@ -17,16 +17,20 @@
 //! * `KetamaRing`: `(int) floor(share × servers × 40)` MD5 digests per
 //!   server of `"<node>-<i>"`, four little-endian points each; keys hashed
 //!   with the first four bytes of MD5; the first point ≥ the hash.
-//! * Both: keys are hashed after Predis's hash tag ([`super::hash_tags::predis`]);
+//! * Both: keys are hashed after Predis's hash tag ([`hash_tags::predis`]);
 //!   points are keys of a PHP array, so of two equal points the one
 //!   generated later (the later server) wins.
 
-use super::named::{check_point_count, host_and_port, push_crc32_points};
-use super::placement::Placement;
-use super::points::Md5Points;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::placement::GeneratedPoints;
+use crate::placement::Placement;
+use crate::placement::budget;
+use crate::placement::hash_tags;
+use crate::placement::points::Md5Points;
+use crate::placement::points::push_crc32_points;
+use crate::placement::servers::host_and_port;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 /// `HashRing::DEFAULT_REPLICAS`.
@@ -94,8 +98,7 @@ pub fn hash_ring(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoint
         .iter()
         .map(|(_, share)| php_round(share * n * f64::from(replicas)) as u64)
         .collect();
-    check_point_count(counts.iter().sum(), "predis")?;
-    let mut points = Vec::with_capacity(counts.iter().sum::<u64>() as usize);
+    let mut points = Vec::with_capacity(budget::check("predis", counts.iter().sum())?);
     for (index, ((node, _), &count)) in nodes.iter().zip(&counts).enumerate() {
         let mut prefix = node.clone();
         prefix.push(b':');
@@ -104,7 +107,8 @@ pub fn hash_ring(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoint
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::LastWins,
-        lookup: KeyLookup::PredisHashRing,
+        search: Search::AtOrBefore,
+        prepare: Some(&hash_tags::PREDIS_TAG),
     })
 }
 
@@ -117,8 +121,10 @@ pub fn ketama_ring(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoi
         .iter()
         .map(|(_, share)| (share * n * f64::from(replicas / 4)).floor() as u64)
         .collect();
-    check_point_count(digests.iter().sum::<u64>() * 4, "predis")?;
-    let mut points = Vec::with_capacity(digests.iter().sum::<u64>() as usize * 4);
+    let count = digests
+        .iter()
+        .fold(0u64, |sum, &d| sum.saturating_add(d.saturating_mul(4)));
+    let mut points = Vec::with_capacity(budget::check("predis", count)?);
     let mut batch = Md5Points::new(&mut points);
     for (index, ((node, _), &count)) in nodes.iter().zip(&digests).enumerate() {
         batch.push_server(node, count as u32, index as u32);
@@ -127,7 +133,8 @@ pub fn ketama_ring(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoi
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::LastWins,
-        lookup: KeyLookup::PredisKetama,
+        search: Search::AtOrAfter,
+        prepare: Some(&hash_tags::PREDIS_TAG),
     })
 }
 

@@ -9,17 +9,21 @@
 //!   name column (an `:id` option, or the id of a URL with a database), are
 //!   hashed as written;
 //! * 160 points per node, `crc32("<id>:<i>")`; no weights;
-//! * keys: the `{tag}` of [`super::hash_tags::redis_rb`] when the key has
+//! * keys: the `{tag}` of [`hash_tags::redis_rb`] when the key has
 //!   one, then `crc32`; a key goes to the *last* point ≤ its hash, wrapping
 //!   to the last point;
 //! * points live in a Ruby `Hash`: of two equal points the node added later
 //!   wins.
 
-use super::named::{MAX_POINTS, host_and_port, push_crc32_points, refuse_weights};
-use super::placement::Placement;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::placement::GeneratedPoints;
+use crate::placement::Placement;
+use crate::placement::budget;
+use crate::placement::hash_tags;
+use crate::placement::points::push_crc32_points;
+use crate::placement::servers::{host_and_port, refuse_weights};
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 /// `HashRing::POINTS_PER_SERVER`.
@@ -51,13 +55,8 @@ pub fn node_id(server: &ServerSpec) -> Result<Vec<u8>, Error> {
 /// The ring with `replicas` points per node.
 pub fn generate(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoints, Error> {
     refuse_weights(servers, "redis-rb Redis::Distributed")?;
-    if servers.len() as u64 * u64::from(replicas) > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "redis-rb: {} nodes of {replicas} points (at most {MAX_POINTS} points)",
-            servers.len()
-        )));
-    }
-    let mut points = Vec::with_capacity(servers.len() * replicas as usize);
+    let count = servers.len() as u64 * u64::from(replicas);
+    let mut points = Vec::with_capacity(budget::check("redis-rb", count)?);
     for (index, server) in servers.iter().enumerate() {
         let mut prefix = node_id(server)?;
         prefix.push(b':');
@@ -66,7 +65,8 @@ pub fn generate(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoints
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::LastWins,
-        lookup: KeyLookup::RedisRb,
+        search: Search::AtOrBefore,
+        prepare: Some(&hash_tags::REDIS_RB_TAG),
     })
 }
 

@@ -15,16 +15,17 @@
 use std::io::Write;
 use std::net::Ipv6Addr;
 
-use super::points::{
-    HostPort, float_weighted_digests, push_hashed_server, push_md5_server, weights,
-};
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
+use crate::placement::points::{float_weighted_digests, push_hashed_server, push_md5_server};
+use crate::placement::remainder::Select;
+use crate::placement::server_modulo::{Failover, Rule, ServerModulo};
+use crate::placement::servers::{HostPort, weights};
+use crate::placement::{GeneratedPoints, budget};
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
-use super::array_mod::{ArrayMod, Failover, Rule, Select};
-use super::placement::Placement;
 use HashAlgorithm as H;
 
 /// spymemcached's `DefaultHashAlgorithm`s, KETAMA_HASH first.
@@ -76,14 +77,15 @@ const ARRAY_HASHES: &[H] = &[
 /// key whose node is down goes to the next active node of `getSequence`
 /// (list order from the primary, wrapping).
 pub static ARRAY_MOD: Placement = Placement::per_key(ARRAY_HASHES, |servers, _| {
-    Ok(std::sync::Arc::new(ArrayMod::new(servers, ARRAY_RULE)?) as super::placement::PerKey)
+    Ok(std::sync::Arc::new(ServerModulo::new(servers, ARRAY_RULE)?)
+        as crate::placement::per_key::PerKey)
 })
 .with_spellings(SPELLINGS);
 
 const ARRAY_RULE: Rule = Rule {
     select: Select::Unsigned,
     failover: Failover::NextServer,
-    key_limit: None,
+    prepare: None,
     weights_as_copies: false,
 };
 
@@ -134,13 +136,20 @@ pub fn generate(
         )));
     }
     let (weights, total) = weights(servers)?;
-    let mut points = crate::prefault::vec_with_capacity(servers.len() * REPETITIONS as usize);
+    let digests: Vec<u32> = weights
+        .iter()
+        .map(|&weight| float_weighted_digests(weight, total, servers.len()))
+        .collect();
+    let count = match weighted {
+        true => digests.iter().map(|&d| u64::from(d) * 4).sum(),
+        false => servers.len() as u64 * u64::from(REPETITIONS),
+    };
+    let mut points = crate::prefault::vec_with_capacity(budget::check("spymemcached", count)?);
     for (index, server) in servers.iter().enumerate() {
         let key = node_key(server, format)?;
         let index = index as u32;
         if weighted {
-            let digests = float_weighted_digests(weights[index as usize], total, servers.len());
-            push_md5_server(&key, digests, index, &mut points)
+            push_md5_server(&key, digests[index as usize], index, &mut points)
         } else if hash == HashAlgorithm::Md5 {
             push_md5_server(&key, REPETITIONS / 4, index, &mut points)
         } else {
@@ -150,6 +159,27 @@ pub fn generate(
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::LastWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Flavour, Ring, RingConfig, ServerSpec};
+
+    #[test]
+    fn point_counts_add_up_to_the_continuum_after_the_tie_rule() {
+        // 2,000 spymemcached servers: some equal points are dropped (later wins).
+        let servers: Vec<ServerSpec> = (0..2000)
+            .map(|i| ServerSpec::unweighted(format!("10.{}.{}.1:11211", i / 250, i % 250)))
+            .collect();
+        let ring = Ring::new(servers, RingConfig::flavour(Flavour::Spymemcached)).unwrap();
+        let total: usize = ring
+            .servers()
+            .iter()
+            .map(|s| s.point_count() as usize)
+            .sum();
+        assert_eq!(total, ring.continuum().len());
+    }
 }

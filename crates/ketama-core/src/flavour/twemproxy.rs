@@ -12,16 +12,19 @@
 //! shorter names first, then bytewise (`string_compare`).
 //!
 //! Both take `hash_tag` (`--hash-tag '{}'`): only the part of a key between
-//! the tag's two characters is hashed ([`super::options::Options::tagged`]).
+//! the tag's two characters is hashed ([`Options::tagged`](crate::placement::options::Options::tagged)).
 
-use super::points::{HostPort, float_weighted_digests, push_md5_server, weights};
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
-use crate::{Error, ServerSpec};
-
-use super::modulo::{Modulo, Rehash};
-use super::placement::{PerKey, Placement};
 use crate::hash::HashAlgorithm as H;
+use crate::placement::Placement;
+use crate::placement::bucket_list::{BucketList, Rehash, Rule};
+use crate::placement::per_key::PerKey;
+use crate::placement::points::{float_weighted_digests, push_md5_server};
+use crate::placement::remainder::Select;
+use crate::placement::servers::{HostPort, weights};
+use crate::placement::{GeneratedPoints, budget};
+use crate::search::Search;
+use crate::{Error, ServerSpec};
 
 /// twemproxy's key hashes, FNV-1a 64 (its default) first.
 const HASHES: &[H] = &[
@@ -47,14 +50,22 @@ pub static PLACEMENT: Placement = Placement::continuum(HASHES, |servers, _, _| g
     .with_spellings(SPELLINGS)
     .with_hash_tag();
 
+/// `distribution: modula`: the hash as it is over the slots; with
+/// `auto_eject_hosts` the down servers leave them.
+const MODULA_RULE: Rule = Rule {
+    select: Select::Unsigned,
+    rehash: Rehash::Eject,
+    prepare: None,
+};
+
 /// `distribution: modula`, with `auto_eject_hosts` taking down servers out
 /// of the slots.
 pub static MODULA: Placement = Placement::per_key(HASHES, |servers, _| {
     let names = server_names(servers)?;
     let mut order: Vec<usize> = (0..servers.len()).collect();
     order.sort_by(|&a, &b| (names[a].len(), &names[a]).cmp(&(names[b].len(), &names[b])));
-    let modulo = Modulo::in_order(servers, order.into_iter(), Rehash::Eject)?;
-    Ok(std::sync::Arc::new(modulo) as PerKey)
+    let list = BucketList::in_order(servers, order.into_iter(), MODULA_RULE)?;
+    Ok(std::sync::Arc::new(list) as PerKey)
 })
 .with_spellings(SPELLINGS)
 .with_hash_tag();
@@ -84,14 +95,20 @@ fn server_names(servers: &[ServerSpec]) -> Result<Vec<Vec<u8>>, Error> {
 /// Generates twemproxy's continuum.
 pub fn generate(servers: &[ServerSpec]) -> Result<GeneratedPoints, Error> {
     let (weights, total) = weights(servers)?;
-    let mut points = Vec::new();
-    for (index, prefix) in server_names(servers)?.iter().enumerate() {
-        let digests = float_weighted_digests(weights[index], total, servers.len());
-        push_md5_server(prefix, digests, index as u32, &mut points);
+    let names = server_names(servers)?;
+    let digests: Vec<u32> = weights
+        .iter()
+        .map(|&weight| float_weighted_digests(weight, total, servers.len()))
+        .collect();
+    let count = digests.iter().map(|&d| u64::from(d) * 4).sum();
+    let mut points = Vec::with_capacity(budget::check("twemproxy", count)?);
+    for (index, prefix) in names.iter().enumerate() {
+        push_md5_server(prefix, digests[index], index as u32, &mut points);
     }
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::Direct,
+        search: Search::AtOrAfter,
+        prepare: None,
     })
 }

@@ -20,14 +20,17 @@
 
 use std::sync::Arc;
 
-use super::named::{MAX_POINTS, check_point_count, name_or_address, refuse_duplicates};
-use super::options::PointsOption;
-use super::placement::{Location, PerKey, PerKeyPlacement, Placement};
-use super::points::Md5Points;
-use super::wide_ring::{WideRing, WideSearch};
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::{HashAlgorithm, md5_digest};
+use crate::placement::GeneratedPoints;
+use crate::placement::Placement;
+use crate::placement::budget::{self, MAX_POINTS};
+use crate::placement::options::PointsOption;
+use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
+use crate::placement::points::Md5Points;
+use crate::placement::servers::{name_or_address, refuse_duplicates};
+use crate::placement::wide_ring::{WideRing, WideSearch};
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 /// The default ring's `vnodes`.
@@ -68,7 +71,7 @@ pub const KETAMA_VNODES_OPTION: PointsOption = PointsOption {
 fn nodes(servers: &[ServerSpec]) -> Result<Vec<(&[u8], u64)>, Error> {
     let names: Vec<&[u8]> = servers.iter().map(name_or_address).collect();
     refuse_duplicates(&names, "uhashring")?;
-    let (weights, _) = super::points::weights(servers)?;
+    let (weights, _) = crate::placement::servers::weights(servers)?;
     Ok(names.into_iter().zip(weights).collect())
 }
 
@@ -83,8 +86,8 @@ pub fn ketama(servers: &[ServerSpec], vnodes: u32) -> Result<GeneratedPoints, Er
         .map(|(_, w)| u128::from(vnodes) * n * u128::from(*w) / total)
         .collect();
     let total_points = digests.iter().sum::<u128>().saturating_mul(4);
-    check_point_count(u64::try_from(total_points).unwrap_or(u64::MAX), "uhashring")?;
-    let mut points = Vec::with_capacity(total_points as usize);
+    let total_points = budget::check("uhashring", u64::try_from(total_points).unwrap_or(u64::MAX))?;
+    let mut points = Vec::with_capacity(total_points);
     let mut batch = Md5Points::new(&mut points);
     for (index, ((name, _), count)) in nodes.iter().zip(digests).enumerate() {
         batch.push_server(name, count as u32, index as u32);
@@ -93,7 +96,8 @@ pub fn ketama(servers: &[ServerSpec], vnodes: u32) -> Result<GeneratedPoints, Er
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::LastWins,
-        lookup: KeyLookup::After,
+        search: Search::After,
+        prepare: None,
     })
 }
 
@@ -113,8 +117,7 @@ impl Uhashring {
                 sum.checked_add(w.checked_mul(u64::from(vnodes))?)
             })
             .unwrap_or(u64::MAX);
-        check_point_count(total, "uhashring")?;
-        let mut generated = Vec::with_capacity(total as usize);
+        let mut generated = Vec::with_capacity(budget::check("uhashring", total)?);
         let mut label = Vec::new();
         for (index, (name, weight)) in nodes.iter().enumerate() {
             for w in 0..u64::from(vnodes) * weight {

@@ -19,19 +19,22 @@
 //!   by a NUL byte (`--hash hash`: the library adds the last NUL; for
 //!   several calls give their strings joined by NUL bytes);
 //! * the first point ≥ the key, and **no wrap**: a key past the last point
-//!   goes to the last point ([`super::KeyLookup::NoWrap`]); a key equal to
-//!   several points takes the one Varnish's bisection meets first
-//!   ([`shard_lookup`]). A backend that is down passes the key to the
-//!   next point's backend, walking on and wrapping around.
+//!   goes to the last point ([`Search::NoWrap`]);
+//!   a key equal to several points takes the one Varnish's bisection
+//!   (`shard_lookup`) meets first ([`crate::search::no_wrap::bisect`]). A
+//!   backend that is down passes the key to the next point's backend,
+//!   walking on and wrapping around.
 
 use std::collections::HashSet;
 
-use super::options::PointsOption;
-use super::placement::Placement;
-use super::{GeneratedPoints, KeyLookup};
 use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm as H;
 use crate::hash::sha256::sha256;
+use crate::placement::GeneratedPoints;
+use crate::placement::Placement;
+use crate::placement::budget::{self, MAX_POINTS};
+use crate::placement::options::PointsOption;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
 /// `shard.key()` / `by=URL` first, `by=HASH` second.
@@ -57,9 +60,6 @@ pub const REPLICAS: PointsOption = PointsOption {
     default: 67,
     max: MAX_POINTS as u32,
 };
-
-/// Most points a ring of this flavour may have (2^24).
-const MAX_POINTS: u64 = 1 << 24;
 
 /// Each server's ident: the name column, else the address as written.
 pub fn ident(server: &ServerSpec) -> &[u8] {
@@ -87,13 +87,8 @@ pub fn generate(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoints
         })
         .collect();
     let total = counts.iter().fold(0u64, |a, &c| a.saturating_add(c));
-    if total > MAX_POINTS {
-        return Err(Error::InvalidArgument(format!(
-            "varnish-shard: {total} points ({replicas} replicas per unit of weight), \
-             more than {MAX_POINTS}"
-        )));
-    }
-    let mut points = crate::prefault::vec_with_capacity(total as usize);
+    let peer = format!("varnish-shard ({replicas} replicas per unit of weight)");
+    let mut points = crate::prefault::vec_with_capacity(budget::check(&peer, total)?);
     let mut label = Vec::new();
     for (index, (server, &count)) in servers.iter().zip(&counts).enumerate() {
         let ident = ident(server);
@@ -108,75 +103,14 @@ pub fn generate(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoints
     Ok(GeneratedPoints {
         points,
         ties: TiePolicy::FirstWins,
-        lookup: KeyLookup::NoWrap,
+        search: Search::NoWrap,
+        prepare: None,
     })
-}
-
-/// The point a key hash lands on: the first point ≥ it, the last point
-/// past it; a hash equal to tied points goes where Varnish's bisection
-/// lands ([`shard_lookup`]). Out of line, so that the other flavours'
-/// lookups keep their size.
-#[inline(never)]
-pub fn locate(continuum: &crate::continuum::Continuum, hash: u32) -> Option<usize> {
-    let found = continuum.locate_no_wrap(hash)?;
-    let points = continuum.points();
-    if points[found] == hash && points.get(found + 1) == Some(&hash) {
-        return shard_lookup(points, hash);
-    }
-    Some(found)
-}
-
-/// `shard_lookup` as Varnish bisects its sorted points: the index of a
-/// point equal to `key` (the first one the bisection meets), else of the
-/// first point above it, else the last point. `None` when empty.
-pub fn shard_lookup(points: &[u32], key: u32) -> Option<usize> {
-    let n = points.len();
-    if n == 0 {
-        return None;
-    }
-    let (mut low, mut high) = (0usize, n);
-    loop {
-        let i = (high + low) / 2;
-        if points[i] == key {
-            return Some(i);
-        } else if i == n - 1 {
-            return Some(n - 1);
-        } else if points[i] < key && points[i + 1] >= key {
-            return Some(i + 1);
-        } else if points[i] > key {
-            if i == 0 {
-                return Some(0);
-            }
-            high = i;
-        } else {
-            low = i;
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bisection_finds_the_first_point_at_or_above_without_wrapping() {
-        let points = [10, 20, 20, 20, 30, 40];
-        for (key, want) in [
-            (0, 0),
-            (10, 0),
-            (11, 1),
-            (21, 4),
-            (40, 5),
-            (41, 5),
-            (u32::MAX, 5),
-        ] {
-            assert_eq!(shard_lookup(&points, key), Some(want), "key {key}");
-        }
-        // A key equal to a tied point: where the bisection lands.
-        assert_eq!(shard_lookup(&points, 20), Some(3));
-        assert_eq!(shard_lookup(&[7], 3), Some(0));
-        assert_eq!(shard_lookup(&[], 3), None);
-    }
 
     #[test]
     fn points_are_sha256_of_ident_and_replica() {

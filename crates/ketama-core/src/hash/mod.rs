@@ -92,12 +92,6 @@ crate::named_enum! {
         /// The first four bytes of SHA-256, big-endian (django-redis orders
         /// whole SHA-256 digests; this is their top 32 bits).
         Sha256 = 31, KETAMA_HASH_SHA256, "sha256", [];
-        /// mcrouter's `furc_hash` key hash: MurmurHash64A of the key with seed
-        /// 4193360111, low 32 bits (its Ch3 placements rehash all 64).
-        Furc = 50, KETAMA_HASH_FURC, "furc", ["ch3", "furc_hash"];
-        /// XXH64 with seed 0, low 32 bits (Envoy's header hash policy hashes
-        /// with all 64).
-        XxHash64 = 51, KETAMA_HASH_XXHASH64, "xxhash64", ["xxh64", "xx_hash64"];
         /// HAProxy `sdbm` (its default): `hash * 65599 + byte`.
         Sdbm = 40, KETAMA_HASH_SDBM, "sdbm", [];
         /// HAProxy `djb2`: `hash * 33 + byte` from 5381.
@@ -118,6 +112,12 @@ crate::named_enum! {
         /// The first four bytes, big-endian, of SHA-256(key + NUL): Varnish's
         /// request digest after `hash_data(key)` (`by=HASH` in a backend fetch).
         VarnishDigest = 48, KETAMA_HASH_VARNISH_DIGEST, "varnish_digest", ["vcl_hash"];
+        /// mcrouter's `furc_hash` key hash: MurmurHash64A of the key with seed
+        /// 4193360111, low 32 bits (its Ch3 placements rehash all 64).
+        Furc = 50, KETAMA_HASH_FURC, "furc", ["ch3", "furc_hash"];
+        /// XXH64 with seed 0, low 32 bits (Envoy's header hash policy hashes
+        /// with all 64).
+        XxHash64 = 51, KETAMA_HASH_XXHASH64, "xxhash64", ["xxh64", "xx_hash64"];
     }
 }
 

@@ -98,16 +98,28 @@ impl Format {
         matches!(self, Format::T1 | Format::B1)
     }
 
-    /// `format` when this library writes it; an error naming its C id for
-    /// detection (`None`) and the read-only Membase formats.
+    /// `format` when this library writes it; for detection (`None`) and
+    /// the read-only Membase formats the registry's answer to an id not
+    /// taken here ([`Named::refused_id`](crate::registry::Named::refused_id)).
     pub fn require_writable(format: Option<Format>) -> Result<Format, crate::Error> {
+        use crate::registry::Named;
         match format {
             Some(format) if format.writable() => Ok(format),
-            _ => Err(crate::Error::InvalidArgument(format!(
-                "set encoding id {} cannot be written (use T1 or B1)",
-                format.map_or(0, Format::id)
-            ))),
+            _ => Err(Format::refused_id(
+                format.map_or(0, Format::id),
+                &format!("cannot be written (use {})", Format::writable_names()),
+            )),
         }
+    }
+
+    /// The names of the formats this library writes: `t1 or b1`.
+    pub fn writable_names() -> String {
+        let names: Vec<&str> = Format::ALL
+            .iter()
+            .filter(|format| format.writable())
+            .map(|format| format.name())
+            .collect();
+        names.join(" or ")
     }
 }
 

@@ -14,11 +14,11 @@
 //! and the balancer built from those weights.
 
 use ketama_core::ServerSpec;
+use ketama_core::flavour::envoy::maglev::MaglevTable;
+use ketama_core::flavour::envoy::ring::RingTable;
 use ketama_core::flavour::envoy::{
     Entry, Envoy, MaglevConfig, Policy, RingHashConfig, RingHashFunction, Table,
 };
-use ketama_core::flavour::envoy_maglev::MaglevTable;
-use ketama_core::flavour::envoy_ring::RingTable;
 use ketama_testkit::envoy_published::{BASIC_RING, HOSTNAME_RING, MURMUR_RING};
 
 fn host(port: u32) -> ServerSpec {

@@ -12,10 +12,10 @@ import java.util.List;
  * The C functions of libketama.so, bound with JNA direct mapping
  * ({@code Native.register}), which costs about a sixth of interface mapping
  * per call. Sizes assume LP64 ({@code size_t} is a Java {@code long}); the
- * structs are read and written through {@link NativeStructs}, generated from
- * include/ketama.h. tests/bindings/generated.rs checks every declaration here
- * against the header's prototype (its {@code java_accepts} documents the type
- * mapping).
+ * structs are read and written through {@link NativeStructs}, generated with
+ * include/ketama.h. {@code make generate} (crates/ketama-gen) checks every
+ * declaration here against the header's prototype (its {@code java_accepts}
+ * documents the type mapping).
  *
  * <p>The library is looked up in the system property {@code ketama.library}
  * or the environment variable {@code KETAMA_LIBRARY} (the file or its

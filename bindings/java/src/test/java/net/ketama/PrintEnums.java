@@ -2,7 +2,7 @@ package net.ketama;
 
 /**
  * Prints the generated Java enums as C constants (NAME=id lines); tests/bindings/java.rs
- * compares them with include/ketama.h.
+ * compares them with the core's registry, which include/ketama.h is generated from.
  */
 public final class PrintEnums {
     public static void main(String[] args) {

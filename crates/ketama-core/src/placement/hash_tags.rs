@@ -2,6 +2,29 @@
 //! holds a `{…}` tag, only the tag is hashed, so that related keys share a
 //! server. Each client finds the tag its own way; these are their rules,
 //! read from their sources and checked against them by the peer tests.
+//! The continuum flavours pick theirs as a [`Preparation`].
+
+use std::borrow::Cow;
+
+use crate::placement::prepare::Preparation;
+
+/// Predis's hash tag ([`predis`]), as a key preparation.
+pub static PREDIS_TAG: Preparation = Preparation {
+    name: "Predis's {tag}",
+    rule: |key| Cow::Borrowed(predis(key)),
+};
+
+/// phpredis's hash tag ([`phpredis`]), as a key preparation.
+pub static PHPREDIS_TAG: Preparation = Preparation {
+    name: "phpredis's {tag}",
+    rule: |key| Cow::Borrowed(phpredis(key)),
+};
+
+/// redis-rb's hash tag ([`redis_rb`]), as a key preparation.
+pub static REDIS_RB_TAG: Preparation = Preparation {
+    name: "redis-rb's {tag} at a line start",
+    rule: |key| Cow::Borrowed(redis_rb(key)),
+};
 
 /// Predis 1.1 (`ClusterStrategy::extractKeyTag`): the first `{`, then the
 /// first `}` after it; the bytes between when there is at least one,

@@ -21,10 +21,9 @@
 //! left out of the scoring, as `HashClient` removes a dead node.
 
 use crate::hash::HashAlgorithm;
+use crate::placement::Placement;
+use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
 use crate::{Error, ServerSpec};
-
-use super::placement::Placement;
-use super::placement::{Location, PerKey, PerKeyPlacement};
 
 /// pymemcache `HashClient`: murmur3_32 scores, not a continuum.
 pub static PLACEMENT: Placement =

@@ -1,69 +1,57 @@
-//! What a flavour is, besides its names: the [`Placement`] each flavour's
-//! file declares, and the registry row in [`super`] points at.
+//! The building blocks placements are made of, apart from the clients'
+//! files in [`crate::flavour`]: what a flavour declares about itself
+//! ([`Placement`]) and what its build returns ([`GeneratedPoints`] for a
+//! continuum, a [`PerKeyPlacement`](per_key::PerKeyPlacement) otherwise),
+//! and the rules several clients share:
+//!
+//! * [`points`]: point labels, the float weight formula, MD5 in lanes,
+//!   CRC-32 labels; [`servers`]: weights, `HOST:PORT`, node names;
+//!   [`budget`]: the most points a placement may hold;
+//! * [`prepare`]: a client's key preparation as a value; [`hash_tags`]:
+//!   the Redis clients' `{tag}` rules; [`options`]: the settings users
+//!   choose (points, hash tag, Envoy's sizes);
+//! * [`wide_ring`]: rings of points wider than 32 bits;
+//! * the two modulo schemes: [`bucket_list`] (`hash % buckets` over a
+//!   weighted bucket list) and [`server_modulo`] (`hash % n` over the
+//!   server list), with [`remainder`] (what is taken modulo, and the
+//!   division).
+//!
+//! The searches on a continuum are in [`crate::search`].
 
-use std::borrow::Cow;
-use std::sync::Arc;
+pub mod bucket_list;
+pub mod budget;
+pub mod hash_tags;
+pub mod options;
+pub mod per_key;
+pub mod points;
+pub mod prepare;
+pub mod remainder;
+pub mod server_modulo;
+pub mod servers;
+pub mod wide_ring;
 
-use super::GeneratedPoints;
-use super::options::{Options, PointsOption};
+use crate::continuum::TiePolicy;
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
+use crate::search::Search;
 use crate::{Error, ServerSpec};
 
-/// Where a key landed: for a continuum the point (its index and value) and
-/// its owner; for a modulo placement the bucket and the hash that chose it
-/// (after any rehash); for rendezvous hashing the server and its winning
-/// score.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Location {
-    /// Index of the point in continuum order (the bucket, for modulo).
-    pub point_index: usize,
-    /// The point's value (the hash or score that chose the server).
-    pub point: u32,
-    /// Index of the owning server, in input order.
-    pub server_index: usize,
+use options::{Options, PointsOption};
+use per_key::PerKey;
+use prepare::Preparation;
+
+/// The points a flavour generated for a server list.
+#[derive(Debug, Clone)]
+pub struct GeneratedPoints {
+    /// `(point, server index)` in generation order.
+    pub points: Vec<(u32, u32)>,
+    /// How equal points are resolved.
+    pub ties: TiePolicy,
+    /// How a key's hash becomes a point.
+    pub search: Search,
+    /// What the client does to a key before hashing it (`None`: nothing).
+    pub prepare: Option<&'static Preparation>,
 }
-
-/// A placement that is not a continuum: each key is placed on its own.
-/// Its flavour's file implements it; the ring only calls these methods.
-pub trait PerKeyPlacement: std::fmt::Debug + Send + Sync {
-    /// What it does, as messages name it (`"rendezvous hashing"`).
-    fn describe(&self) -> &'static str;
-
-    /// Where `key` (whose key hash is `hash`) lands, skipping the servers
-    /// that are down as its peer does; `None` when the peer gives up.
-    fn locate(
-        &self,
-        key: &[u8],
-        hash: HashAlgorithm,
-        is_down: &dyn Fn(usize) -> bool,
-    ) -> Option<Location>;
-
-    /// Where a key hash lands, for placements that place hashes (modulo);
-    /// `None` for those that score keys.
-    fn locate_hash(&self, _hash: u32) -> Option<Location> {
-        None
-    }
-
-    /// Where `key` lands with every server up, in one call from the ring:
-    /// its hash (after [`prepare_key`](Self::prepare_key)) placed by
-    /// [`locate_hash`](Self::locate_hash), or else [`locate`](Self::locate).
-    #[inline]
-    fn locate_up(&self, key: &[u8], hash: HashAlgorithm) -> Option<Location> {
-        self.locate_hash(hash.hash(&self.prepare_key(key)))
-            .or_else(|| self.locate(key, hash, &|_| false))
-    }
-
-    /// The key as its peer hashes it (pecl memcache rewrites blanks and
-    /// cuts at 250 bytes, gomemcache hashes the first 256): unchanged
-    /// unless the placement says otherwise.
-    fn prepare_key<'k>(&self, key: &'k [u8]) -> Cow<'k, [u8]> {
-        Cow::Borrowed(key)
-    }
-}
-
-/// A built per-key placement, shared by the clones of its ring.
-pub type PerKey = Arc<dyn PerKeyPlacement>;
 
 /// How a flavour builds its placement from a server list.
 #[derive(Debug, Clone, Copy)]
@@ -77,7 +65,7 @@ pub enum Build {
 }
 
 /// Everything about a flavour but its names: declared once, in the
-/// flavour's own file, as a `static`.
+/// flavour's own file, as a `static` the registry row points at.
 #[derive(Debug)]
 pub struct Placement {
     /// The key hashes its peer offers, its default first.
@@ -98,7 +86,7 @@ pub struct Placement {
     /// Whether users set a hash tag (twemproxy `hash_tag`).
     pub hash_tag: bool,
     /// The further options its users set (names from
-    /// [`SETTINGS`](super::options::SETTINGS): Envoy's ring and table sizes).
+    /// [`SETTINGS`](options::SETTINGS): Envoy's ring and table sizes).
     pub settings: &'static [&'static str],
 }
 

@@ -5,9 +5,8 @@
 //! and owners; the whole point is read only when its top bits equal the
 //! key's.
 
+use super::per_key::Location;
 use crate::continuum::{Continuum, TiePolicy};
-
-use super::placement::Location;
 
 /// Which point a key takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,34 +1,13 @@
-//! Building blocks shared by the flavours: weights, the float weight formula
-//! of libmemcached/twemproxy/spymemcached, the "four points per MD5 digest"
-//! rule, point labels and `HOST:PORT` splitting.
+//! Point formulas shared by the continuum flavours: the float weight
+//! formula of libmemcached, twemproxy and spymemcached, point labels
+//! `"<prefix>-<k>"` and their MD5 digests (four points each, hashed in
+//! SIMD lanes), one hashed point per label, and CRC-32 labels
+//! `"<prefix><i>"`.
 
 use std::io::Write;
 
 use crate::hash::md5_lanes::{Block, MAX_LANE_MESSAGE, md5_blocks};
 use crate::hash::{HashAlgorithm, md5_digest, md5_word};
-use crate::{Error, ServerSpec};
-
-/// The default memcached port; libmemcached, twemproxy and spymemcached's
-/// LIBMEMCACHED format leave it out of point labels.
-pub(crate) const DEFAULT_PORT: u16 = 11211;
-
-/// Each server's weight (1 when none is given) and their sum. Weights must be
-/// positive and the sum must fit in 64 bits.
-pub fn weights(servers: &[ServerSpec]) -> Result<(Vec<u64>, u64), Error> {
-    let weights: Vec<u64> = servers.iter().map(|s| s.weight.unwrap_or(1)).collect();
-    let mut total = 0u64;
-    for &w in &weights {
-        if w == 0 {
-            return Err(Error::InvalidArgument(
-                "server weight must be positive".into(),
-            ));
-        }
-        total = total.checked_add(w).ok_or_else(|| {
-            Error::InvalidArgument("sum of server weights overflows 64 bits".into())
-        })?;
-    }
-    Ok((weights, total))
-}
 
 /// MD5 digests (four points each) for a server under the float formula that
 /// libmemcached (KETAMA_WEIGHTED), twemproxy and spymemcached's weighted path
@@ -165,71 +144,41 @@ pub fn push_hashed_server(
     }
 }
 
-/// A server address split into host and port. For `[v6]:port` the host is
-/// the text inside the brackets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct HostPort<'a> {
-    /// The host exactly as written (brackets removed for IPv6).
-    pub host: &'a [u8],
-    /// The port.
-    pub port: u16,
+/// Appends `count` points `crc32("<prefix><i>")`, i = 0..count, owned by
+/// `server` (Predis's `node:i`, redis-rb's `id:i`: `prefix` ends in `:`).
+pub fn push_crc32_points(prefix: &[u8], count: u64, server: u32, points: &mut Vec<(u32, u32)>) {
+    let mut hashed = crc32fast::Hasher::new();
+    hashed.update(prefix);
+    let mut digits = Vec::with_capacity(20);
+    for i in 0..count {
+        digits.clear();
+        write!(digits, "{i}").expect("writing to a Vec cannot fail");
+        let mut label = hashed.clone();
+        label.update(&digits);
+        points.push((label.finalize(), server));
+    }
 }
 
-impl<'a> HostPort<'a> {
-    /// Splits `HOST:PORT` or `[IPV6]:PORT`; the error names the address.
-    pub fn parse(address: &'a [u8]) -> Result<HostPort<'a>, Error> {
-        let fail = |why: &str| {
-            Error::InvalidArgument(format!(
-                "server address '{}': {why} (expected HOST:PORT or [IPV6]:PORT)",
-                String::from_utf8_lossy(address)
-            ))
-        };
-        let (host, port) = if let Some(inner) = address.strip_prefix(b"[") {
-            let close = inner
-                .iter()
-                .position(|&b| b == b']')
-                .ok_or_else(|| fail("missing ']'"))?;
-            let port = inner[close + 1..]
-                .strip_prefix(b":")
-                .ok_or_else(|| fail("no port after ']'"))?;
-            (&inner[..close], port)
-        } else {
-            let colon = address
-                .iter()
-                .rposition(|&b| b == b':')
-                .ok_or_else(|| fail("no port"))?;
-            let host = &address[..colon];
-            if host.contains(&b':') {
-                return Err(fail("an IPv6 address must be written in brackets"));
-            }
-            (host, &address[colon + 1..])
-        };
-        if host.is_empty() {
-            return Err(fail("empty host"));
-        }
-        let port = std::str::from_utf8(port)
-            .ok()
-            .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
-            .and_then(|p| p.parse::<u16>().ok())
-            .ok_or_else(|| fail("the port is not a number from 0 to 65535"))?;
-        Ok(HostPort { host, port })
-    }
-
-    /// `host` when the port is 11211, else `host:port`: the label prefix of
-    /// libmemcached, twemproxy and spymemcached's LIBMEMCACHED format.
-    pub fn without_default_port(&self) -> Vec<u8> {
-        let mut prefix = self.host.to_vec();
-        if self.port != DEFAULT_PORT {
-            write!(prefix, ":{}", self.port).expect("writing to a Vec cannot fail");
-        }
-        prefix
-    }
-
-    /// `host:port`, port always present.
-    pub fn with_port(&self) -> Vec<u8> {
-        let mut prefix = self.host.to_vec();
-        write!(prefix, ":{}", self.port).expect("writing to a Vec cannot fail");
-        prefix
+/// Appends `count` points of the CRC-32 chain of nginx and
+/// Cache::Memcached::Fast: point `j` is `crc32(host \0 port LE(point j-1))`,
+/// with 0 before the first.
+pub fn push_crc32_chain(
+    host: &[u8],
+    port: &[u8],
+    count: u64,
+    server: u32,
+    points: &mut Vec<(u32, u32)>,
+) {
+    let mut base = crc32fast::Hasher::new();
+    base.update(host);
+    base.update(&[0]);
+    base.update(port);
+    let mut previous = 0u32;
+    for _ in 0..count {
+        let mut hasher = base.clone();
+        hasher.update(&previous.to_le_bytes());
+        previous = hasher.finalize();
+        points.push((previous, server));
     }
 }
 
@@ -277,33 +226,5 @@ mod tests {
         assert_eq!(float_weighted_digests(1, 100, 100), 39);
         assert_eq!(float_weighted_digests(1, 10, 10), 40);
         assert_eq!(float_weighted_digests(1, 3, 3), 40);
-    }
-
-    #[test]
-    fn host_port_splitting() {
-        let hp = HostPort::parse(b"[::1]:11212").unwrap();
-        assert_eq!((hp.host, hp.port), (&b"::1"[..], 11212));
-        assert_eq!(
-            HostPort::parse(b"cache:11211")
-                .unwrap()
-                .without_default_port(),
-            b"cache"
-        );
-        assert_eq!(
-            HostPort::parse(b"cache:11212")
-                .unwrap()
-                .without_default_port(),
-            b"cache:11212"
-        );
-        for (bad, why) in [
-            ("cache", "no port"),
-            ("::1:11211", "brackets"),
-            ("[::1]11211", "no port after"),
-            ("a:99999", "not a number"),
-            (":1", "empty host"),
-        ] {
-            let err = HostPort::parse(bad.as_bytes()).unwrap_err().to_string();
-            assert!(err.contains(why) && err.contains(bad), "{bad}: {err}");
-        }
     }
 }

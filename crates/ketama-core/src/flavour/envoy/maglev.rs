@@ -15,7 +15,7 @@
 //!   normalized weight each time it takes one), the first free slot of its
 //!   permutation.
 
-use super::envoy_entry::{Entry, Pick};
+use super::{Entry, Pick};
 use crate::Error;
 use crate::hash::xxhash64::xxhash64;
 

@@ -8,7 +8,7 @@
 //! Every language passes them the same way, as one text the library reads:
 //! `points=150,hash_tag={}` ([`Options::parse`]); the CLI's `--points` and
 //! `--hash-tag` fill the same struct. Which flavour takes which option, and
-//! its default, is declared in the flavour's [`Placement`](super::placement::Placement).
+//! its default, is declared in the flavour's [`Placement`](super::Placement).
 
 use crate::Error;
 
@@ -24,8 +24,8 @@ pub const OPTION_NAMES: &[(&str, &[&str])] = &[
 ];
 
 /// The options a flavour may take beyond `points` and `hash_tag` (declared
-/// per flavour, [`Placement::settings`](super::placement::Placement)), each
-/// with a value the agreement tests set.
+/// per flavour, [`Placement::settings`](super::Placement)), each
+/// with an example value: the CLI's `--options` help shows it.
 pub const SETTINGS: &[(&str, &str)] = &[
     ("min_ring_size", "12"),
     ("max_ring_size", "100000"),

@@ -1,5 +1,5 @@
-//! Envoy's consistent-hashing load balancers, `ring_hash` ([`super::envoy_ring`])
-//! and `maglev` ([`super::envoy_maglev`]) (envoyproxy/envoy,
+//! Envoy's consistent-hashing load balancers, `ring_hash` ([`ring`]) and
+//! `maglev` ([`maglev`]) (envoyproxy/envoy,
 //! `source/extensions/load_balancing_policies/`): not continuums of 32-bit
 //! points. Envoy balances on a 64-bit request hash; a header hash policy
 //! (`hash_policy: header`) makes it `xxHash64(value, seed 0)`, and so a key
@@ -22,18 +22,46 @@
 //! Ring and table sizes are build parameters with Envoy's defaults
 //! ([`RingHashConfig`], [`MaglevConfig`]).
 
+pub mod maglev;
+pub mod ring;
+
 use std::sync::{Arc, Mutex};
 
-use super::envoy_maglev::MaglevTable;
-use super::envoy_ring::RingTable;
-use super::placement::{Location, PerKey, PerKeyPlacement, Placement};
 use crate::hash::HashAlgorithm as H;
 use crate::hash::xxhash64::xxhash64;
+use crate::placement::Placement;
+use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
 use crate::{Error, ServerSpec};
 
-pub use super::envoy_entry::{Entry, Pick};
-pub use super::envoy_maglev::MaglevConfig;
-pub use super::envoy_ring::{RingHashConfig, RingHashFunction};
+use maglev::MaglevTable;
+use ring::RingTable;
+
+pub use maglev::MaglevConfig;
+pub use ring::{RingHashConfig, RingHashFunction};
+
+/// One host as a balancer is built from it: the bytes hashed for it, its
+/// normalized weight and its index in the server list.
+#[derive(Debug, Clone, Copy)]
+pub struct Entry<'a> {
+    /// What is hashed for the host (its `hash_key`).
+    pub key: &'a [u8],
+    /// Its share of the weight (the weights of a build sum to 1).
+    pub weight: f64,
+    /// Its index in the server list.
+    pub host: usize,
+}
+
+/// Where a 64-bit hash landed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Pick {
+    /// The host's index in the server list.
+    pub host: usize,
+    /// The ring entry's index (ring_hash) or the table slot (maglev).
+    pub slot: usize,
+    /// The top 32 bits of the ring entry's 64-bit position (ring_hash), or
+    /// the slot (maglev).
+    pub point: u32,
+}
 
 /// `lb_policy: RING_HASH`: ring sizes and `hash_function` from the options
 /// (`min_ring_size`, `max_ring_size`, `hash_function`), Envoy's defaults
@@ -155,6 +183,8 @@ impl Envoy {
     /// Envoy's `policy` balancer over `servers`.
     pub fn new(servers: &[ServerSpec], policy: Policy) -> Result<Self, Error> {
         policy.check()?;
+        // Ring::new refuses an empty list first; this is for callers of
+        // Envoy::new itself, whose balancer would have no host to pick.
         if servers.is_empty() {
             return Err(Error::NoServers("the server list is empty".into()));
         }

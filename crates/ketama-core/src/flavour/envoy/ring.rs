@@ -15,7 +15,7 @@
 //!   (two hosts with the same `hash_key`) keep the hosts' order here; Envoy
 //!   sorts them in an order its sort leaves open.
 
-use super::envoy_entry::{Entry, Pick};
+use super::{Entry, Pick};
 use crate::Error;
 use crate::hash::murmur64::{ENVOY_SEED, murmur64a};
 use crate::hash::xxhash64::xxhash64;
@@ -24,7 +24,7 @@ use crate::hash::xxhash64::xxhash64;
 /// `maximum_ring_size` are at most 8M).
 pub const MAX_RING_SIZE: u64 = 8 * 1024 * 1024;
 
-pub use super::options::RingHashFunction;
+pub use crate::placement::options::RingHashFunction;
 
 /// `ring_hash`'s parameters; the default is Envoy's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +49,7 @@ impl Default for RingHashConfig {
 
 impl RingHashConfig {
     /// The configuration the options set, Envoy's defaults for the rest.
-    pub fn from_options(options: &super::Options) -> Self {
+    pub fn from_options(options: &crate::placement::options::Options) -> Self {
         let default = RingHashConfig::default();
         RingHashConfig {
             minimum_ring_size: options.min_ring_size.unwrap_or(default.minimum_ring_size),
