@@ -2,10 +2,10 @@
 //! ketama-core, installed with `pip install` (maturin, offline) into a fresh
 //! venv of Debian's python3: the python_ketama drop-in checked against the
 //! PyPI `ketama==0.1.1` oracle module (the original libketama C code) on
-//! the same server lists and keys as tests/libketama_oracle.rs, the
+//! the same server lists and keys as tests/c_abi/libketama_oracle.rs, the
 //! binding's own unittest suite, the package's self-containment (no library
 //! to find) and the bench script. The wheel built by `maturin build` is
-//! installed without a compiler by tests/packages.rs.
+//! installed without a compiler by tests/packages/python_wheel.rs.
 
 use ketama_testkit as common;
 use ketama_testkit::oracle_lists;
@@ -109,7 +109,7 @@ fn compare_valid(name: &str, content: &[u8]) -> (usize, usize) {
     let mut undecodable = 0;
     if oracle[0] == "points\t?" {
         // The oracle module cannot build the list (an address of 22+ bytes):
-        // the continuum itself is compared by tests/libketama_oracle.rs; here
+        // the continuum itself is compared by tests/c_abi/libketama_oracle.rs; here
         // the count must still agree with the original C code.
         undecodable += 1;
         assert!(

@@ -206,7 +206,8 @@ fn zero_point_servers_really_get_no_points() {
 
 #[test]
 fn malformed_files_fail_on_the_same_line_as_the_original() {
-    // Files the original rejects without crashing (crashing inputs are in tests/bad_input.rs).
+    // Files the original rejects without crashing (crashing inputs are in
+    // tests/c_abi/bad_input.rs).
     let cases = MALFORMED_FILES;
     let dir = common::scratch_dir("oracle-bad");
     for (name, content) in cases {

@@ -2,7 +2,8 @@
 //! the same run (the original libketama C code through the oracle of
 //! `make deps`, libmemcached 1.1.4 through a C program, spymemcached 2.12.3
 //! through Java): this is why the library has flavours. Each test prints the
-//! measured counts (`cargo test --test peer_disagreements -- --nocapture`)
+//! measured counts
+//! (`cargo test -p ketama --test c_abi -- peer_disagreements:: --nocapture`)
 //! and asserts the direction: the peers disagree, or agree exactly.
 
 use ketama_testkit::peer_programs;
@@ -223,8 +224,9 @@ fn spymemcached_weighted_path_rounds_100_equal_servers_to_156_points() {
 
 /// twemproxy (`hash: md5`, unnamed servers) and libmemcached KETAMA_WEIGHTED
 /// build the same continuum. Each flavour is proven against its real peer
-/// (tests/peer_twemproxy.rs, tests/peer_libmemcached.rs); here the two
-/// flavours are compared on every standard list.
+/// (crates/ketama-core/tests/peers/twemproxy.rs,
+/// tests/c_abi/peer_libmemcached.rs); here the two flavours are compared on
+/// every standard list.
 #[test]
 fn twemproxy_md5_equals_libmemcached_ketama_weighted() {
     for list in peers::standard_lists() {

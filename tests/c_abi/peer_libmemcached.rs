@@ -195,7 +195,7 @@ fn c_hash_family_matches_libmemcached_through_ketama_hash_bytes() {
         );
         if hash == HashAlgorithm::Hsieh {
             // Debian's libhashkit is built without hsieh and answers 0 or 1:
-            // hsieh is checked against twemproxy (tests/peer_twemproxy.rs).
+            // hsieh is checked against twemproxy (crates/ketama-core/tests/peers/twemproxy.rs).
             assert!(
                 peer.iter().all(|&v| v <= 1),
                 "libmemcached now has hsieh: compare it here"

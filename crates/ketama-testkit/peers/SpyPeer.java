@@ -1,5 +1,5 @@
 // Asks the real spymemcached (Debian libspymemcached-java) for its continuum
-// and key placements, for tests/peer_spymemcached.rs. No network: the nodes
+// and key placements, for crates/ketama-core/tests/peers/spymemcached.rs. No network: the nodes
 // are MemcachedNode stand-ins that only answer getSocketAddress().
 //
 //   java SpyPeer ring CASE...   each CASE file holds

@@ -1,5 +1,5 @@
 /* Asks Apache apr-util's apr_memcache (Debian libaprutil1-dev) where keys
- * go, for tests/peer_apr_memcache.rs. No network: the servers keep no
+ * go, for crates/ketama-core/tests/peers/apr_memcache.rs. No network: the servers keep no
  * connection open (min 0), and only apr_memcache_hash and
  * apr_memcache_find_server_hash are called, the two calls apr_memcache_set
  * and apr_memcache_getp make to choose a server. A server listed in `down`

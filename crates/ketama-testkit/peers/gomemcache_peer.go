@@ -1,6 +1,6 @@
 // Asks Go's gomemcache (github.com/bradfitz/gomemcache/memcache, Debian
 // golang-github-bradfitz-gomemcache-dev) where keys go, for
-// tests/peer_gomemcache.rs: a memcache.ServerList set with the servers as its
+// crates/ketama-core/tests/peers/gomemcache.rs: a memcache.ServerList set with the servers as its
 // users list them (a server of weight W listed W times in a row) and its own
 // PickServer on each key. No connection is made: SetServers resolves IP
 // literals without DNS, and PickServer only chooses.

@@ -1,6 +1,6 @@
 /*
  * Asks the real libmemcached (Debian libmemcached-dev) where keys go and what
- * its hash functions return, for tests/peer_libmemcached.rs. No network:
+ * its hash functions return, for tests/c_abi/peer_libmemcached.rs. No network:
  * memcached_generate_hash only consults the continuum.
  *
  *   libmemcached_peer ring CASE...     each CASE file holds

@@ -1,6 +1,6 @@
 <?php
 // Asks pecl memcache (Debian php8.2-memcache) where keys go with its
-// standard strategy, for tests/peer_pecl_memcache_standard.rs: a MemcachePool
+// standard strategy, for crates/ketama-core/tests/peers/pecl_memcache_standard.rs: a MemcachePool
 // built from the servers as its users add them (addServer with the weight)
 // and its own findServer on each key, which prepares the key and, when the
 // chosen server is down, rehashes `key-0`, `key-1`, ... (mmc_pool_find). A

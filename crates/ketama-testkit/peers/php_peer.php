@@ -1,6 +1,6 @@
 <?php
 // Asks php-memcached (getServerByKey) or pecl memcache (findServer) where
-// keys go, for tests/peer_php.rs. No network: both only consult the pool's
+// keys go, for crates/ketama-core/tests/peers/php.rs. No network: both only consult the pool's
 // continuum. Run one extension per php process (they conflict):
 //   php -n -d extension=igbinary -d extension=msgpack -d extension=memcached php_peer.php memcached CASE.json...
 //   php -n -d extension=memcache -d memcache.hash_strategy=consistent -d memcache.hash_function=crc32|fnv php_peer.php memcache CASE.json...
