@@ -52,10 +52,10 @@ deps:
 
 HOST_TARGET := $(shell rustc -vV 2>/dev/null | sed -n 's/^host: //p')
 
-# The integration tests run the `ketama` command beside them (target/debug/ketama):
-# cargo test builds only the binaries of the package under test, so build it first.
+# `cargo test --workspace` builds the `ketama` command for the CLI's own tests
+# (CARGO_BIN_EXE_ketama) before any test runs; the C ABI's and the bindings'
+# tests compare with that build (target/debug/ketama).
 test: deps lint
-	$(CARGO) build -p ketama-cli
 	$(CARGO) test --workspace --all-targets --no-fail-fast
 	$(CARGO) test --workspace --doc
 	$(MAKE) test-sanitizers
@@ -76,16 +76,22 @@ generate:
 generate-check:
 	$(CARGO) run --quiet -p ketama-gen -- --check
 
-# The C programs of these suites are built with -fsanitize=address,undefined
-# (tests/common: KETAMA_C_SANITIZE); the nightly toolchain (scripts/deps.sh)
-# instruments the Rust side with AddressSanitizer and runs the C ABI's round
-# trips and the multi-lane MD5 under Miri.
+# The C programs of these modules are built with -fsanitize=address,undefined
+# (ketama_testkit: KETAMA_C_SANITIZE), against the `ketama` command built
+# first; the nightly toolchain (scripts/deps.sh) instruments the Rust side
+# with AddressSanitizer and runs the C ABI's round trips and the multi-lane
+# MD5 under Miri.
 test-sanitizers:
-	KETAMA_C_SANITIZE=address,undefined $(CARGO) test --test c_abi --test ffi_sweep \
-	  --test libketama_oracle --test setcodec_c --test bindings_agreement
+	$(CARGO) build -p ketama-cli
+	KETAMA_C_SANITIZE=address,undefined $(CARGO) test -p ketama --test c_abi -- \
+	  abi:: ffi_sweep:: libketama_oracle:: setcodec_c::
+	KETAMA_C_SANITIZE=address,undefined $(CARGO) test -p ketama --test bindings -- \
+	  agreement::
 	RUSTFLAGS=-Zsanitizer=address CARGO_TARGET_DIR=target/asan \
-	  $(CARGO) +nightly test --target $(HOST_TARGET) -p ketama -p ketama-core --lib \
-	  --test concurrency --test bad_input --test reload_races
+	  $(CARGO) +nightly test --target $(HOST_TARGET) -p ketama -p ketama-core --lib
+	RUSTFLAGS=-Zsanitizer=address CARGO_TARGET_DIR=target/asan \
+	  $(CARGO) +nightly test --target $(HOST_TARGET) -p ketama --test c_abi -- \
+	  concurrency:: bad_input:: reload_races::
 	MIRIFLAGS=-Zmiri-disable-isolation CARGO_TARGET_DIR=target/miri \
 	  $(CARGO) +nightly miri test -p ketama --lib
 	MIRIFLAGS=-Zmiri-disable-isolation CARGO_TARGET_DIR=target/miri \

@@ -13,9 +13,6 @@
 //! (`scripts/contention.sh` runs it.) Bounded: every thread stops at the
 //! deadline, and memcached is stopped on exit.
 
-#[path = "../tests/setcodec_support/mod.rs"]
-mod setcodec_support;
-
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::net::{TcpListener, TcpStream};
@@ -26,8 +23,8 @@ use std::time::{Duration, Instant};
 
 use ketama_core::setcodec::flip::{self, ListId};
 use ketama_core::setcodec::{CompactionPolicy, Format, Op, SetErrorKind};
-use setcodec_support::SetClient;
-use setcodec_support::flip_client::{Compaction, FlipClient};
+use ketama_testkit::set_clients::SetClient;
+use ketama_testkit::set_clients::flip_client::{Compaction, FlipClient};
 
 /// The two ways of compacting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

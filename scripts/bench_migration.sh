@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A pool moved under load against real memcached servers (the scenario of
-# tests/migration_memcached): 3 -> 4 servers and pecl-memcache ->
+# crates/ketama-core/tests/migration/under_load.rs): 3 -> 4 servers and pecl-memcache ->
 # libmemcached on the same servers, switching rings at once and in each
 # migration mode, then warm-up with an old server killed during the move.
 # Four client threads, Zipf keys, 90 % gets, release build; a warm-up of
@@ -19,7 +19,7 @@ command -v memcached >/dev/null || { echo "bench-migration: memcached is missing
 cut -d' ' -f1-3 /proc/loadavg > "$out/migration-load.txt"
 KETAMA_MIGRATION_SECONDS=$WARMUP KETAMA_MIGRATION_BUCKET_MS=1000 \
 KETAMA_MIGRATION_CSV=$PWD/$out/migration.csv \
-  cargo test --release --quiet --test migration_memcached -- --nocapture --test-threads 1 \
+  cargo test --release --quiet -p ketama-core --test migration -- under_load --nocapture --test-threads 1 \
   | tee "$out/migration.log"
 cut -d' ' -f1-3 /proc/loadavg >> "$out/migration-load.txt"
 python3 scripts/migration_plot.py "$out/migration.csv" "$out/migration.log" \

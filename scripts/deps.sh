@@ -39,7 +39,7 @@ done
 # file -> Debian package providing it. libmemcached.pc requires libsasl2.pc and
 # (privately) libcrypto.pc, which libmemcached-dev only recommends: without
 # them `pkg-config --exists libmemcached` fails. The PHP web SAPIs the
-# binding's preloading is tested in (tests/bindings_php_fpm.rs: PHP-FPM,
+# binding's preloading is tested in (tests/bindings/php_fpm.rs: PHP-FPM,
 # driven by libfcgi-bin's cgi-fcgi, and php-cgi; both bring php8.2-opcache)
 # are probed by their files: php-fpm8.2 is in /usr/sbin, often not on PATH.
 declare -A files=(
@@ -67,7 +67,7 @@ else
   need python3-dev
 fi
 
-# Python binding (bindings/python, tests/bindings_python.rs): Debian's own
+# Python binding (bindings/python, tests/bindings/python.rs): Debian's own
 # /usr/bin/python3 (not a python3 elsewhere on PATH, e.g. pyenv) creates the
 # test venv with --system-site-packages, into which pip builds the package
 # offline with maturin (its wheel, below) and cargo, and loads pylibmc and
@@ -117,8 +117,8 @@ command -v go >/dev/null 2>&1 || need golang-go
 [ -f /usr/share/gocode/src/github.com/golang/groupcache/consistenthash/consistenthash.go ] \
   || need golang-github-golang-groupcache-dev
 # --- end of the Redis-client block
-# --- Proxies observed live on loopback (tests/peer_haproxy.rs,
-# tests/peer_varnish.rs): HAProxy, and varnishd with its bundled directors
+# --- Proxies observed live on loopback (crates/ketama-core/tests/peers/haproxy.rs,
+# crates/ketama-core/tests/peers/varnish.rs): HAProxy, and varnishd with its bundled directors
 # and blob vmods (it compiles each VCL with gcc, probed above).
 [ -x /usr/sbin/haproxy ] || need haproxy
 [ -x /usr/sbin/varnishd ] || need varnish
@@ -143,7 +143,7 @@ echo 'int main(void) { return 0; }' \
   | gcc -x c -fsanitize=address,undefined -o /dev/null - >/dev/null 2>&1 \
   || { need libasan8; need libubsan1; }
 
-# --- Packaging (make deb, make java, tests/packages.rs): dpkg-deb,
+# --- Packaging (make deb, make java, tests/packages/debian.rs): dpkg-deb,
 # dpkg-shlibdeps and dpkg-architecture from dpkg-dev, fakeroot for root-owned
 # package files, lintian to check the packages, the JDK's jar tool, and
 # composer to validate bindings/php/composer.json. Each probed on its own.
@@ -226,7 +226,7 @@ fi
 # maturin, the Python binding's build backend (bindings/python/pyproject.toml),
 # kept as a wheel in target/python-wheels: pip installs it from there with no
 # network (`pip install --no-index --find-links target/python-wheels
-# ./bindings/python`; tests/bindings_python.rs, tests/packages.rs). Fetched
+# ./bindings/python`; tests/bindings/python.rs, tests/packages/debian.rs). Fetched
 # with the oracle venv's pip (Debian's python3 may have none).
 maturin_version=1.16.0
 wheelhouse=target/python-wheels

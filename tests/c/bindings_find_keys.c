@@ -5,7 +5,7 @@
  * libketama flavour read from a libketama file every answer is also checked
  * against the original API
  * (ketama_roll + ketama_get_server); a difference exits 1. Used by
- * tests/bindings_agreement.rs. */
+ * tests/bindings/agreement.rs. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use super::{run, stdout, version};
-use crate::common;
+use ketama_testkit as common;
+
+use crate::debian::{run, stdout, version};
 
 /// What the wheel must hold (and nothing of a separate C library).
 const WHEEL_FILES: [&str; 6] = [

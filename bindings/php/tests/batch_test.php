@@ -4,7 +4,7 @@
  * Tests of the batch lookups Ring::serverIndices(), Ring::serversFor() and
  * Ring::serverIndicesPacked(): the same answers as the single-key lookups.
  * Run: php bindings/php/tests/batch_test.php; prints one line per check and
- * "PASS n checks", exits 1 at the first failure. Driven by tests/bindings_php.rs.
+ * "PASS n checks", exits 1 at the first failure. Driven by tests/bindings/php.rs.
  */
 
 declare(strict_types=1);

@@ -1,7 +1,7 @@
 <?php
 
 // KEY<TAB>SERVER for each key read from stdin, like `ketama find FILE`:
-// php find_keys.php SERVERS_FILE [FLAVOUR] [HASH] [PARSE]. Used by tests/bindings_agreement.rs.
+// php find_keys.php SERVERS_FILE [FLAVOUR] [HASH] [PARSE]. Used by tests/bindings/agreement.rs.
 
 declare(strict_types=1);
 

@@ -3,7 +3,7 @@
 /*
  * Tests of the Ketama\ namespace API. Run: php bindings/php/tests/ring_test.php
  * Prints one line per check and "PASS n checks"; exits 1 at the first failure.
- * Driven by tests/bindings_php.rs (cargo test).
+ * Driven by tests/bindings/php.rs (cargo test).
  */
 
 declare(strict_types=1);

@@ -1,8 +1,8 @@
 <?php
 
 /*
- * The script the web-SAPI tests (tests/bindings_php_fpm.rs,
- * tests/packages_php_fpm.rs) request from PHP-FPM (through FastCGI) and
+ * The script the web-SAPI tests (tests/bindings/php_fpm.rs,
+ * tests/packages/php_fpm.rs) request from PHP-FPM (through FastCGI) and
  * php-cgi: GET parameters in, text/plain out, exceptions left uncaught (a
  * failure is PHP's own fatal error, as a user's script would see it).
  *

@@ -1,5 +1,5 @@
 """KEY<TAB>SERVER for each key read from stdin, like `ketama find FILE`:
-python find_keys.py SERVERS_FILE [FLAVOUR] [HASH] [PARSE]. Used by tests/bindings_agreement.rs.
+python find_keys.py SERVERS_FILE [FLAVOUR] [HASH] [PARSE]. Used by tests/bindings/agreement.rs.
 Keys are looked up in one batch (Ring.servers_for); every tenth key is also
 looked up alone and must agree."""
 

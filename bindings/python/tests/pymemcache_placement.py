@@ -7,7 +7,7 @@ usage: pymemcache_placement.py HOST:PORT HOST:PORT HOST:PORT
   2. HashClient with KetamaHasher.flavour("libketama") writes 1,000 keys; each
      key is then looked for on every server.
      Prints   P<TAB>KEY<TAB>SERVER holding it (one line per key)
-Used by tests/bindings_agreement.rs (which compares the P lines with PHP and Java).
+Used by tests/bindings/agreement.rs (which compares the P lines with PHP and Java).
 """
 
 import sys

@@ -1,4 +1,4 @@
-"""Tests of the Python binding (run by tests/bindings_python.rs with the
+"""Tests of the Python binding (run by tests/bindings/python.rs with the
 installed package; KETAMA_CLI names the `ketama` CLI of the same build).
 
     python -m unittest test_ketama

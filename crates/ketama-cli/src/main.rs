@@ -2,13 +2,12 @@
 //!
 //! It maps keys to servers (`find`), prints continuums (`dump`), checks
 //! server files (`check`), plans pool changes (`dist`, `diff`), carries a
-//! pool across one (`migrate`) and inspects set values (`set`) with exactly the library's engine. The command line is
-//! declared in `cli.rs`; each command turns its arguments into library calls
-//! and prints the answer.
+//! pool across one (`migrate`) and inspects set values (`set`) with exactly
+//! the library's engine. The command line is declared in `cli.rs` and
+//! `cli_migrate.rs` (the package's library); each command turns its
+//! arguments into library calls and prints the answer.
 
 mod args;
-mod cli;
-mod cli_migrate;
 mod migrate_commands;
 mod plan_commands;
 mod ring_commands;
@@ -18,6 +17,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
+use ketama_cli::cli;
 
 use cli::{Cli, Command, CompletionShell, CompletionsArgs, MigrateCommand, SetCommand};
 

@@ -18,8 +18,8 @@ use serde::Serialize;
 
 use crate::Failure;
 use crate::args::TwoRings;
-use crate::cli::ServerListArgs;
-use crate::cli_migrate::{MigrateAtRiskArgs, MigrateFindArgs, MigratePlanArgs};
+use ketama_cli::cli::ServerListArgs;
+use ketama_cli::cli_migrate::{MigrateAtRiskArgs, MigrateFindArgs, MigratePlanArgs};
 
 /// The migration between the two rings (its schedule matters to no
 /// command here: routes, plans and risks are the rings').

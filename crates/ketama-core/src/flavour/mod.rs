@@ -48,17 +48,16 @@ pub mod twemproxy;
 pub mod uhashring;
 pub mod varnish;
 
-// The paths these items had before the building blocks left this folder.
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
 use crate::placement::Build;
 use crate::{Error, ServerSpec};
 
+// The paths these items had before the building blocks left this folder.
 pub use crate::placement::options;
 pub use crate::placement::options::{Options, PointsOption};
 pub use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
 pub use crate::placement::{GeneratedPoints, Placement};
-pub use envoy::{maglev as envoy_maglev, ring as envoy_ring};
 
 crate::named_enum! {
     /// A placement flavour: how one client family places keys.

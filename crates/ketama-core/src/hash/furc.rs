@@ -109,7 +109,7 @@ mod tests {
     fn mcrouter_golden_values() {
         // A sample of mcrouter lib/fbi/test/hash_test.cpp, TEST(ch3,
         // golden_values); the whole table is checked by the integration
-        // tests (tests/peer_mcrouter.rs).
+        // tests (crates/ketama-core/tests/peers/mcrouter.rs).
         let cases: [(&[u8], u32, u32); 8] = [
             (b"key0", 1, 0),
             (b"key0", 5, 4),

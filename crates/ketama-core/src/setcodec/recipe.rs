@@ -36,7 +36,7 @@
 //! the connection that read its value, and is dropped, never retried on a new
 //! connection, when that connection fails. Under kill-and-restart and under
 //! eviction by filler traffic, with 8 writers and 2 compacting readers
-//! (`tests/setcodec_faults.rs`), no acknowledged write of a surviving set
+//! (`crates/ketama-core/tests/setcodec/faults.rs`), no acknowledged write of a surviving set
 //! was lost.
 
 use super::compact::{CompactionPolicy, compacted, should_compact};

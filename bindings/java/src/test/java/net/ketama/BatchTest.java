@@ -17,7 +17,7 @@ import org.junit.Test;
 /**
  * The batch lookups ({@code Ring.serverIndices}, {@code Ring.serversFor}: one
  * {@code ketama_find_servers_packed} call per batch) answer like the single-key
- * lookups. Run by tests/bindings_java.rs.
+ * lookups. Run by tests/bindings/java.rs.
  */
 public class BatchTest {
     private static final int KEYS = 12_000;

@@ -25,8 +25,8 @@ import java.util.List;
  * {@code SERVERS_FILE<TAB>FLAVOUR<TAB>HASH<TAB>PARSE<TAB>OUTFILE}: the same keys are placed
  * for every case in one JVM, the answers written to OUTFILE, or the library's message to
  * {@code OUTFILE.error} when the case fails. Keys are looked up in one batch ({@link Ring#serversFor}); every tenth
- * key is also looked up alone and must agree. Used by tests/agreement_matrix.rs and
- * tests/bindings_agreement.rs.
+ * key is also looked up alone and must agree. Used by tests/bindings/matrix.rs and
+ * tests/bindings/agreement.rs.
  */
 public final class FindKeys {
     public static void main(String[] args) throws IOException {

@@ -26,7 +26,7 @@ import org.junit.Test;
 /**
  * KetamaNodeLocator inside a real spymemcached MemcachedClient against the
  * memcached servers on loopback named by the system property
- * {@code ketama.test.memcached} (comma-separated host:port, started by tests/bindings_java.rs).
+ * {@code ketama.test.memcached} (comma-separated host:port, started by tests/bindings/java.rs).
  */
 public class NodeLocatorTest {
     private static List<String> addresses;

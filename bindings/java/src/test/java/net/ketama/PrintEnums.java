@@ -1,7 +1,7 @@
 package net.ketama;
 
 /**
- * Prints the generated Java enums as C constants (NAME=id lines); tests/bindings_java.rs
+ * Prints the generated Java enums as C constants (NAME=id lines); tests/bindings/java.rs
  * compares them with the core's registry, which include/ketama.h is generated from.
  */
 public final class PrintEnums {

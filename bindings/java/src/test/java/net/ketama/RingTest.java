@@ -20,7 +20,7 @@ import org.junit.AfterClass;
 import org.junit.BeforeClass;
 import org.junit.Test;
 
-/** The Ring API over libketama.so. Run by tests/bindings_java.rs. */
+/** The Ring API over libketama.so. Run by tests/bindings/java.rs. */
 public class RingTest {
     private static Path dir;
     private static Path pinned;

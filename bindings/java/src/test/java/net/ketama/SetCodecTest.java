@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.Test;
 
-/** KetamaSet and SetWriter over the library's set codec. Run by tests/bindings_java.rs. */
+/** KetamaSet and SetWriter over the library's set codec. Run by tests/bindings/java.rs. */
 public class SetCodecTest {
     private static byte[] concat(byte[]... parts) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
