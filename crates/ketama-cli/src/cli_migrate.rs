@@ -1,41 +1,11 @@
-//! The command line of `ketama migrate` (declared with clap's derive API,
-//! as `cli.rs`), and the options that tell the two sides of a change apart,
-//! shared with `ketama diff`.
+//! The command line of `ketama migrate`, declared with clap's derive API
+//! as `cli.rs` declares the other commands.
 
 use std::ffi::OsString;
 
 use clap::{Args, Subcommand};
 
-use crate::cli::{PlacementArgs, ServerListArgs};
-
-/// What differs between the two sides of a change (`diff`, `migrate`):
-/// each defaults to the option without `from-`/`to-`.
-#[derive(Debug, Clone, Args)]
-pub struct SidesArgs {
-    /// The flavour before the change (default: --flavor's)
-    #[arg(
-        long = "from-flavor",
-        visible_alias = "from-flavour",
-        value_name = "NAME"
-    )]
-    pub from_flavor: Option<String>,
-    /// The flavour after the change (default: --flavor's)
-    #[arg(long = "to-flavor", visible_alias = "to-flavour", value_name = "NAME")]
-    pub to_flavor: Option<String>,
-    /// The key hash before the change (default: --hash, else the flavour's own)
-    #[arg(long = "from-hash", value_name = "NAME")]
-    pub from_hash: Option<String>,
-    /// The key hash after the change (default: --hash, else the flavour's own)
-    #[arg(long = "to-hash", value_name = "NAME")]
-    pub to_hash: Option<String>,
-    /// Placement options before the change, NAME=VALUE,... (default: --options, --points,
-    /// --hash-tag)
-    #[arg(long = "from-options", value_name = "LIST")]
-    pub from_options: Option<String>,
-    /// Placement options after the change (default: --options, --points, --hash-tag)
-    #[arg(long = "to-options", value_name = "LIST")]
-    pub to_options: Option<String>,
-}
+use crate::cli_ring::{PlacementArgs, ServerListArgs, SidesArgs};
 
 /// `ketama migrate …`.
 #[derive(Debug, Subcommand)]
