@@ -684,6 +684,211 @@ typedef enum {
   KETAMA_SET_SIDE_REMOVE = 1,
 } ketama_set_side;
 
+/**
+ * How a migration moves a pool (pass as `uint32_t`).
+ */
+typedef enum {
+  /**
+   * Reads go to the new owner; a miss on a moved key reads the old
+   * owner and copies the value forward under a lease (mcrouter's
+   * `WarmUpRoute`, made safe against stale copies).
+   */
+  KETAMA_MIGRATION_WARMUP = 0,
+  /**
+   * Reads and writes switch from the old owner to the new one after a
+   * transition in which deletes reach both (mcrouter's `MigrateRoute`),
+   * writes invalidating the other side.
+   */
+  KETAMA_MIGRATION_PHASED = 1,
+  /**
+   * Phased, each moved key switching at its own stable moment inside
+   * the interval, so that the cold misses are spread over it.
+   */
+  KETAMA_MIGRATION_GRADUAL = 2,
+} ketama_migration_mode;
+
+/**
+ * Where a key stands in a migration.
+ */
+typedef enum {
+  /**
+   * Before the start: the old ring alone.
+   */
+  KETAMA_MIGRATION_PHASE_OLD = 0,
+  /**
+   * Reads and writes on the old owner; writes and deletes also clear
+   * the new owner.
+   */
+  KETAMA_MIGRATION_PHASE_PREPARE = 1,
+  /**
+   * Warm-up: reads on the new owner, falling back to the old one and
+   * copying forward; writes and deletes clear the old owner.
+   */
+  KETAMA_MIGRATION_PHASE_WARM = 2,
+  /**
+   * Reads and writes on the new owner; writes and deletes also clear
+   * the old owner.
+   */
+  KETAMA_MIGRATION_PHASE_SWITCHED = 3,
+  /**
+   * After the end: the new ring alone.
+   */
+  KETAMA_MIGRATION_PHASE_NEW = 4,
+} ketama_migration_phase;
+
+/**
+ * Operations begun with `ketama_migration_begin` (pass as `uint32_t`).
+ */
+typedef enum {
+  /**
+   * Read a key.
+   */
+  KETAMA_MIGRATION_OP_GET = 0,
+  /**
+   * Store a key's value.
+   */
+  KETAMA_MIGRATION_OP_SET = 1,
+  /**
+   * Store a key's value only if the key holds none.
+   */
+  KETAMA_MIGRATION_OP_ADD = 2,
+  /**
+   * Remove a key.
+   */
+  KETAMA_MIGRATION_OP_DELETE = 3,
+} ketama_migration_op_kind;
+
+/**
+ * The ring whose owner of the key a step's command goes to.
+ */
+typedef enum {
+  /**
+   * The old ring's owner of the key.
+   */
+  KETAMA_MIGRATION_SIDE_OLD = 0,
+  /**
+   * The new ring's owner of the key.
+   */
+  KETAMA_MIGRATION_SIDE_NEW = 1,
+} ketama_migration_side;
+
+/**
+ * The memcached command a migration step asks for.
+ */
+typedef enum {
+  /**
+   * `get`: reply with the value (hit) or a miss.
+   */
+  KETAMA_MIGRATION_DO_GET = 0,
+  /**
+   * `gets`: reply with the value and its CAS unique (hit) or a miss.
+   */
+  KETAMA_MIGRATION_DO_GETS = 1,
+  /**
+   * `add` the operation's lease ([`Op::lease`]) with the lease TTL
+   * ([`Action::exptime`]).
+   */
+  KETAMA_MIGRATION_DO_ADD_LEASE = 2,
+  /**
+   * `cas` the value the old side returned, with the copy TTL
+   * ([`Action::exptime`]) and the CAS unique [`Action::cas`].
+   */
+  KETAMA_MIGRATION_DO_CAS_COPY = 3,
+  /**
+   * `set` the caller's value, with the caller's TTL.
+   */
+  KETAMA_MIGRATION_DO_SET = 4,
+  /**
+   * `add` the caller's value, with the caller's TTL.
+   */
+  KETAMA_MIGRATION_DO_ADD = 5,
+  /**
+   * `cas` the caller's value, with the caller's TTL and the CAS
+   * unique [`Action::cas`] (it replaces a lease).
+   */
+  KETAMA_MIGRATION_DO_CAS_VALUE = 6,
+  /**
+   * `delete` the key.
+   */
+  KETAMA_MIGRATION_DO_DELETE = 7,
+} ketama_migration_command;
+
+/**
+ * Server replies fed to `ketama_migration_op_reply` (pass as `uint32_t`).
+ */
+typedef enum {
+  /**
+   * A value (`get`, `gets`).
+   */
+  KETAMA_MIGRATION_REPLY_HIT = 0,
+  /**
+   * No value (`get`, `gets`).
+   */
+  KETAMA_MIGRATION_REPLY_MISS = 1,
+  /**
+   * `STORED`.
+   */
+  KETAMA_MIGRATION_REPLY_STORED = 2,
+  /**
+   * `NOT_STORED`.
+   */
+  KETAMA_MIGRATION_REPLY_NOT_STORED = 3,
+  /**
+   * `EXISTS` (`cas`: the value changed).
+   */
+  KETAMA_MIGRATION_REPLY_EXISTS = 4,
+  /**
+   * `NOT_FOUND` (`cas`, `delete`).
+   */
+  KETAMA_MIGRATION_REPLY_NOT_FOUND = 5,
+  /**
+   * `DELETED`.
+   */
+  KETAMA_MIGRATION_REPLY_DELETED = 6,
+  /**
+   * No answer: the server is down, timed out or answered an error.
+   */
+  KETAMA_MIGRATION_REPLY_FAILED = 7,
+} ketama_migration_reply;
+
+/**
+ * How a migration operation ended.
+ */
+typedef enum {
+  /**
+   * Return the value the new side's server returned last.
+   */
+  KETAMA_MIGRATION_DONE_HIT_NEW = 0,
+  /**
+   * Return the value the old side's server returned.
+   */
+  KETAMA_MIGRATION_DONE_HIT_OLD = 1,
+  /**
+   * Nothing to return.
+   */
+  KETAMA_MIGRATION_DONE_MISS = 2,
+  /**
+   * The value was stored.
+   */
+  KETAMA_MIGRATION_DONE_STORED = 3,
+  /**
+   * `add`: the key holds a value; nothing was stored.
+   */
+  KETAMA_MIGRATION_DONE_NOT_STORED = 4,
+  /**
+   * The key was deleted.
+   */
+  KETAMA_MIGRATION_DONE_DELETED = 5,
+  /**
+   * `delete`: the key held nothing.
+   */
+  KETAMA_MIGRATION_DONE_NOT_FOUND = 6,
+  /**
+   * A server failed: the operation is not acknowledged (report an error).
+   */
+  KETAMA_MIGRATION_DONE_FAILED = 7,
+} ketama_migration_outcome;
+
 
 /**
  * A ring that follows a server file. Opaque; create it with
@@ -697,6 +902,27 @@ typedef struct ketama_file_ring ketama_file_ring;
  * server that holds keys. Release it with `ketama_key_groups_free`.
  */
 typedef struct ketama_key_groups ketama_key_groups;
+
+/**
+ * A migration from one ring to another. Opaque; create it with
+ * `ketama_migration_new`, release it with `ketama_migration_free`.
+ * Immutable: use it from many threads at once.
+ */
+typedef struct ketama_migration ketama_migration;
+
+/**
+ * One operation of a migration on one key, driven step by step. Opaque;
+ * begin it with `ketama_migration_begin`, release it with
+ * `ketama_migration_op_free`. Used by one thread at a time.
+ */
+typedef struct ketama_migration_op ketama_migration_op;
+
+/**
+ * A migration's plan. Opaque; make it with `ketama_migration_plan_new`, read
+ * it with `ketama_migration_plan_summary` and the accessors, release it
+ * with `ketama_migration_plan_free`.
+ */
+typedef struct ketama_migration_plan ketama_migration_plan;
 
 /**
  * An immutable consistent-hashing ring. Opaque; create it with
@@ -754,6 +980,216 @@ typedef struct {
    */
   char ip[22];
 } mcs;
+
+/**
+ * A key's owners in both rings.
+ */
+typedef struct {
+  /**
+   * The owner's index in the new ring's server list.
+   */
+  uint32_t new_server;
+  /**
+   * The owner's index in the old ring's server list.
+   */
+  uint32_t old_server;
+  /**
+   * 1 when the two owners are different servers (by address), else 0.
+   */
+  uint32_t moved;
+  /**
+   * The new owner's address (NUL-terminated, owned by the new ring).
+   */
+  const char *new_address;
+  /**
+   * Length of `new_address` without the NUL.
+   */
+  size_t new_address_len;
+  /**
+   * The old owner's address (NUL-terminated, owned by the old ring).
+   */
+  const char *old_address;
+  /**
+   * Length of `old_address` without the NUL.
+   */
+  size_t old_address_len;
+} ketama_migration_owners;
+
+/**
+ * What to do next in an operation.
+ */
+typedef struct {
+  /**
+   * 0: send `command`; 1: the operation is finished with `outcome`.
+   */
+  uint32_t done;
+  /**
+   * When done: a `ketama_migration_outcome`.
+   */
+  uint32_t outcome;
+  /**
+   * A `ketama_migration_command`: what to send.
+   */
+  uint32_t command;
+  /**
+   * A `ketama_migration_side`: to the old or the new owner.
+   */
+  uint32_t side;
+  /**
+   * That owner's index in its ring's server list.
+   */
+  uint32_t server;
+  /**
+   * The CAS unique for `cas-copy` and `cas-value` (0 otherwise).
+   */
+  uint64_t cas;
+  /**
+   * The TTL in seconds for `add-lease` and `cas-copy`; -1: the caller's own.
+   */
+  int64_t exptime;
+  /**
+   * The server's address (NUL-terminated, owned by its ring).
+   */
+  const char *address;
+  /**
+   * Length of `address` without the NUL.
+   */
+  size_t address_len;
+  /**
+   * For `add-lease`: the lease to store (owned by the operation).
+   */
+  const uint8_t *lease;
+  /**
+   * Length of `lease` (0 for other commands).
+   */
+  size_t lease_len;
+} ketama_migration_step;
+
+/**
+ * The totals of a plan.
+ */
+typedef struct {
+  /**
+   * The share of the keyspace (or of the keys sampled) that moves.
+   */
+  double moved;
+  /**
+   * The least any placement must move for the same weights.
+   */
+  double ideal;
+  /**
+   * 0 when measured exactly over the whole keyspace; else the number of
+   * keys sampled.
+   */
+  uint64_t sampled_keys;
+  /**
+   * Number of flows (`ketama_migration_plan_flow`).
+   */
+  size_t flows;
+  /**
+   * Number of old servers (`ketama_migration_plan_old_server`).
+   */
+  size_t old_servers;
+  /**
+   * Number of new servers that receive keys (`ketama_migration_plan_gaining`).
+   */
+  size_t gaining;
+} ketama_migration_totals;
+
+/**
+ * One flow: a share of the keyspace that moves from one server to another.
+ */
+typedef struct {
+  /**
+   * The old owner's address (owned by the plan).
+   */
+  const char *from_address;
+  /**
+   * Length of `from_address`.
+   */
+  size_t from_address_len;
+  /**
+   * The new owner's address (owned by the plan).
+   */
+  const char *to_address;
+  /**
+   * Length of `to_address`.
+   */
+  size_t to_address_len;
+  /**
+   * The share of the keyspace.
+   */
+  double share;
+} ketama_migration_flow;
+
+/**
+ * One old server's part in the migration.
+ */
+typedef struct {
+  /**
+   * Its address (owned by the plan).
+   */
+  const char *address;
+  /**
+   * Length of `address`.
+   */
+  size_t address_len;
+  /**
+   * Its share of the keyspace before the migration.
+   */
+  double share;
+  /**
+   * The share of the keyspace that leaves it.
+   */
+  double moving_away;
+  /**
+   * The share of all reads it answers for the new owners when the
+   * warm-up begins (falling as copies land).
+   */
+  double warmup_reads;
+  /**
+   * `warmup_reads / share`.
+   */
+  double warmup_load;
+} ketama_migration_old_server;
+
+/**
+ * One new server that receives keys it did not own.
+ */
+typedef struct {
+  /**
+   * Its address (owned by the plan).
+   */
+  const char *address;
+  /**
+   * Length of `address`.
+   */
+  size_t address_len;
+  /**
+   * The share of the keyspace it receives.
+   */
+  double gained;
+  /**
+   * 1 when the old ring does not have it: flush it before the migration
+   * starts; else 0.
+   */
+  uint32_t returning;
+} ketama_migration_gaining;
+
+/**
+ * An owned byte buffer handed out by the library; release it with
+ * `ketama_set_buffer_free`. `data` is NULL when `len` is 0.
+ */
+typedef struct {
+  /**
+   * The bytes.
+   */
+  uint8_t *data;
+  /**
+   * Number of bytes.
+   */
+  size_t len;
+} ketama_set_buffer;
 
 /**
  * One server of an in-memory list.
@@ -840,21 +1276,6 @@ typedef struct {
    */
   uint32_t point_count;
 } ketama_server_info;
-
-/**
- * An owned byte buffer handed out by the library; release it with
- * `ketama_set_buffer_free`. `data` is NULL when `len` is 0.
- */
-typedef struct {
-  /**
-   * The bytes.
-   */
-  uint8_t *data;
-  /**
-   * Number of bytes.
-   */
-  size_t len;
-} ketama_set_buffer;
 
 /**
  * A member passed in: `len` bytes at `data` (any bytes).
@@ -1125,6 +1546,38 @@ void ketama_md5_digest(char *inString, unsigned char *md5pword);
 char *ketama_error(void);
 
 /**
+ * The canonical name of id `id` of the enum whose C type is `c_type`
+ * (`"ketama_migration_outcome"`, ...): a static NUL-terminated string, or
+ * NULL for an unknown enum or an id that names nothing.
+ *
+ * # Safety
+ * `c_type` is a NUL-terminated string.
+ */
+const char *ketama_enum_name(const char *c_type, uint32_t id);
+
+/**
+ * Looks a name or an alias of the enum whose C type is `c_type` up (case
+ * and `_`/`-` do not matter) and stores its id in `*out`. An unknown enum
+ * or name is `KETAMA_ERR_INVALID_ARGUMENT`, with the known ones in the
+ * message.
+ *
+ * # Safety
+ * `c_type` and `name` are NUL-terminated strings; `out` is writable.
+ */
+ketama_status ketama_enum_from_name(const char *c_type, const char *name, uint32_t *out);
+
+/**
+ * Every id of the enum whose C type is `c_type`, ascending: writes at most
+ * `capacity` ids to `ids` and returns how many there are (call with NULL
+ * and 0 to size the array); 0 for an unknown enum.
+ *
+ * # Safety
+ * `c_type` is a NUL-terminated string; `ids` is NULL (with `capacity` 0)
+ * or writable for `capacity` ids.
+ */
+size_t ketama_enum_list(const char *c_type, uint32_t *ids, size_t capacity);
+
+/**
  * Reads the server file `path` (bounded; a file changed in place is waited
  * for until it settles, 300 ms at most in all) and builds the first ring;
  * fails when the file is not good now. `parse_mode` is a
@@ -1179,6 +1632,167 @@ void ketama_file_ring_free(const ketama_file_ring *file_ring);
  * `bytes` is valid for `len` bytes (or NULL with `len` 0); `out` is writable.
  */
 ketama_status ketama_hash_bytes(uint32_t hash_id, const char *bytes, size_t len, uint32_t *out);
+
+/**
+ * Builds the migration of `mode` (a `ketama_migration_mode`) from
+ * `old_ring` to `new_ring` (any two flavours and server lists; the
+ * migration keeps its own reference to each), starting at `start_ms`
+ * (milliseconds since the Unix epoch; 0: now). `options` is NULL or text
+ * such as `"interval=60s,warmup=1h,copy_ttl=1h,lease_ttl=10s"` (durations
+ * in `ms`, `s`, `m` or `h`, a bare number being seconds). On success
+ * `*out` receives a migration to release with `ketama_migration_free`.
+ *
+ * # Safety
+ * `old_ring` and `new_ring` are live rings; `options` is NULL or a
+ * NUL-terminated string; `out` is writable.
+ */
+ketama_status ketama_migration_new(const ketama_ring *old_ring, const ketama_ring *new_ring, uint32_t mode, uint64_t start_ms, const char *options, const ketama_migration **out);
+
+/**
+ * Releases a migration (operations begun on it keep their own
+ * reference); NULL is ignored.
+ *
+ * # Safety
+ * `migration` is NULL or a live migration, not used afterwards.
+ */
+void ketama_migration_free(const ketama_migration *migration);
+
+/**
+ * Stores in `*out` the owners of the `key_len` bytes at `key` in both
+ * rings and whether the key moves.
+ *
+ * # Safety
+ * `migration` is a live migration; `key` is valid for `key_len` bytes (or
+ * NULL with 0); `out` is writable.
+ */
+ketama_status ketama_migration_route(const ketama_migration *migration, const char *key, size_t key_len, ketama_migration_owners *out);
+
+/**
+ * Stores in `*phase_out` the `ketama_migration_phase` of the key at
+ * `now_ms` (milliseconds since the Unix epoch; 0: now).
+ *
+ * # Safety
+ * `migration` is a live migration; `key` is valid for `key_len` bytes (or
+ * NULL with 0); `phase_out` is writable.
+ */
+ketama_status ketama_migration_phase_of(const ketama_migration *migration, const char *key, size_t key_len, uint64_t now_ms, uint32_t *phase_out);
+
+/**
+ * Begins the operation `op` (a `ketama_migration_op_kind`: get, set, add,
+ * delete) on the key at `now_ms` (0: now). On success `*op_out` receives
+ * the operation; read its first step with `ketama_migration_op_step`.
+ * Release it with `ketama_migration_op_free`.
+ *
+ * # Safety
+ * `migration` is a live migration; `key` is valid for `key_len` bytes (or
+ * NULL with 0); `op_out` is writable.
+ */
+ketama_status ketama_migration_begin(const ketama_migration *migration, uint32_t op, const char *key, size_t key_len, uint64_t now_ms, ketama_migration_op **op_out);
+
+/**
+ * Stores in `*out` what the operation asks for next: a command for one
+ * server, or its outcome.
+ *
+ * # Safety
+ * `op` is a live operation; `out` is writable.
+ */
+ketama_status ketama_migration_op_step(const ketama_migration_op *op, ketama_migration_step *out);
+
+/**
+ * Feeds the server's reply to the command of the current step: `reply` is
+ * a `ketama_migration_reply`; for a hit, `value` (`value_len` bytes) is the
+ * value and `cas` its CAS unique (0 for a plain `get`). Stores the next
+ * step in `*next_out`. A reply the command cannot give is
+ * `KETAMA_ERR_INVALID_ARGUMENT` and changes nothing.
+ *
+ * # Safety
+ * `op` is a live operation, used by this thread alone; `value` is valid
+ * for `value_len` bytes (or NULL with 0); `next_out` is writable.
+ */
+ketama_status ketama_migration_op_reply(ketama_migration_op *op, uint32_t reply, const uint8_t *value, size_t value_len, uint64_t cas, ketama_migration_step *next_out);
+
+/**
+ * Releases an operation; NULL is ignored.
+ *
+ * # Safety
+ * `op` is NULL or a live operation, not used afterwards.
+ */
+void ketama_migration_op_free(ketama_migration_op *op);
+
+/**
+ * 1 when the `value_len` bytes at `value` are a migration's lease (a
+ * value no caller should see: a lease read back is a miss), else 0.
+ *
+ * # Safety
+ * `value` is valid for `value_len` bytes (or NULL with 0).
+ */
+int32_t ketama_migration_is_lease(const uint8_t *value, size_t value_len);
+
+/**
+ * Plans the migration: exactly when both rings are continuums hashing keys
+ * alike, else on the 100,000 keys `key:0` … `key:99999`. On success
+ * `*plan_out` receives a plan to release with `ketama_migration_plan_free`.
+ *
+ * # Safety
+ * `migration` is a live migration; `plan_out` is writable.
+ */
+ketama_status ketama_migration_plan_new(const ketama_migration *migration, ketama_migration_plan **plan_out);
+
+/**
+ * Stores the plan's totals in `*out`.
+ *
+ * # Safety
+ * `plan` is a live plan; `out` is writable.
+ */
+ketama_status ketama_migration_plan_summary(const ketama_migration_plan *plan, ketama_migration_totals *out);
+
+/**
+ * Stores flow `index` (largest first) in `*out`.
+ *
+ * # Safety
+ * `plan` is a live plan; `out` is writable.
+ */
+ketama_status ketama_migration_plan_flow(const ketama_migration_plan *plan, size_t index, ketama_migration_flow *out);
+
+/**
+ * Stores old server `index` (the old ring's order) in `*out`.
+ *
+ * # Safety
+ * `plan` is a live plan; `out` is writable.
+ */
+ketama_status ketama_migration_plan_old_server(const ketama_migration_plan *plan, size_t index, ketama_migration_old_server *out);
+
+/**
+ * Stores gaining server `index` (the new ring's order) in `*out`.
+ *
+ * # Safety
+ * `plan` is a live plan; `out` is writable.
+ */
+ketama_status ketama_migration_plan_gaining(const ketama_migration_plan *plan, size_t index, ketama_migration_gaining *out);
+
+/**
+ * Releases a plan; NULL is ignored.
+ *
+ * # Safety
+ * `plan` is NULL or a live plan, not used afterwards.
+ */
+void ketama_migration_plan_free(ketama_migration_plan *plan);
+
+/**
+ * The keys of a `lru_crawler metadump` listing of server `server` (its
+ * address as the new ring spells it) that the migration would serve from
+ * it though the old ring does not place them there: delete them on it (or
+ * flush it) before the migration starts. On success `*keys_out` receives
+ * them, one per line (each `\n`-terminated), to release with
+ * `ketama_set_buffer_free`. A line that is not a metadump line is
+ * `KETAMA_ERR_INVALID_ARGUMENT` naming it.
+ *
+ * # Safety
+ * `migration` is a live migration; `server` is valid for `server_len`
+ * bytes and `listing` for `listing_len` bytes (or NULL with 0);
+ * `keys_out` is writable.
+ */
+ketama_status ketama_migration_at_risk(const ketama_migration *migration, const char *server, size_t server_len, const char *listing, size_t listing_len, ketama_set_buffer *keys_out);
 
 /**
  * The canonical name of flavour id `flavour` (a static NUL-terminated

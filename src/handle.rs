@@ -117,6 +117,27 @@ pub(crate) unsafe fn handle_clone<H: Castable<Ownership = SharedArc>>(
     handle
 }
 
+/// One more owner of a shared value, as an `Arc` the library keeps (a
+/// migration keeps its two rings), or an error naming the NULL argument.
+///
+/// # Safety
+/// As [`handle_opt`].
+pub(crate) unsafe fn handle_arc<H: Castable<Ownership = SharedArc>>(
+    handle: *const H,
+    name: &'static str,
+) -> Result<Arc<H::Rust>, Error> {
+    if handle.is_null() {
+        return Err(Error::NullArgument(name));
+    }
+    let value = handle.cast::<H::Rust>();
+    // SAFETY: a live handle is an `Arc<H::Rust>` pointer (`arc_out`): the
+    // count is raised for the owner returned, so the caller's own stays.
+    unsafe {
+        Arc::increment_strong_count(value);
+        Ok(Arc::from_raw(value))
+    }
+}
+
 /// Releases the value (one owner of a shared one); NULL is ignored.
 ///
 /// # Safety

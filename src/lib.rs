@@ -8,6 +8,7 @@
 //! * [`hash`]: `ketama_hash_bytes`, the hash family by id.
 //! * [`names`]: names, ids and lists of the flavours, hashes and parse modes.
 //! * [`set`]: the set codec (`ketama_set_*`).
+//! * [`migration`]: moving a pool between two rings (`ketama_migration_*`).
 //! * [`status`]: status codes and the per-thread error message.
 //! * `boundary`: the panic boundary and the argument helpers every export
 //!   reads its pointers with; `handle`: the only casts between a handle and
@@ -86,6 +87,9 @@
 //! | `ketama_key_groups` | `batch::KeyGroups` | `Box`: `ketama_key_groups_free` |
 //! | `ketama_set` | `set::SetHandle` | `Box`: `ketama_set_free` |
 //! | `ketama_set_writer` | `ketama_core::setcodec::recipe::Writer` | `Box`: `ketama_set_writer_free` |
+//! | `ketama_migration` | `ketama_core::migration::Migration` | `Arc`: shared by the operations begun on it; `ketama_migration_free` releases the caller's |
+//! | `ketama_migration_op` | `migration::MigrationOp` | `Box`: `ketama_migration_op_free` |
+//! | `ketama_migration_plan` | `ketama_core::migration::plan::Plan` | `Box`: `ketama_migration_plan_free` |
 //! | `continuum` (the original API) | `compat::CompatHandle` | `Box`: `ketama_smoke`, for a handle the roll registry holds |
 //! | `ketama_set_buffer.data` | `[u8]` | `Box<[u8]>`: `ketama_set_buffer_free` |
 
@@ -94,9 +98,11 @@
 pub mod batch;
 mod boundary;
 pub mod compat;
+pub mod enums;
 pub mod file_ring;
 mod handle;
 pub mod hash;
+pub mod migration;
 pub mod names;
 pub mod ring;
 pub mod set;
@@ -125,6 +131,21 @@ impl handle::Castable for set::ketama_set {
 impl handle::Castable for set::ketama_set_writer {
     type Ownership = handle::OwnedBox;
     type Rust = ketama_core::setcodec::recipe::Writer;
+}
+
+impl handle::Castable for migration::ketama_migration {
+    type Ownership = handle::SharedArc;
+    type Rust = ketama_core::migration::Migration;
+}
+
+impl handle::Castable for migration::ketama_migration_op {
+    type Ownership = handle::OwnedBox;
+    type Rust = migration::MigrationOp;
+}
+
+impl handle::Castable for migration::ketama_migration_plan {
+    type Ownership = handle::OwnedBox;
+    type Rust = ketama_core::migration::plan::Plan;
 }
 
 /// The original API's continuum: a `CompatHandle` (`#[repr(C)]`, the

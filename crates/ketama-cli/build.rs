@@ -10,9 +10,19 @@ use std::path::PathBuf;
 #[path = "src/cli.rs"]
 #[allow(dead_code)]
 mod cli;
+/// The part of it that declares `ketama migrate`.
+#[path = "src/cli_migrate.rs"]
+#[allow(dead_code)]
+mod cli_migrate;
+/// The options that build a ring, shared by both.
+#[path = "src/cli_ring.rs"]
+#[allow(dead_code)]
+mod cli_ring;
 
 fn main() {
     println!("cargo:rerun-if-changed=src/cli.rs");
+    println!("cargo:rerun-if-changed=src/cli_migrate.rs");
+    println!("cargo:rerun-if-changed=src/cli_ring.rs");
     println!("cargo:rerun-if-changed=build.rs");
     let out_dir = PathBuf::from(env::var("OUT_DIR").expect("OUT_DIR"));
     std::fs::write(out_dir.join("ketama.1"), man_page()).expect("OUT_DIR is writable");

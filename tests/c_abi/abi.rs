@@ -272,10 +272,13 @@ fn every_list_function_returns_its_ids_strictly_ascending() {
             (format!("{}_list", e.c_type), ids)
         })
         .collect();
-    assert_eq!(
-        lists,
-        registry.keys().map(String::as_str).collect(),
-        "a *_list function for each enum of the registry"
+    let unknown: Vec<&&str> = lists
+        .iter()
+        .filter(|list| !registry.contains_key(**list))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "*_list functions of no registry enum: {unknown:?}"
     );
     let mut program = String::from(
         r#"#include <ketama.h>
@@ -295,6 +298,16 @@ int main(void) {
     );
     for list in &lists {
         let _ = writeln!(program, "    print(\"{list}\", {list});");
+    }
+    // Every enum of the registry through ketama_enum_list, by its C type.
+    for abi in ketama_core::abi::ENUMS {
+        let c_type = abi.c_type;
+        let _ = writeln!(
+            program,
+            "    {{ size_t n = ketama_enum_list(\"{c_type}\", NULL, 0); uint32_t ids[256];\n      \
+             if (n > 256 || ketama_enum_list(\"{c_type}\", ids, n) != n) {{ printf(\"{c_type}: failed\\n\"); return 1; }}\n      \
+             printf(\"{c_type}_list\"); for (size_t i = 0; i < n; i++) printf(\" %u\", ids[i]); printf(\"\\n\"); }}"
+        );
     }
     program.push_str("    return 0;\n}\n");
     let source = common::scratch_dir("lists").join("lists.c");
@@ -324,7 +337,11 @@ int main(void) {
             ));
         }
     }
-    assert_eq!(stdout.lines().count(), lists.len(), "{stdout}");
+    assert_eq!(
+        stdout.lines().count(),
+        lists.len() + registry.len(),
+        "{stdout}"
+    );
     assert!(
         wrong.is_empty(),
         "ids out of order or wrong:\n  {}",

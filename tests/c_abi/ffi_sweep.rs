@@ -88,6 +88,9 @@ fn plausible(ty: &str, name: &str, slot: usize) -> Option<String> {
         "const ketama_set *" | "ketama_set *" => "set".into(),
         "ketama_set_writer *" => "writer".into(),
         "const ketama_key_groups *" | "ketama_key_groups *" => "groups".into(),
+        "const ketama_migration *" => "migration".into(),
+        "const ketama_migration_op *" | "ketama_migration_op *" => "migration_op".into(),
+        "const ketama_migration_plan *" | "ketama_migration_plan *" => "migration_plan".into(),
         "const ketama_set *const *" => "set_list".into(),
         "ketama_continuum" => "cont".into(),
         "ketama_continuum *" => "&cont_slot".into(),
@@ -100,6 +103,7 @@ fn plausible(ty: &str, name: &str, slot: usize) -> Option<String> {
         "const size_t *" => "key_lens".into(),
         "const uint32_t *" => "u32_values".into(),
         "char *" | "const char *" if name == "filename" || name == "path" => "servers_path".into(),
+        "const char *" if name == "c_type" => "\"ketama_migration_mode\"".into(),
         "char *" | "const char *" => "key_text".into(),
         "const uint8_t *" => "(const uint8_t *)set_value".into(),
         "unsigned char *"
@@ -119,7 +123,16 @@ fn plausible(ty: &str, name: &str, slot: usize) -> Option<String> {
         | "ketama_set_error *"
         | "ketama_set_compaction *"
         | "ketama_set_policy *"
-        | "ketama_set_buffer *" => out(ty),
+        | "ketama_set_buffer *"
+        | "const ketama_migration **"
+        | "ketama_migration_op **"
+        | "ketama_migration_plan **"
+        | "ketama_migration_owners *"
+        | "ketama_migration_step *"
+        | "ketama_migration_totals *"
+        | "ketama_migration_flow *"
+        | "ketama_migration_old_server *"
+        | "ketama_migration_gaining *" => out(ty),
         "size_t" => match name {
             "value_len" => "6".into(),
             "max_member_len" => "250".into(),
@@ -185,6 +198,11 @@ const NULL_ALLOWED: &[(&str, &str, &str)] = &[
         "options",
         "(NULL: none",
     ),
+    (
+        "ketama_migration_new",
+        "options",
+        "`options` is NULL or text",
+    ),
 ];
 
 /// True when NULL has a documented meaning for `function`'s `param`.
@@ -248,6 +266,9 @@ static ketama_server servers[16];
 static ketama_set_member_ref member_refs[16];
 static ketama_set_policy policy;
 static ketama_set_buffer empty_buffer;
+static const ketama_migration *migration;
+static ketama_migration_op *migration_op;
+static ketama_migration_plan *migration_plan;
 
 static void fixture(const char *path)
 {
@@ -269,7 +290,10 @@ static void fixture(const char *path)
         || ketama_set_decode((const uint8_t *)set_value, 6, 1, 250, &set, &error) != KETAMA_OK
         || ketama_set_writer_new(0, 4, &writer, &action) != KETAMA_OK
         || ketama_group_keys(ring, key_text, 6, u32_values, 2, &groups) != KETAMA_OK
-        || !ketama_roll(&cont, servers_path)) {
+        || !ketama_roll(&cont, servers_path)
+        || ketama_migration_new(ring, ring, 0, 0, NULL, &migration) != KETAMA_OK
+        || ketama_migration_begin(migration, 0, key_text, 6, 0, &migration_op) != KETAMA_OK
+        || ketama_migration_plan_new(migration, &migration_plan) != KETAMA_OK) {
         printf("fixture failed: %s\n", ketama_error());
         exit(2);
     }
@@ -341,6 +365,7 @@ fn verdict(f: &Function, args: &[String], expect: Expect) -> Option<String> {
         ("void", _) => format!("{call}; return 0;"),
         (
             "int"
+            | "int32_t"
             | "unsigned int"
             | "size_t"
             | "bool"
@@ -429,6 +454,7 @@ fn every_exported_function_survives_null_zero_and_out_of_range_arguments() {
                     "from",
                     "to",
                     "reply",
+                    "mode",
                 ];
                 let expect = if enum_like.contains(&name.as_str()) {
                     Expect::Refused

@@ -1,5 +1,5 @@
-//! The ring inputs shared by `find`, `dump`, `dist` and `diff`: clap's
-//! parsed options turned into a ring.
+//! The ring inputs shared by `find`, `dump`, `dist`, `diff` and `migrate`:
+//! clap's parsed options turned into a ring, or two.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use ketama_core::registry::Named;
 use ketama_core::{Flavour, Options, Ring, RingConfig, ServerSpec};
 
 use crate::Failure;
-use crate::cli::{PlacementArgs, ServerListArgs};
+use crate::cli::{PlacementArgs, ServerListArgs, SidesArgs};
 
 /// Where the servers come from and how to build the ring.
 #[derive(Clone)]
@@ -111,6 +111,90 @@ impl RingArgs {
             }
         }
         Ok(down)
+    }
+}
+
+/// The two rings of a change (`diff`, `migrate`), and how their sources
+/// are named in messages.
+pub struct TwoRings {
+    pub old: Ring,
+    pub new: Ring,
+    pub old_name: String,
+    pub new_name: String,
+}
+
+impl TwoRings {
+    /// The rings of `files` (OLD NEW, or one file, or none with
+    /// `--servers`/`--servers-file`, for both sides), each side's flavour,
+    /// hash and options from `sides` over `placement`. `command` names the
+    /// command in usage errors.
+    pub fn from_args(
+        placement: &PlacementArgs,
+        list: &ServerListArgs,
+        sides: &SidesArgs,
+        files: Vec<OsString>,
+        command: &str,
+    ) -> Result<TwoRings, Failure> {
+        let base = flavour_named(placement.flavor.as_deref())?;
+        let options = placement_options(placement)?;
+        // One side of the change, built by the core; its errors say which side.
+        let side = |chosen: Option<&str>, hash: Option<&str>, what: &str, text: Option<&str>| {
+            let config = || -> Result<RingConfig, ketama_core::Error> {
+                let flavour = chosen.map_or(Ok(base), Flavour::named_variant)?;
+                let options = text.map_or(Ok(options), Options::parse)?;
+                RingConfig::named(flavour, hash, options)
+            };
+            config().map_err(|e| Failure::usage(format!("{what} side: {e}")))
+        };
+        let hash = placement.hash.as_deref();
+        let old_config = side(
+            sides.from_flavor.as_deref(),
+            sides.from_hash.as_deref().or(hash),
+            "--from",
+            sides.from_options.as_deref(),
+        )?;
+        let new_config = side(
+            sides.to_flavor.as_deref(),
+            sides.to_hash.as_deref().or(hash),
+            "--to",
+            sides.to_options.as_deref(),
+        )?;
+        let two_sides = || {
+            Failure::usage(format!(
+                "{command} takes two server files OLD NEW, or one list for both sides (with \
+                 --from-flavor/--to-flavor)"
+            ))
+        };
+        if files.len() > 2 {
+            return Err(two_sides());
+        }
+        // The sides' flavours and hashes are set below: the source is read
+        // with the base flavour's reading of server files.
+        let placement = PlacementArgs {
+            hash: None,
+            ..placement.clone()
+        };
+        let mut files = files.into_iter();
+        let (source, unused) = RingArgs::from_options(&placement, list, files.next())?;
+        let new_file = files.next();
+        if unused.is_some() || (source.file.is_none() && new_file.is_some()) {
+            return Err(two_sides());
+        }
+        let old_args = RingArgs {
+            config: old_config,
+            ..source.clone()
+        };
+        let new_args = RingArgs {
+            config: new_config,
+            file: new_file.map(Into::into).or(source.file.clone()),
+            ..source.clone()
+        };
+        Ok(TwoRings {
+            old: old_args.ring()?,
+            new: new_args.ring()?,
+            old_name: source.source_name(),
+            new_name: new_args.source_name(),
+        })
     }
 }
 

@@ -1,12 +1,14 @@
 //! `ketama`: the command-line tool of the ketama library.
 //!
 //! It maps keys to servers (`find`), prints continuums (`dump`), checks
-//! server files (`check`), plans pool changes (`dist`, `diff`) and inspects
-//! set values (`set`) with exactly the library's engine. The command line is
-//! declared in `cli.rs` (the package's library); each command turns its
+//! server files (`check`), plans pool changes (`dist`, `diff`), carries a
+//! pool across one (`migrate`) and inspects set values (`set`) with exactly
+//! the library's engine. The command line is declared in `cli.rs` and
+//! `cli_migrate.rs` (the package's library); each command turns its
 //! arguments into library calls and prints the answer.
 
 mod args;
+mod migrate_commands;
 mod plan_commands;
 mod ring_commands;
 mod set_commands;
@@ -17,7 +19,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser};
 use ketama_cli::cli;
 
-use cli::{Cli, Command, CompletionShell, CompletionsArgs, SetCommand};
+use cli::{Cli, Command, CompletionShell, CompletionsArgs, MigrateCommand, SetCommand};
 
 /// A command's failure: the message and the exit code.
 pub struct Failure {
@@ -64,6 +66,15 @@ fn main() -> ExitCode {
         Command::Check(args) => (&["check"], ring_commands::check(args)),
         Command::Dist(args) => (&["dist"], plan_commands::dist(args)),
         Command::Diff(args) => (&["diff"], plan_commands::diff(args)),
+        Command::Migrate(MigrateCommand::Find(args)) => {
+            (&["migrate", "find"], migrate_commands::find(args))
+        }
+        Command::Migrate(MigrateCommand::Plan(args)) => {
+            (&["migrate", "plan"], migrate_commands::plan(args))
+        }
+        Command::Migrate(MigrateCommand::AtRisk(args)) => {
+            (&["migrate", "at-risk"], migrate_commands::at_risk(args))
+        }
         Command::Set(SetCommand::Decode(args)) => (&["set", "decode"], set_commands::decode(args)),
         Command::Set(SetCommand::Encode(args)) => (&["set", "encode"], set_commands::encode(args)),
         Command::Set(SetCommand::Compact(args)) => {

@@ -9,18 +9,17 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use ketama_core::Ring;
 use ketama_core::analysis::{
     DEFAULT_SAMPLE_KEYS, Measure, distribution, keyspace_shares_measured, plan_migration,
 };
 use ketama_core::escape::json_text;
 use ketama_core::key_file::KeyLines;
-use ketama_core::registry::Named;
-use ketama_core::{Flavour, Ring, RingConfig};
 use serde::Serialize;
 
 use crate::Failure;
-use crate::args::RingArgs;
-use crate::cli::{DiffArgs, DistArgs, PlacementArgs};
+use crate::args::{RingArgs, TwoRings};
+use crate::cli::{DiffArgs, DistArgs};
 
 const BAR_WIDTH: f64 = 40.0;
 
@@ -245,63 +244,12 @@ fn sample_shares(ring: &Ring, path: &OsStr) -> Result<(Vec<f64>, usize), Failure
 /// [--from-hash H] [--to-hash H] [--keys FILE] OLD [NEW]`: the same list on
 /// both sides when only one is given (or with `--servers`/`--servers-file`).
 pub fn diff(args: DiffArgs) -> Result<(), Failure> {
-    let base = crate::args::flavour_named(args.placement.flavor.as_deref())?;
-    let options = crate::args::placement_options(&args.placement)?;
-    // One side of the change, built by the core; its errors say which side.
-    let side = |chosen: Option<&str>, hash: Option<&str>, what: &str, text: Option<&str>| {
-        let config = || -> Result<RingConfig, ketama_core::Error> {
-            let flavour = chosen.map_or(Ok(base), Flavour::named_variant)?;
-            let options = text.map_or(Ok(options), ketama_core::Options::parse)?;
-            RingConfig::named(flavour, hash, options)
-        };
-        config().map_err(|e| Failure::usage(format!("{what} side: {e}")))
-    };
-    let hash = args.placement.hash.as_deref();
-    let old_config = side(
-        args.from_flavor.as_deref(),
-        args.from_hash.as_deref().or(hash),
-        "--from",
-        args.from_options.as_deref(),
-    )?;
-    let new_config = side(
-        args.to_flavor.as_deref(),
-        args.to_hash.as_deref().or(hash),
-        "--to",
-        args.to_options.as_deref(),
-    )?;
-    let two_sides = || {
-        Failure::usage(
-            "diff takes two server files OLD NEW, or one list for both sides (with --from-flavor/--to-flavor)",
-        )
-    };
-    if args.files.len() > 2 {
-        return Err(two_sides());
-    }
-    // The sides' flavours and hashes are set below: the source is read with
-    // the base flavour's reading of server files.
-    let placement = PlacementArgs {
-        hash: None,
-        ..args.placement.clone()
-    };
-    let mut files = args.files.into_iter();
-    let (source, unused) = RingArgs::from_options(&placement, &args.list, files.next())?;
-    let new_file = files.next();
-    if unused.is_some() || (source.file.is_none() && new_file.is_some()) {
-        return Err(two_sides());
-    }
-    let old_args = RingArgs {
-        config: old_config,
-        ..source.clone()
-    };
-    let new_args = RingArgs {
-        config: new_config,
-        file: new_file.clone().map(Into::into).or(source.file.clone()),
-        ..source.clone()
-    };
-    let old_name = source.source_name();
-    let new_name = new_args.source_name();
-    let old = old_args.ring()?;
-    let new = new_args.ring()?;
+    let TwoRings {
+        old,
+        new,
+        old_name,
+        new_name,
+    } = TwoRings::from_args(&args.placement, &args.list, &args.sides, args.files, "diff")?;
     if std::io::stderr().is_terminal() {
         eprintln!(
             "ketama: comparing {old_name} ({}) with {new_name} ({})",

@@ -8,6 +8,7 @@
 use crate::file_ring::ReloadPolicy;
 use crate::flavour::Flavour;
 use crate::hash::HashAlgorithm;
+use crate::migration::{Command, Mode, OpKind, Outcome, Phase, ReplyKind, Side as MigrationSide};
 use crate::parser::ParseMode;
 use crate::registry::AbiEnum;
 use crate::setcodec::paired::Side;
@@ -41,6 +42,15 @@ pub const ENUMS: &[AbiEnum] = &[
     AbiEnum::of::<Reply>("Server replies fed to `ketama_set_writer_step` (pass as `uint32_t`)."),
     AbiEnum::of::<SetAction>("What the client must do next in a write."),
     AbiEnum::of::<Side>("Sides of a paired list (pass as `uint32_t`)."),
+    AbiEnum::of::<Mode>("How a migration moves a pool (pass as `uint32_t`)."),
+    AbiEnum::of::<Phase>("Where a key stands in a migration."),
+    AbiEnum::of::<OpKind>("Operations begun with `ketama_migration_begin` (pass as `uint32_t`)."),
+    AbiEnum::of::<MigrationSide>("The ring whose owner of the key a step's command goes to."),
+    AbiEnum::of::<Command>("The memcached command a migration step asks for."),
+    AbiEnum::of::<ReplyKind>(
+        "Server replies fed to `ketama_migration_op_reply` (pass as `uint32_t`).",
+    ),
+    AbiEnum::of::<Outcome>("How a migration operation ended."),
 ];
 
 /// The enum whose C type is `c_type` (`"ketama_flavour"`).

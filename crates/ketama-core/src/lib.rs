@@ -55,6 +55,7 @@ pub mod file_ring;
 pub mod flavour;
 pub mod hash;
 pub mod key_file;
+pub mod migration;
 pub mod parser;
 pub mod placement;
 pub mod prefault;

@@ -8,6 +8,7 @@ mod conventions;
 mod flavours;
 mod fuzz;
 mod json;
+mod migrate;
 mod migration;
 mod output;
 mod progress;

@@ -81,6 +81,55 @@ pub const JAVA_ENUMS: &[JavaEnum] = &[
         prefixes: &["KETAMA_SET_REPLY_"],
         extra: "",
     },
+    JavaEnum {
+        c_type: "ketama_migration_mode",
+        class: "MigrationMode",
+        outer: None,
+        prefixes: &["KETAMA_MIGRATION_"],
+        extra: "",
+    },
+    JavaEnum {
+        c_type: "ketama_migration_phase",
+        class: "MigrationPhase",
+        outer: None,
+        prefixes: &["KETAMA_MIGRATION_PHASE_"],
+        extra: "",
+    },
+    JavaEnum {
+        c_type: "ketama_migration_op_kind",
+        class: "MigrationOp",
+        outer: None,
+        prefixes: &["KETAMA_MIGRATION_OP_"],
+        extra: "",
+    },
+    JavaEnum {
+        c_type: "ketama_migration_side",
+        class: "MigrationSide",
+        outer: None,
+        prefixes: &["KETAMA_MIGRATION_SIDE_"],
+        extra: "",
+    },
+    JavaEnum {
+        c_type: "ketama_migration_command",
+        class: "MigrationCommand",
+        outer: None,
+        prefixes: &["KETAMA_MIGRATION_DO_"],
+        extra: "",
+    },
+    JavaEnum {
+        c_type: "ketama_migration_reply",
+        class: "MigrationReply",
+        outer: None,
+        prefixes: &["KETAMA_MIGRATION_REPLY_"],
+        extra: "",
+    },
+    JavaEnum {
+        c_type: "ketama_migration_outcome",
+        class: "MigrationOutcome",
+        outer: None,
+        prefixes: &["KETAMA_MIGRATION_DONE_"],
+        extra: "",
+    },
 ];
 
 /// The C enums Java has no enum for: a status becomes a `KetamaException`

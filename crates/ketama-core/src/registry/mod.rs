@@ -12,6 +12,9 @@ use std::ffi::CStr;
 
 use crate::Error;
 
+mod data;
+pub use data::{AbiEnum, Constant};
+
 /// An enum declared with [`named_enum!`](crate::named_enum).
 pub trait Named: Copy + Eq + 'static {
     /// The C type name (`ketama_flavour`).
@@ -144,83 +147,6 @@ pub struct Extra {
     pub name: &'static CStr,
     /// What it means.
     pub doc: &'static str,
-}
-
-/// One C constant of an enum that crosses the ABI, as data: a variant, or
-/// the extra id (`KETAMA_HASH_DEFAULT`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Constant {
-    /// The C id.
-    pub id: u32,
-    /// The C constant (`KETAMA_FLAVOUR_NGINX`).
-    pub c_name: &'static str,
-    /// The canonical name (`"nginx"`; `"default"` for the extra id).
-    pub name: &'static str,
-    /// Other names the library accepts.
-    pub aliases: &'static [&'static str],
-    /// What it means, one line per doc line.
-    pub doc: &'static str,
-}
-
-/// An enum that crosses the C ABI, as data: what the generator
-/// (`crates/ketama-gen`) renders as C, PHP and Java, and what the bindings
-/// list. [`crate::abi::ENUMS`] lists every one.
-#[derive(Clone, Copy)]
-pub struct AbiEnum {
-    /// The C type name (`ketama_flavour`).
-    pub c_type: &'static str,
-    /// The C enum's documentation, one line per doc line.
-    pub doc: &'static str,
-    constants: fn() -> Vec<Constant>,
-}
-
-impl AbiEnum {
-    /// The enum `E`, documented for C by `doc`.
-    pub const fn of<E: Named>(doc: &'static str) -> Self {
-        AbiEnum {
-            c_type: E::C_TYPE,
-            doc,
-            constants: constants_of::<E>,
-        }
-    }
-
-    /// Every C constant, the extra id included, sorted by id whatever the
-    /// order of the declaration.
-    pub fn constants(&self) -> Vec<Constant> {
-        (self.constants)()
-    }
-}
-
-impl std::fmt::Debug for AbiEnum {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("AbiEnum")
-            .field("c_type", &self.c_type)
-            .field("constants", &self.constants())
-            .finish()
-    }
-}
-
-/// The constants of `E` sorted by id (for [`AbiEnum::of`]).
-fn constants_of<E: Named>() -> Vec<Constant> {
-    let extra = E::C_EXTRA.map(|extra| Constant {
-        id: extra.id,
-        c_name: extra.c_name,
-        name: extra.name.to_str().unwrap_or_default(),
-        aliases: &[],
-        doc: extra.doc,
-    });
-    let mut constants: Vec<Constant> = extra
-        .into_iter()
-        .chain(E::ALL.iter().map(|v| Constant {
-            id: v.id(),
-            c_name: v.c_name(),
-            name: v.name(),
-            aliases: v.aliases(),
-            doc: v.doc(),
-        }))
-        .collect();
-    constants.sort_by_key(|c| c.id);
-    constants
 }
 
 /// The extra C id of a declaration, if it has one (for [`named_enum!`]).
