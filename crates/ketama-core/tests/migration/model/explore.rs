@@ -1,303 +1,96 @@
-//! Model checking of the migration protocols: a model of memcached (one key
-//! on its old and its new owner; get, gets, add, cas, set and delete, each
-//! atomic as memcached applies it) and an exhaustive exploration of every
-//! interleaving of 2–3 clients driven by the library's own step functions
-//! (`migration::Op`), with clients up to one phase apart (clock skew), the
-//! key evicted from either server at any moment, and commands that fail
-//! before or after the server applied them.
-//!
-//! Every read is checked against the history when it returns:
-//!
-//! * **stale**: it returns a value whose write ended before some write or
-//!   delete began that was acknowledged before the read began (a resurrected
-//!   delete is the same finding). Must never happen.
-//! * **lost** (runs without faults or skew): a read with no write running
-//!   beside it returns neither the latest acknowledged write nor a miss
-//!   that the phase explains (see `expected_loss`).
-//!
-//! Two protocols are explored beside the library's, to show that the
-//! checker finds what it looks for: mcrouter's `WarmUpRoute` as documented
-//! (a miss copies the old value with `add`; sets go to the new owner only;
-//! deletes to both) and the library's own protocol with the new owner
-//! holding a value from before (a server that was not flushed).
+//! The exploration: every interleaving of the clients' steps, with skew,
+//! evictions and failures, and the checker that judges each read.
 
 use std::collections::HashSet;
 use std::rc::Rc;
 use std::sync::Arc;
 
 use ketama_core::migration::{
-    Action, Command, Lease, Leases, Migration, Mode, Op, OpKind, Outcome, Phase, Reply, ReplyKind,
-    Schedule, Side, Step,
+    Command, Leases, Migration, Mode, OpKind, Outcome, Phase, Reply, ReplyKind, Schedule, Side,
+    Step,
 };
 use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
 
-// ---- memcached, one key ----
-
-/// A value: a write's id (0: the value from before the migration) or a lease.
-#[derive(Clone, PartialEq, Eq, Hash)]
-enum Val {
-    Data(u8),
-    Lease(Lease),
-}
-
-impl std::fmt::Debug for Val {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Val::Data(id) => write!(f, "value of write {id}"),
-            // The token: the client's seed and its lease counter.
-            Val::Lease(lease) => {
-                let token = String::from_utf8_lossy(&lease[lease.len() - 32..]).into_owned();
-                write!(
-                    f,
-                    "lease {}/{}",
-                    token[..16].trim_start_matches('0'),
-                    token[16..].trim_start_matches('0')
-                )
-            }
-        }
-    }
-}
-
-impl Val {
-    fn bytes(&self) -> Vec<u8> {
-        match self {
-            Val::Data(id) => format!("value-{id}").into_bytes(),
-            Val::Lease(lease) => lease.to_vec(),
-        }
-    }
-}
-
-/// One server's copy of the key and its CAS counter (it survives deletes
-/// and evictions, so a unique is never given twice).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-struct Server {
-    item: Option<(Val, u64)>,
-    next_cas: u64,
-}
-
-impl Server {
-    fn store(&mut self, value: Val) {
-        self.next_cas += 1;
-        self.item = Some((value, self.next_cas));
-    }
-
-    /// Applies `command` (with `value` for storage commands and `cas` for
-    /// the CAS ones) and answers as memcached does.
-    fn apply(
-        &mut self,
-        command: Command,
-        value: Option<Val>,
-        cas: u64,
-    ) -> (ReplyKind, Option<(Val, u64)>) {
-        use ReplyKind as R;
-        match command {
-            Command::Get | Command::Gets => match &self.item {
-                Some((v, c)) => (R::Hit, Some((v.clone(), *c))),
-                None => (R::Miss, None),
-            },
-            Command::Set => {
-                self.store(value.expect("a value to set"));
-                (R::Stored, None)
-            }
-            Command::Add | Command::AddLease => {
-                if self.item.is_some() {
-                    return (R::NotStored, None);
-                }
-                self.store(value.expect("a value to add"));
-                (R::Stored, None)
-            }
-            Command::CasCopy | Command::CasValue => match &self.item {
-                None => (R::NotFound, None),
-                Some((_, c)) if *c != cas => (R::Exists, None),
-                Some(_) => {
-                    self.store(value.expect("a value to cas"));
-                    (R::Stored, None)
-                }
-            },
-            Command::Delete => match self.item.take() {
-                Some(_) => (R::Deleted, None),
-                None => (R::NotFound, None),
-            },
-        }
-    }
-}
-
-// ---- the protocols explored ----
-
-/// A protocol's per-operation state machine.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Machine {
-    /// The library's.
-    Library(Op),
-    /// mcrouter's WarmUpRoute as its documentation describes it.
-    Naive(NaiveOp),
-}
-
-impl Machine {
-    fn step(&self) -> Step {
-        match self {
-            Machine::Library(op) => op.step(),
-            Machine::Naive(op) => op.step(),
-        }
-    }
-
-    fn reply(&mut self, reply: Reply<'_>) {
-        match self {
-            Machine::Library(op) => {
-                op.reply(reply).expect("the model answers what was asked");
-            }
-            Machine::Naive(op) => op.reply(reply),
-        }
-    }
-
-    fn lease(&self) -> Vec<u8> {
-        match self {
-            Machine::Library(op) => op.lease().to_vec(),
-            Machine::Naive(_) => Vec::new(),
-        }
-    }
-}
-
-/// WarmUpRoute: get the new owner; on a miss get the old owner and `add`
-/// its value to the new one; sets to the new owner only; deletes to both.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct NaiveOp {
-    kind: OpKind,
-    at: u8,
-    done: Option<Outcome>,
-}
-
-impl NaiveOp {
-    fn step(&self) -> Step {
-        let action = |command, side| {
-            Step::Do(Action {
-                command,
-                side,
-                server: 0,
-                cas: 0,
-                exptime: None,
-            })
-        };
-        if let Some(outcome) = self.done {
-            return Step::Done(outcome);
-        }
-        match (self.kind, self.at) {
-            (OpKind::Get, 0) => action(Command::Get, Side::New),
-            (OpKind::Get, 1) => action(Command::Get, Side::Old),
-            // The copy: `add` of the old value (CasCopy carries it in the model).
-            (OpKind::Get, _) => action(Command::CasCopy, Side::New),
-            (OpKind::Set, _) => action(Command::Set, Side::New),
-            (OpKind::Delete, 0) => action(Command::Delete, Side::New),
-            (OpKind::Delete, _) => action(Command::Delete, Side::Old),
-            (OpKind::Add, _) => action(Command::Add, Side::New),
-        }
-    }
-
-    fn reply(&mut self, reply: Reply<'_>) {
-        use ReplyKind as R;
-        let failed = reply.kind == R::Failed;
-        self.done = match (self.kind, self.at, reply.kind) {
-            (OpKind::Get, 0, R::Hit) => Some(Outcome::HitNew),
-            (OpKind::Get, 0, _) => None,
-            (OpKind::Get, 1, R::Hit) => None,
-            (OpKind::Get, 1, _) => Some(Outcome::Miss),
-            (OpKind::Get, _, _) => Some(Outcome::HitOld),
-            (OpKind::Set | OpKind::Add, _, R::Stored) => Some(Outcome::Stored),
-            (OpKind::Set | OpKind::Add, _, _) => Some(if failed {
-                Outcome::Failed
-            } else {
-                Outcome::NotStored
-            }),
-            (OpKind::Delete, 0, _) if !failed => None,
-            (OpKind::Delete, _, _) => Some(if failed {
-                Outcome::Failed
-            } else {
-                Outcome::Deleted
-            }),
-        };
-        self.at += 1;
-    }
-}
-
-// ---- the model ----
+use super::memcached::{Server, Val};
+use super::protocols::{Machine, NaiveOp};
 
 /// What a client is doing.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Running {
-    machine: Machine,
-    kind: OpKind,
+pub(super) struct Running {
+    pub(super) machine: Machine,
+    pub(super) kind: OpKind,
     /// This operation's write id (writes, adds and deletes).
-    id: u8,
+    pub(super) id: u8,
     /// Index of its phase in the mode's phase list.
-    phase: u8,
+    pub(super) phase: u8,
     /// The values it read last from each side.
-    last_new: Option<Val>,
-    last_old: Option<Val>,
+    pub(super) last_new: Option<Val>,
+    pub(super) last_old: Option<Val>,
     /// Reads: the writes acknowledged when it began.
-    acked_at_start: u16,
+    pub(super) acked_at_start: u16,
     /// Reads: a write or delete ran beside it.
-    overlapped: bool,
+    pub(super) overlapped: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Client {
-    next: usize,
-    running: Option<Running>,
+pub(super) struct Client {
+    pub(super) next: usize,
+    pub(super) running: Option<Running>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct State {
-    old: Server,
-    new: Server,
-    clients: Vec<Client>,
+pub(super) struct State {
+    pub(super) old: Server,
+    pub(super) new: Server,
+    pub(super) clients: Vec<Client>,
     /// The lowest phase a new operation may take (it may take the next one
     /// too when clients are skewed).
-    window: u8,
+    pub(super) window: u8,
     /// Writes that ended (acknowledged or not), and those acknowledged.
-    ended: u16,
-    acked: u16,
+    pub(super) ended: u16,
+    pub(super) acked: u16,
     /// For each write: the writes that had ended when it began.
-    preceded: [u16; 16],
+    pub(super) preceded: [u16; 16],
     /// For each write: a delete (its value is nothing), and its phase.
-    deletes: u16,
-    write_phase: [u8; 16],
-    evictions_left: u8,
-    failures_left: u8,
-    faulted: bool,
+    pub(super) deletes: u16,
+    pub(super) write_phase: [u8; 16],
+    pub(super) evictions_left: u8,
+    pub(super) failures_left: u8,
+    pub(super) faulted: bool,
 }
 
 /// One exploration's setting.
 #[derive(Clone)]
-struct Setting {
-    mode: Mode,
-    scripts: Vec<Vec<OpKind>>,
-    skew: bool,
-    evictions: u8,
-    failures: u8,
-    naive: bool,
+pub(super) struct Setting {
+    pub(super) mode: Mode,
+    pub(super) scripts: Vec<Vec<OpKind>>,
+    pub(super) skew: bool,
+    pub(super) evictions: u8,
+    pub(super) failures: u8,
+    pub(super) naive: bool,
     /// The new owner holds a value from before (write id 15, older than
     /// everything) that nobody flushed.
-    stale_new_owner: bool,
+    pub(super) stale_new_owner: bool,
 }
 
 #[derive(Debug, Default)]
-struct Findings {
-    states: usize,
-    reads: usize,
-    stale: Vec<String>,
-    lost: Vec<String>,
+pub(super) struct Findings {
+    pub(super) states: usize,
+    pub(super) reads: usize,
+    pub(super) stale: Vec<String>,
+    pub(super) lost: Vec<String>,
     /// The steps to the first finding.
-    trace: Option<String>,
+    pub(super) trace: Option<String>,
 }
 
 /// The steps that led to a state, newest first.
-struct Trace {
-    what: String,
-    before: Option<Rc<Trace>>,
+pub(super) struct Trace {
+    pub(super) what: String,
+    pub(super) before: Option<Rc<Trace>>,
 }
 
 impl Trace {
-    fn render(trace: &Option<Rc<Trace>>, last: &str) -> String {
+    pub(super) fn render(trace: &Option<Rc<Trace>>, last: &str) -> String {
         let mut steps = vec![last.to_string()];
         let mut at = trace.clone();
         while let Some(step) = at {
@@ -309,19 +102,19 @@ impl Trace {
     }
 }
 
-struct Model {
-    setting: Setting,
-    phases: Vec<Phase>,
-    times: Vec<u64>,
-    migrations: Vec<Migration>,
-    key: Vec<u8>,
+pub(super) struct Model {
+    pub(super) setting: Setting,
+    pub(super) phases: Vec<Phase>,
+    pub(super) times: Vec<u64>,
+    pub(super) migrations: Vec<Migration>,
+    pub(super) key: Vec<u8>,
 }
 
-const INITIAL: u8 = 0;
-const UNFLUSHED: u8 = 15;
+pub(super) const INITIAL: u8 = 0;
+pub(super) const UNFLUSHED: u8 = 15;
 
 impl Model {
-    fn new(setting: Setting) -> Model {
+    pub(super) fn new(setting: Setting) -> Model {
         let ring = |addresses: &[&str]| {
             let servers = addresses.iter().map(|a| ServerSpec::new(*a, 100)).collect();
             Arc::new(Ring::new(servers, RingConfig::flavour(Flavour::Libketama)).unwrap())
@@ -369,7 +162,7 @@ impl Model {
         }
     }
 
-    fn initial(&self) -> State {
+    pub(super) fn initial(&self) -> State {
         let mut old = Server::default();
         old.store(Val::Data(INITIAL));
         let mut new = Server::default();
@@ -406,11 +199,11 @@ impl Model {
     }
 
     /// Write ids: client c's i-th operation is `1 + 4c + i`.
-    fn write_id(c: usize, i: usize) -> u8 {
+    pub(super) fn write_id(c: usize, i: usize) -> u8 {
         (1 + 4 * c + i) as u8
     }
 
-    fn explore(&self) -> Findings {
+    pub(super) fn explore(&self) -> Findings {
         let mut findings = Findings::default();
         let mut seen: HashSet<State> = HashSet::new();
         let mut stack = vec![(self.initial(), None::<Rc<Trace>>)];
@@ -436,7 +229,7 @@ impl Model {
         findings
     }
 
-    fn successors(&self, s: &State, findings: &mut Findings) -> Vec<(State, String)> {
+    pub(super) fn successors(&self, s: &State, findings: &mut Findings) -> Vec<(State, String)> {
         let mut out = Vec::new();
         let last_phase = (self.phases.len() - 1) as u8;
         let in_flight: Vec<u8> = s
@@ -511,7 +304,7 @@ impl Model {
         out
     }
 
-    fn begin(&self, s: &State, c: usize, phase: u8) -> State {
+    pub(super) fn begin(&self, s: &State, c: usize, phase: u8) -> State {
         let mut n = s.clone();
         let kind = self.setting.scripts[c][s.clients[c].next];
         let id = Model::write_id(c, s.clients[c].next);
@@ -553,7 +346,7 @@ impl Model {
         n
     }
 
-    fn advance(
+    pub(super) fn advance(
         &self,
         s: &State,
         c: usize,
@@ -630,7 +423,13 @@ impl Model {
         (n, what)
     }
 
-    fn finish(&self, n: &mut State, r: &Running, outcome: Outcome, findings: &mut Findings) {
+    pub(super) fn finish(
+        &self,
+        n: &mut State,
+        r: &Running,
+        outcome: Outcome,
+        findings: &mut Findings,
+    ) {
         if r.kind != OpKind::Get {
             n.ended |= 1 << r.id;
             let acknowledged = match r.kind {
@@ -696,7 +495,7 @@ impl Model {
 
     /// A miss the schedule explains: a switch without warm-up (phased
     /// modes, or after the warm phase) is cold for keys written before it.
-    fn expected_loss(&self, returned: Option<u8>, written: u8, read: u8) -> bool {
+    pub(super) fn expected_loss(&self, returned: Option<u8>, written: u8, read: u8) -> bool {
         let switched = self
             .phases
             .iter()
@@ -714,179 +513,8 @@ impl Model {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Fault {
+pub(super) enum Fault {
     None,
     Before,
     After,
-}
-
-use OpKind::{Add, Delete, Get, Set};
-
-fn setting(mode: Mode, scripts: &[&[OpKind]]) -> Setting {
-    Setting {
-        mode,
-        scripts: scripts.iter().map(|s| s.to_vec()).collect(),
-        skew: true,
-        evictions: 1,
-        failures: 1,
-        naive: false,
-        stale_new_owner: false,
-    }
-}
-
-fn check(setting: Setting, what: &str) -> Findings {
-    let findings = Model::new(setting).explore();
-    println!(
-        "{what}: {} states, {} reads checked, {} stale, {} lost",
-        findings.states,
-        findings.reads,
-        findings.stale.len(),
-        findings.lost.len()
-    );
-    findings
-}
-
-fn assert_clean(findings: &Findings) {
-    assert!(findings.reads > 0);
-    let first = findings.stale.first().or(findings.lost.first());
-    assert!(
-        first.is_none(),
-        "{} stale reads, {} lost writes; the first: {}, after:\n  {}",
-        findings.stale.len(),
-        findings.lost.len(),
-        first.unwrap(),
-        findings.trace.as_deref().unwrap_or("")
-    );
-}
-
-/// The scripts explored: two clients by default (every race of a copy with
-/// one write, add or delete, and a read after it), three with
-/// `KETAMA_MODEL_FULL=1` (about 33 million states; the figures are in
-/// docs/migration.md).
-fn scripts(two: &[&[&[OpKind]]], three: &[&[&[OpKind]]]) -> Vec<Vec<Vec<OpKind>>> {
-    let full = std::env::var_os("KETAMA_MODEL_FULL").is_some_and(|v| v == "1");
-    two.iter()
-        .chain(if full { three } else { &[] })
-        .map(|clients| clients.iter().map(|ops| ops.to_vec()).collect())
-        .collect()
-}
-
-fn setting_of(mode: Mode, scripts: Vec<Vec<OpKind>>) -> Setting {
-    Setting {
-        scripts,
-        ..setting(mode, &[])
-    }
-}
-
-#[test]
-fn warm_up_reads_nothing_stale_with_skew_evictions_and_failures() {
-    for clients in scripts(
-        &[
-            &[&[Get, Get], &[Set]],
-            &[&[Get, Get], &[Delete]],
-            &[&[Get], &[Set, Get]],
-            &[&[Get], &[Delete, Get]],
-            &[&[Get, Get], &[Add]],
-            &[&[Add, Get], &[Get]],
-        ],
-        &[
-            &[&[Get, Get], &[Set], &[Delete]],
-            &[&[Get], &[Get], &[Delete]],
-            &[&[Get], &[Set, Delete], &[Get]],
-            &[&[Get, Get], &[Add], &[Delete]],
-            &[&[Add, Get], &[Get], &[Set]],
-        ],
-    ) {
-        let what = format!("warm-up {clients:?}");
-        assert_clean(&check(setting_of(Mode::Warmup, clients), &what));
-    }
-}
-
-#[test]
-fn phased_and_gradual_read_nothing_stale_with_skew_evictions_and_failures() {
-    for mode in [Mode::Phased, Mode::Gradual] {
-        for clients in scripts(
-            &[
-                &[&[Get, Get], &[Set]],
-                &[&[Get], &[Delete, Get]],
-                &[&[Add, Get], &[Set]],
-            ],
-            &[
-                &[&[Get, Get], &[Set], &[Delete]],
-                &[&[Get], &[Set, Delete], &[Add]],
-            ],
-        ) {
-            let what = format!("{} {clients:?}", mode.name());
-            assert_clean(&check(setting_of(mode, clients), &what));
-        }
-    }
-}
-
-#[test]
-fn without_faults_or_skew_no_acknowledged_write_is_lost() {
-    for mode in [Mode::Warmup, Mode::Phased] {
-        for clients in scripts(
-            &[
-                &[&[Get, Get, Get], &[Set, Delete, Set]],
-                &[&[Get, Get], &[Add, Get]],
-            ],
-            &[
-                &[&[Get, Get, Get], &[Set], &[Delete, Set]],
-                &[&[Get, Get], &[Add, Get], &[Set]],
-            ],
-        ) {
-            let s = Setting {
-                skew: false,
-                evictions: 0,
-                failures: 0,
-                ..setting_of(mode, clients)
-            };
-            let what = format!("{} without faults {:?}", mode.name(), s.scripts);
-            assert_clean(&check(s, &what));
-        }
-    }
-}
-
-#[test]
-fn the_checker_finds_what_warm_up_route_and_an_unflushed_server_serve() {
-    // WarmUpRoute: a copy racing a delete resurrects it; an eviction on the
-    // new owner exposes the old owner's value after a newer set.
-    let naive = Setting {
-        naive: true,
-        failures: 0,
-        ..setting(Mode::Warmup, &[&[Get], &[Delete, Get]])
-    };
-    let findings = check(naive, "WarmUpRoute, get beside delete");
-    assert!(
-        findings
-            .stale
-            .iter()
-            .any(|f| f.contains("older than delete")),
-        "{:?}",
-        findings.stale
-    );
-    let naive = Setting {
-        naive: true,
-        failures: 0,
-        skew: false,
-        ..setting(Mode::Warmup, &[&[Set, Get]])
-    };
-    let findings = check(naive, "WarmUpRoute, set then get with an eviction");
-    assert!(
-        findings
-            .stale
-            .iter()
-            .any(|f| f.contains("older than write")),
-        "{:?}",
-        findings.stale
-    );
-    // The library's protocol over a new owner that was not flushed.
-    let unflushed = Setting {
-        stale_new_owner: true,
-        failures: 0,
-        evictions: 0,
-        ..setting(Mode::Warmup, &[&[Get], &[Set]])
-    };
-    let findings = check(unflushed, "an unflushed new owner");
-    assert!(!findings.stale.is_empty());
 }
