@@ -3,8 +3,9 @@
 # crates/ketama-core/tests/migration/under_load.rs): 3 -> 4 servers and pecl-memcache ->
 # libmemcached on the same servers, switching rings at once and in each
 # migration mode, then warm-up with an old server killed during the move.
-# Four client threads, Zipf keys, 90 % gets, release build; a warm-up of
-# WARMUP seconds (60), a quarter of it before, between the phases and after.
+# Four client threads, Zipf keys (KEYS of them, 1,000,000, all filled before
+# each run), 90 % gets, release build; a warm-up of WARMUP seconds (60), a
+# quarter of it before, between the phases and after.
 #
 # Writes bench-results/migration.md (the hit ratio before, during and after
 # each move, its lowest second, stale reads counted) and
@@ -13,11 +14,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WARMUP=${WARMUP:-60}
+KEYS=${KEYS:-1000000}
 out=bench-results
 mkdir -p "$out"
 command -v memcached >/dev/null || { echo "bench-migration: memcached is missing (scripts/deps.sh installs it)" >&2; exit 1; }
 cut -d' ' -f1-3 /proc/loadavg > "$out/migration-load.txt"
-KETAMA_MIGRATION_SECONDS=$WARMUP KETAMA_MIGRATION_BUCKET_MS=1000 \
+KETAMA_MIGRATION_SECONDS=$WARMUP KETAMA_MIGRATION_KEYS=$KEYS KETAMA_MIGRATION_BUCKET_MS=1000 \
 KETAMA_MIGRATION_CSV=$PWD/$out/migration.csv \
   cargo test --release --quiet -p ketama-core --test migration -- under_load --nocapture --test-threads 1 \
   | tee "$out/migration.log"

@@ -12,7 +12,8 @@
 //! and plots them (docs/migration.md). Knobs: `KETAMA_MIGRATION_SECONDS`
 //! (the length of the warm-up, 2 s; a run is a quarter of it before the
 //! move, the move (an interval of a quarter, the warm-up, an interval) and
-//! a quarter after), `KETAMA_MIGRATION_BUCKET_MS` (500) and
+//! a quarter after), `KETAMA_MIGRATION_KEYS` (20,000: the keys filled
+//! before each run and drawn from), `KETAMA_MIGRATION_BUCKET_MS` (500) and
 //! `KETAMA_MIGRATION_CSV` (a file to write every run's buckets into).
 
 mod client;
@@ -74,6 +75,18 @@ fn run_case(case: Case<'_>, servers: &mut [Memcached], csv: &mut Option<std::fs:
     let interval = before;
     let warm = moving - 2 * interval;
     flush(servers);
+    // Every key on its old owner first (a migration that starts in a day
+    // places them with the old ring), then the run's own schedule.
+    let keys = knob("KETAMA_MIGRATION_KEYS", 20_000) as usize;
+    let filling = Migration::from_options(
+        case.old.clone(),
+        case.new.clone(),
+        Mode::Warmup,
+        Some(now_ms() + 86_400_000),
+        None,
+    )
+    .unwrap();
+    workload::fill(&filling, keys);
     let start = now_ms() + 1000;
     let options = match case.mode {
         None => "interval=0ms".to_string(),
@@ -90,8 +103,6 @@ fn run_case(case: Case<'_>, servers: &mut [Memcached], csv: &mut Option<std::fs:
         )
         .unwrap(),
     );
-    let keys = 20_000;
-    workload::fill(&migration, keys);
     let bucket_ms = knob("KETAMA_MIGRATION_BUCKET_MS", 500);
     let run = Run {
         total_ms: total,
@@ -143,7 +154,7 @@ fn run_case(case: Case<'_>, servers: &mut [Memcached], csv: &mut Option<std::fs:
 
 #[test]
 fn moves_under_load_serve_nothing_stale_and_warm_up_keeps_the_hits() {
-    let mut servers: Vec<Memcached> = (0..4).map(|_| Memcached::start_with(64, &[])).collect();
+    let mut servers: Vec<Memcached> = (0..4).map(|_| Memcached::start_with(256, &[])).collect();
     let mut csv = std::env::var_os("KETAMA_MIGRATION_CSV")
         .map(|path| std::fs::File::create(path).expect("the CSV file"));
     let three_old = ring(&servers[..3], Flavour::Libketama);

@@ -165,19 +165,28 @@ fn drive(
     }
 }
 
-/// Fills every key with version 0 on its old owner (the steady state).
+/// Fills every key with version 0 on its old owner (the steady state),
+/// from four threads.
 pub fn fill(migration: &Migration, keys: usize) {
-    let mut conns = Connections::default();
-    for i in 0..keys {
-        let key = format!("key:{i}").into_bytes();
-        let (outcome, _) = drive(migration, &mut conns, OpKind::Set, &key, &value_of(0), 0);
-        assert_eq!(
-            outcome,
-            Outcome::Stored,
-            "filling {}",
-            String::from_utf8_lossy(&key)
-        );
-    }
+    const THREADS: usize = 4;
+    std::thread::scope(|scope| {
+        for t in 0..THREADS {
+            scope.spawn(move || {
+                let mut conns = Connections::default();
+                for i in (t..keys).step_by(THREADS) {
+                    let key = format!("key:{i}").into_bytes();
+                    let (outcome, _) =
+                        drive(migration, &mut conns, OpKind::Set, &key, &value_of(0), 0);
+                    assert_eq!(
+                        outcome,
+                        Outcome::Stored,
+                        "filling {}",
+                        String::from_utf8_lossy(&key)
+                    );
+                }
+            });
+        }
+    });
 }
 
 /// Runs the workload against `migration` (its schedule's start is the
