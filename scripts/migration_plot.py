@@ -12,7 +12,10 @@ from collections import OrderedDict
 
 def main(csv_path, log_path, svg_path):
     runs = OrderedDict()
-    for name, at, gets, hits, before, moving in csv.reader(open(csv_path)):
+    for row in csv.reader(open(csv_path)):
+        # The run's name holds commas ("3 -> 4 servers, at once"): the
+        # last five fields are the numbers.
+        name, (at, gets, hits, before, moving) = ",".join(row[:-5]), row[-5:]
         run = runs.setdefault(name, {"before": int(before), "moving": int(moving), "points": []})
         run["points"].append((int(at) / 1000.0, int(gets), int(hits)))
     summary = {}
