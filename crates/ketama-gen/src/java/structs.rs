@@ -17,6 +17,8 @@ pub const JAVA_STRUCTS: &[&str] = &[
     "ketama_set_stats",
     "ketama_set_policy",
     "ketama_set_compaction",
+    "ketama_migration_owners",
+    "ketama_migration_step",
 ];
 
 /// Java accessor name part for a field path: `value.data` -> `ValueData`.
@@ -118,7 +120,7 @@ mod tests {
     /// compiled with, for every struct a binding reads or writes.
     #[test]
     fn parsed_layouts_equal_the_rust_structs() {
-        use ketama::{ring, set};
+        use ketama::{migration, ring, set};
         let api = crate::tests::api();
         let rust: Vec<(&str, RustLayout)> = vec![
             (
@@ -190,6 +192,34 @@ mod tests {
             (
                 "ketama_set_compaction",
                 rust_layout!(set::ketama_set_compaction { needed, value.data, value.len, cas, exptime, exptime_known }),
+            ),
+            (
+                "ketama_migration_owners",
+                rust_layout!(migration::ketama_migration_owners {
+                    new_server,
+                    old_server,
+                    moved,
+                    new_address,
+                    new_address_len,
+                    old_address,
+                    old_address_len
+                }),
+            ),
+            (
+                "ketama_migration_step",
+                rust_layout!(migration::ketama_migration_step {
+                    done,
+                    outcome,
+                    command,
+                    side,
+                    server,
+                    cas,
+                    exptime,
+                    address,
+                    address_len,
+                    lease,
+                    lease_len
+                }),
             ),
         ];
         for name in JAVA_STRUCTS {

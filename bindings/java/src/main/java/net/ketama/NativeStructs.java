@@ -431,4 +431,190 @@ final class NativeStructs {
             p.setByte(36, (byte) (value ? 1 : 0));
         }
     }
+
+    /**
+     * A key's owners in both rings.
+     *
+     * <p>The C struct {@code ketama_migration_owners} of include/ketama.h.
+     */
+    static final class KetamaMigrationOwners {
+        private KetamaMigrationOwners() {}
+
+        /** {@code sizeof(ketama_migration_owners)}. */
+        static final int SIZE = 48;
+
+        /** {@code uint32_t new_server} at offset 0: The owner's index in the new ring's server list. */
+        static int getNewServer(Pointer p) {
+            return p.getInt(0);
+        }
+
+        static void setNewServer(Pointer p, int value) {
+            p.setInt(0, value);
+        }
+
+        /** {@code uint32_t old_server} at offset 4: The owner's index in the old ring's server list. */
+        static int getOldServer(Pointer p) {
+            return p.getInt(4);
+        }
+
+        static void setOldServer(Pointer p, int value) {
+            p.setInt(4, value);
+        }
+
+        /** {@code uint32_t moved} at offset 8: 1 when the two owners are different servers (by address), else 0. */
+        static int getMoved(Pointer p) {
+            return p.getInt(8);
+        }
+
+        static void setMoved(Pointer p, int value) {
+            p.setInt(8, value);
+        }
+
+        /** {@code char *new_address} at offset 16: The new owner's address (NUL-terminated, owned by the new ring). */
+        static Pointer getNewAddress(Pointer p) {
+            return p.getPointer(16);
+        }
+
+        static void setNewAddress(Pointer p, Pointer value) {
+            p.setPointer(16, value);
+        }
+
+        /** {@code size_t new_address_len} at offset 24: Length of {@code new_address} without the NUL. */
+        static long getNewAddressLen(Pointer p) {
+            return p.getLong(24);
+        }
+
+        static void setNewAddressLen(Pointer p, long value) {
+            p.setLong(24, value);
+        }
+
+        /** {@code char *old_address} at offset 32: The old owner's address (NUL-terminated, owned by the old ring). */
+        static Pointer getOldAddress(Pointer p) {
+            return p.getPointer(32);
+        }
+
+        static void setOldAddress(Pointer p, Pointer value) {
+            p.setPointer(32, value);
+        }
+
+        /** {@code size_t old_address_len} at offset 40: Length of {@code old_address} without the NUL. */
+        static long getOldAddressLen(Pointer p) {
+            return p.getLong(40);
+        }
+
+        static void setOldAddressLen(Pointer p, long value) {
+            p.setLong(40, value);
+        }
+    }
+
+    /**
+     * What to do next in an operation.
+     *
+     * <p>The C struct {@code ketama_migration_step} of include/ketama.h.
+     */
+    static final class KetamaMigrationStep {
+        private KetamaMigrationStep() {}
+
+        /** {@code sizeof(ketama_migration_step)}. */
+        static final int SIZE = 72;
+
+        /** {@code uint32_t done} at offset 0: 0: send {@code command}; 1: the operation is finished with {@code outcome}. */
+        static int getDone(Pointer p) {
+            return p.getInt(0);
+        }
+
+        static void setDone(Pointer p, int value) {
+            p.setInt(0, value);
+        }
+
+        /** {@code uint32_t outcome} at offset 4: When done: a {@code ketama_migration_outcome}. */
+        static int getOutcome(Pointer p) {
+            return p.getInt(4);
+        }
+
+        static void setOutcome(Pointer p, int value) {
+            p.setInt(4, value);
+        }
+
+        /** {@code uint32_t command} at offset 8: A {@code ketama_migration_command}: what to send. */
+        static int getCommand(Pointer p) {
+            return p.getInt(8);
+        }
+
+        static void setCommand(Pointer p, int value) {
+            p.setInt(8, value);
+        }
+
+        /** {@code uint32_t side} at offset 12: A {@code ketama_migration_side}: to the old or the new owner. */
+        static int getSide(Pointer p) {
+            return p.getInt(12);
+        }
+
+        static void setSide(Pointer p, int value) {
+            p.setInt(12, value);
+        }
+
+        /** {@code uint32_t server} at offset 16: That owner's index in its ring's server list. */
+        static int getServer(Pointer p) {
+            return p.getInt(16);
+        }
+
+        static void setServer(Pointer p, int value) {
+            p.setInt(16, value);
+        }
+
+        /** {@code uint64_t cas} at offset 24: The CAS unique for {@code cas-copy} and {@code cas-value} (0 otherwise). */
+        static long getCas(Pointer p) {
+            return p.getLong(24);
+        }
+
+        static void setCas(Pointer p, long value) {
+            p.setLong(24, value);
+        }
+
+        /** {@code int64_t exptime} at offset 32: The TTL in seconds for {@code add-lease} and {@code cas-copy}; -1: the caller's own. */
+        static long getExptime(Pointer p) {
+            return p.getLong(32);
+        }
+
+        static void setExptime(Pointer p, long value) {
+            p.setLong(32, value);
+        }
+
+        /** {@code char *address} at offset 40: The server's address (NUL-terminated, owned by its ring). */
+        static Pointer getAddress(Pointer p) {
+            return p.getPointer(40);
+        }
+
+        static void setAddress(Pointer p, Pointer value) {
+            p.setPointer(40, value);
+        }
+
+        /** {@code size_t address_len} at offset 48: Length of {@code address} without the NUL. */
+        static long getAddressLen(Pointer p) {
+            return p.getLong(48);
+        }
+
+        static void setAddressLen(Pointer p, long value) {
+            p.setLong(48, value);
+        }
+
+        /** {@code uint8_t *lease} at offset 56: For {@code add-lease}: the lease to store (owned by the operation). */
+        static Pointer getLease(Pointer p) {
+            return p.getPointer(56);
+        }
+
+        static void setLease(Pointer p, Pointer value) {
+            p.setPointer(56, value);
+        }
+
+        /** {@code size_t lease_len} at offset 64: Length of {@code lease} (0 for other commands). */
+        static long getLeaseLen(Pointer p) {
+            return p.getLong(64);
+        }
+
+        static void setLeaseLen(Pointer p, long value) {
+            p.setLong(64, value);
+        }
+    }
 }
