@@ -229,14 +229,14 @@ final class KetamaNative {
 
     static native void ketama_migration_free(long migration);
 
-    /** {@code out} receives a {@code ketama_migration_owners} ({@link NativeStructs.KetamaMigrationOwners}). */
+    /** {@code out} receives a {@code ketama_migration_owners} ({@link MigrationStructs.KetamaMigrationOwners}). */
     static native int ketama_migration_route(long migration, byte[] key, long keyLen, Pointer out);
 
     static native int ketama_migration_phase_of(long migration, byte[] key, long keyLen, long nowMs, int[] phaseOut);
 
     static native int ketama_migration_begin(long migration, int op, byte[] key, long keyLen, long nowMs, long[] opOut);
 
-    /** {@code out} receives a {@code ketama_migration_step} ({@link NativeStructs.KetamaMigrationStep}). */
+    /** {@code out} receives a {@code ketama_migration_step} ({@link MigrationStructs.KetamaMigrationStep}). */
     static native int ketama_migration_op_step(long op, Pointer out);
 
     static native int ketama_migration_op_reply(long op, int reply, byte[] value, long valueLen, long cas, Pointer nextOut);

@@ -47,15 +47,15 @@ public final class Migration implements AutoCloseable {
     /** The key's owners in both rings. */
     public Route route(String key) {
         byte[] k = key.getBytes(StandardCharsets.UTF_8);
-        try (Memory out = new Memory(NativeStructs.KetamaMigrationOwners.SIZE)) {
+        try (Memory out = new Memory(MigrationStructs.KetamaMigrationOwners.SIZE)) {
             KetamaNative.check(handle.with(m -> KetamaNative.ketama_migration_route(m, k, k.length, out)));
-            String newServer = text(NativeStructs.KetamaMigrationOwners.getNewAddress(out),
-                    NativeStructs.KetamaMigrationOwners.getNewAddressLen(out));
-            if (NativeStructs.KetamaMigrationOwners.getMoved(out) == 0) {
+            String newServer = text(MigrationStructs.KetamaMigrationOwners.getNewAddress(out),
+                    MigrationStructs.KetamaMigrationOwners.getNewAddressLen(out));
+            if (MigrationStructs.KetamaMigrationOwners.getMoved(out) == 0) {
                 return new Route(newServer, null);
             }
-            return new Route(newServer, text(NativeStructs.KetamaMigrationOwners.getOldAddress(out),
-                    NativeStructs.KetamaMigrationOwners.getOldAddressLen(out)));
+            return new Route(newServer, text(MigrationStructs.KetamaMigrationOwners.getOldAddress(out),
+                    MigrationStructs.KetamaMigrationOwners.getOldAddressLen(out)));
         }
     }
 
@@ -91,7 +91,7 @@ public final class Migration implements AutoCloseable {
      */
     public static final class Operation implements AutoCloseable {
         private final NativeHandle handle;
-        private final Memory step = new Memory(NativeStructs.KetamaMigrationStep.SIZE);
+        private final Memory step = new Memory(MigrationStructs.KetamaMigrationStep.SIZE);
 
         private Operation(long op) {
             this.handle = new NativeHandle(this, op, KetamaNative::ketama_migration_op_free, "migration operation");
@@ -100,19 +100,19 @@ public final class Migration implements AutoCloseable {
 
         /** The next command, or null when the operation is finished. */
         public Step step() {
-            if (NativeStructs.KetamaMigrationStep.getDone(step) != 0) {
+            if (MigrationStructs.KetamaMigrationStep.getDone(step) != 0) {
                 return null;
             }
-            long exptime = NativeStructs.KetamaMigrationStep.getExptime(step);
-            long leaseLen = NativeStructs.KetamaMigrationStep.getLeaseLen(step);
+            long exptime = MigrationStructs.KetamaMigrationStep.getExptime(step);
+            long leaseLen = MigrationStructs.KetamaMigrationStep.getLeaseLen(step);
             return new Step(
-                    byId(MigrationCommand.values(), NativeStructs.KetamaMigrationStep.getCommand(step), MigrationCommand::id),
-                    byId(MigrationSide.values(), NativeStructs.KetamaMigrationStep.getSide(step), MigrationSide::id),
-                    text(NativeStructs.KetamaMigrationStep.getAddress(step), NativeStructs.KetamaMigrationStep.getAddressLen(step)),
-                    NativeStructs.KetamaMigrationStep.getCas(step),
+                    byId(MigrationCommand.values(), MigrationStructs.KetamaMigrationStep.getCommand(step), MigrationCommand::id),
+                    byId(MigrationSide.values(), MigrationStructs.KetamaMigrationStep.getSide(step), MigrationSide::id),
+                    text(MigrationStructs.KetamaMigrationStep.getAddress(step), MigrationStructs.KetamaMigrationStep.getAddressLen(step)),
+                    MigrationStructs.KetamaMigrationStep.getCas(step),
                     exptime < 0 ? null : (int) exptime,
                     leaseLen == 0 ? new byte[0]
-                            : NativeStructs.KetamaMigrationStep.getLease(step).getByteArray(0, (int) leaseLen));
+                            : MigrationStructs.KetamaMigrationStep.getLease(step).getByteArray(0, (int) leaseLen));
         }
 
         /**
@@ -128,10 +128,10 @@ public final class Migration implements AutoCloseable {
 
         /** How the operation ended, or null while it runs. */
         public MigrationOutcome outcome() {
-            if (NativeStructs.KetamaMigrationStep.getDone(step) == 0) {
+            if (MigrationStructs.KetamaMigrationStep.getDone(step) == 0) {
                 return null;
             }
-            return byId(MigrationOutcome.values(), NativeStructs.KetamaMigrationStep.getOutcome(step), MigrationOutcome::id);
+            return byId(MigrationOutcome.values(), MigrationStructs.KetamaMigrationStep.getOutcome(step), MigrationOutcome::id);
         }
 
         @Override
