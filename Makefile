@@ -146,8 +146,9 @@ uninstall:
 .PHONY: java deb
 
 # The Java binding: classes compiled against Debian's jars (libjna-java;
-# libspymemcached-java for KetamaNodeLocator only), packed with a manifest
-# whose Class-Path names the jars beside it in /usr/share/java.
+# libspymemcached-java for KetamaNodeLocator and MigratingMemcachedClient
+# only), packed with a manifest whose Class-Path names the jars beside it in
+# /usr/share/java.
 JAVA_JARS    ?= /usr/share/java/jna.jar:/usr/share/java/spymemcached.jar
 JAVA_RELEASE ?= 17
 JAR          ?= target/ketama.jar

@@ -6,7 +6,9 @@
  *  - namespace Ketama: Ring (find, findAvoiding, servers, points),
  *    Location, Set (set codec: decode, encode, planRead, compacted,
  *    union/inter/diff), SetWriter (the APPEND/ADD write recipe),
- *    KetamaException, Library (finds and loads libketama.so);
+ *    KetamaException, Library (finds and loads libketama.so), Migration
+ *    and MigrationOp (moving a pool between two rings), MigratingMemcached
+ *    (php-memcached across a migration);
  *  - the php_ketama global functions (ketama_roll, ketama_get_server,
  *    ketama_destroy, ketama_print_continuum, ketama_error), see compat.php.
  *
@@ -24,4 +26,7 @@ require_once __DIR__ . '/src/Continuum.php';
 require_once __DIR__ . '/src/Bytes.php';
 require_once __DIR__ . '/src/Set.php';
 require_once __DIR__ . '/src/SetWriter.php';
+require_once __DIR__ . '/src/Migration.php';
+require_once __DIR__ . '/src/MigrationOp.php';
+require_once __DIR__ . '/src/MigratingMemcached.php';
 require_once __DIR__ . '/compat.php';

@@ -217,3 +217,19 @@ fn java_bench_prints_tsv_rows() {
         ],
     );
 }
+
+/// `net.ketama.MigratingMemcachedClient` over spymemcached and real
+/// memcached: a 3 -> 4 move under warm-up reads every key written before it
+/// (0 misses, 0 stale), copies the moved keys forward, and reads back
+/// writes and deletes made during it (MigratingClientTest).
+#[test]
+fn java_migrating_client_moves_a_pool_on_real_memcached() {
+    let servers: Vec<Memcached> = (0..4).map(|_| Memcached::start()).collect();
+    let list: Vec<String> = servers.iter().map(Memcached::address).collect();
+    junit(
+        &[format!("-Dketama.test.memcached={}", list.join(","))],
+        "net.ketama.MigratingClientTest",
+        2,
+    );
+    drop(servers);
+}

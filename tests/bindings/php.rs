@@ -432,3 +432,25 @@ fn php_bench_prints_tsv_rows() {
         ],
     );
 }
+
+/// `Ketama\MigratingMemcached` over php-memcached and real memcached: a
+/// 3 -> 4 move under warm-up reads every key written before it (0 misses,
+/// 0 stale), copies the moved keys forward, and reads back writes and
+/// deletes made during it (bindings/php/tests/migrating_memcached.php).
+#[test]
+fn php_migrating_memcached_moves_a_pool_on_real_memcached() {
+    require_php(true);
+    let servers: Vec<Memcached> = (0..4).map(|_| Memcached::start()).collect();
+    let addresses: Vec<String> = servers.iter().map(Memcached::address).collect();
+    let args: Vec<&str> = addresses.iter().map(String::as_str).collect();
+    let out = php(&php_dir().join("tests/migrating_memcached.php"), &args);
+    let stdout = text(&out.stdout);
+    assert!(
+        out.status.success(),
+        "migrating_memcached.php failed:\n{stdout}\n{}",
+        text(&out.stderr)
+    );
+    eprintln!("php migrating client: {}", stdout.trim());
+    assert!(stdout.contains(" misses=0 stale=0 "), "{stdout}");
+    drop(servers);
+}

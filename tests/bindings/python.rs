@@ -334,3 +334,21 @@ fn python_bench_prints_single_and_batch_rows() {
         );
     }
 }
+
+/// `ketama.pymemcache.MigratingClient` over real memcached: a 3 -> 4 move
+/// under warm-up reads every key written before it (0 misses, 0 stale),
+/// copies the moved keys forward, and reads back writes and deletes made
+/// during it (bindings/python/tests/migrating_client.py).
+#[test]
+fn python_migrating_client_moves_a_pool_on_real_memcached() {
+    let servers: Vec<common::Memcached> = (0..4).map(|_| common::Memcached::start()).collect();
+    let mut cmd = python_command(&script("migrating_client.py"));
+    cmd.args(servers.iter().map(|s| s.address()));
+    let out = succeeded(
+        run_with_timeout(&mut cmd, Duration::from_secs(300)),
+        "migrating_client.py",
+    );
+    eprintln!("python migrating client: {}", out.trim());
+    assert!(out.contains(" misses=0 stale=0 "), "{out}");
+    drop(servers);
+}

@@ -398,6 +398,16 @@ final class Ring
         $this->close();
     }
 
+    /**
+     * The native `ketama_ring*`, for the binding's own classes ({@see Migration}).
+     *
+     * @internal
+     */
+    public function nativeHandle(): CData
+    {
+        return $this->handle();
+    }
+
     private function handle(): CData
     {
         return $this->ring ?? throw new KetamaException('the ring is closed');

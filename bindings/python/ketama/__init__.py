@@ -58,6 +58,8 @@ except ImportError:
 
 from ._ketama import (
     Continuum,
+    Migration,
+    MigrationOp,
     Ring,
     Set,
     SetWriter,
@@ -84,6 +86,8 @@ __all__ = [
     "Continuum",
     "KetamaError",
     "Location",
+    "Migration",
+    "MigrationOp",
     "Ring",
     "Set",
     "SetWriter",

@@ -17,6 +17,7 @@ mod continuum;
 mod errors;
 mod fast;
 mod keys;
+mod migration;
 mod names;
 mod ring;
 mod set;
@@ -42,6 +43,8 @@ fn _ketama(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<continuum::Continuum>()?;
     m.add_class::<set::Set>()?;
     m.add_class::<writer::SetWriter>()?;
+    m.add_class::<migration::Migration>()?;
+    m.add_class::<migration::MigrationOp>()?;
     m.add_function(wrap_pyfunction!(names::flavour_id, m)?)?;
     m.add_function(wrap_pyfunction!(names::flavour_name, m)?)?;
     m.add_function(wrap_pyfunction!(names::hash_id, m)?)?;

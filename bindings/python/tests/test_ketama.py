@@ -569,6 +569,44 @@ class NativeModuleTests(unittest.TestCase):
             thread.join()
         self.assertEqual(ended, ["Ring is closed"] * 4)
 
+    def test_migration_routes_and_steps_as_the_library_says(self):
+        old = ketama.Ring(["10.0.0.1:11211", "10.0.0.2:11211", "10.0.0.3:11211"])
+        new = ketama.Ring(["10.0.0.1:11211", "10.0.0.2:11211", "10.0.0.3:11211", "10.0.0.4:11211"])
+        m = ketama.Migration(old, new, start_ms=1000, interval="1s", warmup=10)
+        self.assertEqual((m.mode, m.start_ms, m.end_ms), ("warmup", 1000, 1000 + 1000 + 10_000 + 1000))
+        routes = [m.route(f"key:{i}") for i in range(1000)]
+        for i, (to, frm) in enumerate(routes):
+            self.assertEqual(to, new.server(f"key:{i}"))
+            self.assertIn(frm, (None, old.server(f"key:{i}")))
+        key = next(f"key:{i}" for i, (_, frm) in enumerate(routes) if frm is not None)
+        self.assertEqual([m.phase(key, t) for t in (999, 1000, 2000, 12_000, 13_000)],
+                         ["old", "prepare", "warm", "switched", "new"])
+        op = m.begin("get", key, 2500)
+        self.assertEqual((op.phase, op.moved, op.outcome), ("warm", True, None))
+        self.assertEqual(op.step()[:3], ("get", "new", "10.0.0.4:11211"))
+        op.reply("miss")
+        command, side, _, _, exptime, lease = op.step()
+        self.assertEqual((command, side, exptime), ("add-lease", "new", 10))
+        self.assertTrue(lease)
+        with self.assertRaisesRegex(ketama.KetamaError, "reply deleted does not answer the command add-lease"):
+            op.reply("deleted")
+        op.reply("failed")
+        self.assertEqual(op.step()[:2], ("get", "old"))
+        op.reply("hit", b"value")
+        self.assertIsNone(op.step())
+        self.assertEqual(op.outcome, "hit-old")
+        with self.assertRaisesRegex(ValueError, "speed"):
+            m.begin("speed", key)
+        with self.assertRaisesRegex(ketama.KetamaError, "unknown migration option"):
+            ketama.Migration(old, new, speed=3)
+        with self.assertRaisesRegex(ketama.KetamaError, "warm-up length above 0"):
+            ketama.Migration(old, new, options="warmup=0")
+        with self.assertRaisesRegex(ValueError, "not both"):
+            ketama.Migration(old, new, options="warmup=1h", interval=3)
+        with self.assertRaises(ValueError):
+            ketama.Migration(old, new, mode="sideways")
+        self.assertEqual(ketama.Migration(old, new, "gradual").mode, "gradual")
+
     def test_stubs_declare_the_native_api(self):
         native = ketama._ketama
         with open(os.path.join(os.path.dirname(ketama.__file__), "_ketama.pyi")) as f:
@@ -610,6 +648,8 @@ class NativeModuleTests(unittest.TestCase):
         names = [a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs]
         if arguments.vararg:
             names.insert(len(arguments.posonlyargs + arguments.args), arguments.vararg.arg)
+        if arguments.kwarg:
+            names.append(arguments.kwarg.arg)
         names = [n for n in names if n not in ("self", "cls")]
         params = [p for p in params if p not in ("self", "cls", "$self", "$cls")]
         self.assertEqual(names, params, name)

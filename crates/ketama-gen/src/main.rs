@@ -6,8 +6,9 @@
 //! * `include/ketama.h` and `bindings/php/ketama_ffi.h`: cbindgen over the
 //!   C library's `src/` (functions, structs, handles) plus the C enums of
 //!   `ketama_core::abi::ENUMS` ([`headers`], [`c_enums`]).
-//! * Java's enums and `NativeStructs.java` ([`java`]); the hand-written
-//!   `KetamaNative.java` is checked against the parsed prototypes.
+//! * Java's enums, `NativeStructs.java` and `MigrationStructs.java`
+//!   ([`java`]); the hand-written `KetamaNative.java` is checked against
+//!   the parsed prototypes.
 
 mod api;
 mod c_enums;
@@ -136,6 +137,7 @@ mod tests {
             "bindings/java/src/main/java/net/ketama/Flavour.java",
             "bindings/java/src/main/java/net/ketama/SetWriter.java",
             "bindings/java/src/main/java/net/ketama/NativeStructs.java",
+            "bindings/java/src/main/java/net/ketama/MigrationStructs.java",
         ] {
             assert!(
                 paths.contains(&expected),

@@ -95,6 +95,21 @@ impl Migration {
         Migration::with_settings(old, new, schedule, settings)
     }
 
+    /// [`Migration::from_options`] with the options given one by one as
+    /// `(name, value)` pairs ([`options::parse_items`]): what bindings with
+    /// keyword arguments call, passing only the options given.
+    pub fn from_option_items<'a>(
+        old: Arc<Ring>,
+        new: Arc<Ring>,
+        mode: Mode,
+        start_ms: Option<u64>,
+        items: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Migration, Error> {
+        let start = start_ms.unwrap_or_else(now_ms);
+        let (schedule, settings) = options::parse_items(mode, start, items)?;
+        Migration::with_settings(old, new, schedule, settings)
+    }
+
     /// The same migration handing out leases from `leases` (models and tests
     /// that need reproducible leases).
     pub fn with_leases(mut self, leases: Leases) -> Migration {

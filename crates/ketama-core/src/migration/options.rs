@@ -45,9 +45,7 @@ impl Default for Settings {
 /// (seconds, or a duration of whole seconds, 1 s to 30 days). A name given
 /// twice, an unknown name or a bad value is an error naming it.
 pub fn parse(mode: Mode, start_ms: u64, text: Option<&str>) -> Result<(Schedule, Settings), Error> {
-    let mut schedule = Schedule::new(mode, start_ms);
-    let mut settings = Settings::default();
-    let mut seen: Vec<&str> = Vec::new();
+    let mut items = Vec::new();
     for item in text.unwrap_or("").split(',').map(str::trim) {
         if item.is_empty() {
             continue;
@@ -58,6 +56,23 @@ pub fn parse(mode: Mode, start_ms: u64, text: Option<&str>) -> Result<(Schedule,
                 OPTION_NAMES.join(", ")
             ))
         })?;
+        items.push((name, value));
+    }
+    parse_items(mode, start_ms, items)
+}
+
+/// [`parse`] for options already given one by one as `(name, value)`
+/// pairs (keyword arguments of a binding): the same names, values and
+/// errors, with no text to split.
+pub fn parse_items<'a>(
+    mode: Mode,
+    start_ms: u64,
+    items: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Result<(Schedule, Settings), Error> {
+    let mut schedule = Schedule::new(mode, start_ms);
+    let mut settings = Settings::default();
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, value) in items {
         let (name, value) = (name.trim(), value.trim());
         let name = OPTION_NAMES
             .iter()
@@ -174,5 +189,21 @@ mod tests {
             "migration option warmup is given twice"
         );
         assert!(err("warmup=0").contains("warm-up length above 0"));
+        // Items one by one: a value is never split into more options.
+        let items = |pairs: &[(&str, &str)]| {
+            parse_items(Mode::Warmup, 0, pairs.iter().copied()).map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            items(&[("interval", "90s"), ("lease_ttl", "3")])
+                .unwrap()
+                .0
+                .interval_ms,
+            90_000
+        );
+        assert!(
+            items(&[("interval", "1s,warmup=0")])
+                .unwrap_err()
+                .contains("interval=\"1s,warmup=0\": expected a number and a unit")
+        );
     }
 }

@@ -25,6 +25,13 @@ crate::named_enum! {
     }
 }
 
+impl Default for Mode {
+    /// The mode of a migration that names none: warm-up.
+    fn default() -> Self {
+        Mode::Warmup
+    }
+}
+
 crate::named_enum! {
     /// Where a key stands in a migration (`ketama_migration_phase`).
     pub enum Phase: "ketama_migration_phase" {

@@ -1,8 +1,8 @@
 //! Java's generated sources (bindings/java): the enums rendered from the
 //! core's registry ([`enums`]), the struct accessors of `NativeStructs.java`
-//! from cbindgen's parse of the C API ([`structs`]), and the check of the
-//! hand-written `KetamaNative.java` against the parsed prototypes
-//! ([`natives`]).
+//! and `MigrationStructs.java` from cbindgen's parse of the C API
+//! ([`structs`]), and the check of the hand-written `KetamaNative.java`
+//! against the parsed prototypes ([`natives`]).
 
 pub mod enums;
 pub mod natives;
@@ -27,10 +27,12 @@ pub fn render(root: &Path, api: &Api) -> Result<Vec<(String, String)>, String> {
         std::fs::read_to_string(&natives).map_err(|e| format!("{}: {e}", natives.display()))?;
     natives::check(&source, api)?;
     let mut files = enums::render(root)?;
-    files.push((
-        format!("{JAVA_DIR}/NativeStructs.java"),
-        structs::render(api)?,
-    ));
+    for file in structs::STRUCT_FILES {
+        files.push((
+            format!("{JAVA_DIR}/{}.java", file.class),
+            structs::render(api, file)?,
+        ));
+    }
     Ok(files)
 }
 

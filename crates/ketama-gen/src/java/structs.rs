@@ -7,16 +7,38 @@ use std::fmt::Write as _;
 use super::{GENERATED, javadoc, javadoc_text};
 use crate::api::Api;
 
-/// The structs whose layout `NativeStructs.java` carries.
-pub const JAVA_STRUCTS: &[&str] = &[
-    "ketama_server",
-    "ketama_server_ref",
-    "ketama_server_info",
-    "ketama_set_buffer",
-    "ketama_set_member_ref",
-    "ketama_set_stats",
-    "ketama_set_policy",
-    "ketama_set_compaction",
+/// One generated class of struct accessors: its name, what it carries
+/// (for its javadoc) and its structs.
+pub struct StructFile {
+    /// The Java class (and file) name.
+    pub class: &'static str,
+    /// What its structs are for, the first line of its javadoc.
+    pub about: &'static str,
+    /// The C structs, in the order the class declares them.
+    pub structs: &'static [&'static str],
+}
+
+/// The classes of struct accessors, one per concept of the C API.
+pub const STRUCT_FILES: &[StructFile] = &[
+    StructFile {
+        class: "NativeStructs",
+        about: "The C structs of rings and of the set codec the binding reads and writes",
+        structs: &[
+            "ketama_server",
+            "ketama_server_ref",
+            "ketama_server_info",
+            "ketama_set_buffer",
+            "ketama_set_member_ref",
+            "ketama_set_stats",
+            "ketama_set_policy",
+            "ketama_set_compaction",
+        ],
+    },
+    StructFile {
+        class: "MigrationStructs",
+        about: "The C structs of migrations the binding reads",
+        structs: &["ketama_migration_owners", "ketama_migration_step"],
+    },
 ];
 
 /// Java accessor name part for a field path: `value.data` -> `ValueData`.
@@ -27,11 +49,16 @@ fn camel(path: &[String]) -> String {
         .collect()
 }
 
-/// The text of `NativeStructs.java`.
-pub fn render(api: &Api) -> Result<String, String> {
+/// The text of the class `file` (`NativeStructs.java`, ...).
+pub fn render(api: &Api, file: &StructFile) -> Result<String, String> {
+    let class_name = file.class;
     let mut out = format!("// {GENERATED}\npackage net.ketama;\n\nimport com.sun.jna.Pointer;\n\n");
-    out += "/**\n * The C structs the binding reads and writes, laid out as include/ketama.h\n * declares them on LP64: {@code SIZE}, and for each field a getter and a\n * setter of the field in the native memory at {@code p}.\n */\nfinal class NativeStructs {\n    private NativeStructs() {}\n";
-    for name in JAVA_STRUCTS {
+    let _ = write!(
+        out,
+        "/**\n * {}, laid out as include/ketama.h\n * declares them on LP64: {{@code SIZE}}, and for each field a getter and a\n * setter of the field in the native memory at {{@code p}}.\n */\nfinal class {class_name} {{\n    private {class_name}() {{}}\n",
+        file.about
+    );
+    for name in file.structs {
         let s = api
             .structure(name)
             .ok_or_else(|| format!("{name}: not a struct of the C API"))?;
@@ -118,7 +145,7 @@ mod tests {
     /// compiled with, for every struct a binding reads or writes.
     #[test]
     fn parsed_layouts_equal_the_rust_structs() {
-        use ketama::{ring, set};
+        use ketama::{migration, ring, set};
         let api = crate::tests::api();
         let rust: Vec<(&str, RustLayout)> = vec![
             (
@@ -191,8 +218,36 @@ mod tests {
                 "ketama_set_compaction",
                 rust_layout!(set::ketama_set_compaction { needed, value.data, value.len, cas, exptime, exptime_known }),
             ),
+            (
+                "ketama_migration_owners",
+                rust_layout!(migration::ketama_migration_owners {
+                    new_server,
+                    old_server,
+                    moved,
+                    new_address,
+                    new_address_len,
+                    old_address,
+                    old_address_len
+                }),
+            ),
+            (
+                "ketama_migration_step",
+                rust_layout!(migration::ketama_migration_step {
+                    done,
+                    outcome,
+                    command,
+                    side,
+                    server,
+                    cas,
+                    exptime,
+                    address,
+                    address_len,
+                    lease,
+                    lease_len
+                }),
+            ),
         ];
-        for name in JAVA_STRUCTS {
+        for name in STRUCT_FILES.iter().flat_map(|f| f.structs.iter()) {
             assert!(
                 rust.iter().any(|(n, _)| n == name),
                 "{name}: add it to this test"

@@ -224,6 +224,30 @@ final class KetamaNative {
 
     static native void ketama_set_writer_free(long writer);
 
+    // ---- migrations between two rings ----
+    static native int ketama_migration_new(long oldRing, long newRing, int mode, long startMs, String options, long[] out);
+
+    static native void ketama_migration_free(long migration);
+
+    /** {@code out} receives a {@code ketama_migration_owners} ({@link MigrationStructs.KetamaMigrationOwners}). */
+    static native int ketama_migration_route(long migration, byte[] key, long keyLen, Pointer out);
+
+    static native int ketama_migration_phase_of(long migration, byte[] key, long keyLen, long nowMs, int[] phaseOut);
+
+    static native int ketama_migration_begin(long migration, int op, byte[] key, long keyLen, long nowMs, long[] opOut);
+
+    /** {@code out} receives a {@code ketama_migration_step} ({@link MigrationStructs.KetamaMigrationStep}). */
+    static native int ketama_migration_op_step(long op, Pointer out);
+
+    static native int ketama_migration_op_reply(long op, int reply, byte[] value, long valueLen, long cas, Pointer nextOut);
+
+    static native void ketama_migration_op_free(long op);
+
+    /** Any enum's name by its C type and id (NULL: no such id). */
+    static native Pointer ketama_enum_name(String cType, int id);
+
+    static native int ketama_enum_from_name(String cType, String name, int[] out);
+
     // ---- the original libketama API ----
     static native int ketama_hashi(String key);
 }

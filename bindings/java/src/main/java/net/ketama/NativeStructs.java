@@ -4,7 +4,7 @@ package net.ketama;
 import com.sun.jna.Pointer;
 
 /**
- * The C structs the binding reads and writes, laid out as include/ketama.h
+ * The C structs of rings and of the set codec the binding reads and writes, laid out as include/ketama.h
  * declares them on LP64: {@code SIZE}, and for each field a getter and a
  * setter of the field in the native memory at {@code p}.
  */

@@ -518,6 +518,16 @@ public final class Ring implements AutoCloseable {
         return closed;
     }
 
+    /** Runs {@code use} with the live native ring (for {@link Migration}). @throws IllegalStateException once closed */
+    <T> T withNative(java.util.function.LongFunction<T> use) {
+        long stamp = readLock();
+        try {
+            return use.apply(handle.ring);
+        } finally {
+            lock.unlockRead(stamp);
+        }
+    }
+
     private long readLock() {
         long stamp = lock.readLock();
         if (closed) {
