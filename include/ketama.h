@@ -692,6 +692,7 @@ typedef enum {
    * Reads go to the new owner; a miss on a moved key reads the old
    * owner and copies the value forward under a lease (mcrouter's
    * `WarmUpRoute`, made safe against stale copies).
+   * Also named "default": the mode of a migration that names none.
    */
   KETAMA_MIGRATION_WARMUP = 0,
   /**

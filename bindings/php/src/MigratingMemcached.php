@@ -37,7 +37,7 @@ final class MigratingMemcached
         array $newServers,
         string $fromFlavour = 'libketama',
         string $toFlavour = 'libketama',
-        string $mode = 'warmup',
+        string $mode = 'default',
         ?int $startMs = null,
         ?string $options = null,
         ?callable $connect = null,

@@ -26,7 +26,7 @@ final class Migration
     }
 
     /**
-     * The migration of `$mode` ('warmup', 'phased', 'gradual') from `$old`
+     * The migration of `$mode` ('warmup', 'phased', 'gradual'; 'default': the library's default) from `$old`
      * to `$new`, starting at `$startMs` (milliseconds since the Unix epoch;
      * null: now), with the schedule and TTLs of `$options`
      * (`'interval=60s,warmup=1h,copy_ttl=1h,lease_ttl=10s'`; null: the
@@ -34,7 +34,7 @@ final class Migration
      *
      * @throws KetamaException naming a bad mode or option
      */
-    public static function create(Ring $old, Ring $new, string $mode = 'warmup', ?int $startMs = null, ?string $options = null): self
+    public static function create(Ring $old, Ring $new, string $mode = 'default', ?int $startMs = null, ?string $options = null): self
     {
         $ffi = Library::ffi();
         $out = $ffi->new('const ketama_migration*');

@@ -14,7 +14,8 @@ crate::named_enum! {
         /// Reads go to the new owner; a miss on a moved key reads the old
         /// owner and copies the value forward under a lease (mcrouter's
         /// `WarmUpRoute`, made safe against stale copies).
-        Warmup = 0, KETAMA_MIGRATION_WARMUP, "warmup", ["warm-up", "warmuproute"];
+        /// Also named "default": the mode of a migration that names none.
+        Warmup = 0, KETAMA_MIGRATION_WARMUP, "warmup", ["warm-up", "warmuproute", "default"];
         /// Reads and writes switch from the old owner to the new one after a
         /// transition in which deletes reach both (mcrouter's `MigrateRoute`),
         /// writes invalidating the other side.
@@ -163,6 +164,11 @@ impl Schedule {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_mode_named_default_is_the_default_mode() {
+        assert_eq!(Mode::from_name("default"), Some(Mode::default()));
+    }
 
     #[test]
     fn phases_follow_each_other_at_their_boundaries() {

@@ -11,6 +11,7 @@ public enum MigrationMode {
      * Reads go to the new owner; a miss on a moved key reads the old
      * owner and copies the value forward under a lease (mcrouter's
      * {@code WarmUpRoute}, made safe against stale copies).
+     * Also named "default": the mode of a migration that names none.
      *
      * <p>C: {@code KETAMA_MIGRATION_WARMUP = 0}.
      */
