@@ -166,12 +166,7 @@ impl PerKeyPlacement for RedisCluster {
         "Redis Cluster key slots"
     }
 
-    fn locate(
-        &self,
-        key: &[u8],
-        hash: H,
-        is_down: &dyn Fn(usize) -> bool,
-    ) -> Option<Location> {
+    fn locate(&self, key: &[u8], hash: H, is_down: &dyn Fn(usize) -> bool) -> Option<Location> {
         self.locate_hash(hash.hash(&self.prepare_key(key)))
             .filter(|at| !is_down(at.server_index))
     }
@@ -227,14 +222,22 @@ mod tests {
             weight: None,
             name: Some(slots.into()),
         };
-        let map = RedisCluster::new(&[named("a:1", "0-100 200-16383"), named("b:1", "101-199")])
-            .unwrap();
+        let map =
+            RedisCluster::new(&[named("a:1", "0-100 200-16383"), named("b:1", "101-199")]).unwrap();
         let at = map.locate(b"{user1000}.following", H::Crc16Xmodem, &|_| false);
         assert_eq!(at.unwrap().point, u32::from(key_slot(b"user1000")));
         let mixed = RedisCluster::new(&[named("a:1", "0-16383"), ServerSpec::unweighted("b:1")]);
-        assert!(mixed.unwrap_err().to_string().contains("'b:1' has no slots"));
+        assert!(
+            mixed
+                .unwrap_err()
+                .to_string()
+                .contains("'b:1' has no slots")
+        );
         let bad = RedisCluster::new(&[named("a:1", "0-16383 x")]).unwrap_err();
-        assert!(bad.to_string().contains("slot 'x' is not a number"), "{bad}");
+        assert!(
+            bad.to_string().contains("slot 'x' is not a number"),
+            "{bad}"
+        );
         assert!(RedisCluster::new(&[ServerSpec::new("a:1", 2)]).is_err());
         let one = RedisCluster::new(&[ServerSpec::unweighted("a:1")]).unwrap();
         assert_eq!(one.locate(b"k", H::Crc16Xmodem, &|_| true), None);

@@ -33,7 +33,10 @@ pub(crate) fn read_line(
         }
     };
     let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-    let fields: Vec<&[u8]> = raw.split(|&b| b == b' ').filter(|f| !f.is_empty()).collect();
+    let fields: Vec<&[u8]> = raw
+        .split(|&b| b == b' ')
+        .filter(|f| !f.is_empty())
+        .collect();
     if fields.is_empty() || fields[0] == b"vars" {
         return Ok(());
     }
@@ -111,8 +114,8 @@ vars currentEpoch 6 lastVoteEpoch 0
 
     #[test]
     fn masters_with_slots_become_servers() {
-        let servers = parse_server_file(NODES.as_bytes(), "nodes", ParseMode::RedisClusterNodes)
-            .unwrap();
+        let servers =
+            parse_server_file(NODES.as_bytes(), "nodes", ParseMode::RedisClusterNodes).unwrap();
         let read: Vec<(String, String)> = servers
             .iter()
             .map(|s| {
@@ -143,7 +146,11 @@ vars currentEpoch 6 lastVoteEpoch 0
                 .unwrap_err()
                 .to_string()
         };
-        assert!(err("a b c\n").contains("at least 8 fields"), "{}", err("a b c\n"));
+        assert!(
+            err("a b c\n").contains("at least 8 fields"),
+            "{}",
+            err("a b c\n")
+        );
         let bad_slot = "\nid 1.2.3.4:5@6 master - 0 0 1 connected 0-16384\n";
         assert!(err(bad_slot).contains("line 2"), "{}", err(bad_slot));
         assert!(err("id nohost master - 0 0 1 connected 0\n").contains("is not IP:PORT"));

@@ -98,7 +98,11 @@ mod tests {
     fn fields_and_lists() {
         assert_eq!(parse_field(b"0-5460"), Ok((0, 5460)));
         assert_eq!(parse_field(b"16383"), Ok((16383, 16383)));
-        assert!(parse_field(b"16384").unwrap_err().contains("from 0 to 16383"));
+        assert!(
+            parse_field(b"16384")
+                .unwrap_err()
+                .contains("from 0 to 16383")
+        );
         assert!(parse_field(b"5-4").unwrap_err().contains("ends before"));
         assert!(parse_field(b"-4").is_err() && parse_field(b"1-").is_err());
         assert!(parse_field(b"[5->-abc]").is_err());
@@ -112,8 +116,15 @@ mod tests {
         let map = owners(&[vec![(0, 99), (200, 16383)], vec![(100, 199)]], &names).unwrap();
         assert_eq!((map[0], map[100], map[199], map[200]), (0, 1, 1, 0));
         let twice = owners(&[vec![(0, 16383)], vec![(5, 5)]], &names).unwrap_err();
-        assert!(twice.to_string().contains("slot 5 is served by both 'a:1' and 'b:2'"));
+        assert!(
+            twice
+                .to_string()
+                .contains("slot 5 is served by both 'a:1' and 'b:2'")
+        );
         let gap = owners(&[vec![(0, 9)], vec![(20, 16383)]], &names).unwrap_err();
-        assert!(gap.to_string().contains("slots 10-19 are served by no master"));
+        assert!(
+            gap.to_string()
+                .contains("slots 10-19 are served by no master")
+        );
     }
 }
