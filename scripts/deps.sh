@@ -117,6 +117,11 @@ command -v go >/dev/null 2>&1 || need golang-go
 [ -f /usr/share/gocode/src/github.com/golang/groupcache/consistenthash/consistenthash.go ] \
   || need golang-github-golang-groupcache-dev
 # --- end of the Redis-client block
+# --- Redis Cluster's peer (crates/ketama-core/tests/peers/redis_cluster.rs):
+# redis-server nodes in cluster mode and redis-cli's `--cluster create`.
+command -v redis-server >/dev/null 2>&1 || need redis-server
+command -v redis-cli >/dev/null 2>&1 || need redis-tools
+# --- end of Redis Cluster's block
 # --- Proxies observed live on loopback (crates/ketama-core/tests/peers/haproxy.rs,
 # crates/ketama-core/tests/peers/varnish.rs): HAProxy, and varnishd with its bundled directors
 # and blob vmods (it compiles each VCL with gcc, probed above).

@@ -269,6 +269,12 @@ typedef enum {
    * xxHash64 (not a continuum).
    */
   KETAMA_FLAVOUR_ENVOY_MAGLEV = 38,
+  /**
+   * Redis Cluster: `crc16(key or {tag}) & 0x3fff` and the master of
+   * that slot, from `CLUSTER NODES` text or redis-cli's create layout
+   * (not a continuum).
+   */
+  KETAMA_FLAVOUR_REDIS_CLUSTER = 39,
 } ketama_flavour;
 
 /**
@@ -417,6 +423,11 @@ typedef enum {
    * with all 64).
    */
   KETAMA_HASH_XXHASH64 = 51,
+  /**
+   * CRC-16/XMODEM (polynomial 0x1021, init 0), the 16-bit CRC Redis
+   * Cluster takes a key's slot from (`crc16(key) & 0x3fff`).
+   */
+  KETAMA_HASH_CRC16_XMODEM = 52,
 } ketama_hash;
 
 /**
@@ -453,6 +464,12 @@ typedef enum {
    * list (with twemproxy's name column) for the others.
    */
   KETAMA_PARSE_FLAVOUR = 5,
+  /**
+   * A Redis Cluster's `CLUSTER NODES` text (or a node's `nodes.conf`):
+   * each master that serves slots is a server named by its slots
+   * ([`cluster_nodes`]).
+   */
+  KETAMA_PARSE_REDIS_CLUSTER_NODES = 6,
 } ketama_parse_mode;
 
 /**

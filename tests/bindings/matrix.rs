@@ -62,7 +62,8 @@ fn differing(reference: &str, other: &str) -> usize {
         .count()
 }
 
-/// Ten servers of weight 1 written in `syntax`.
+/// Ten servers of weight 1 written in `syntax` (ten masters of a Redis
+/// Cluster for its `CLUSTER NODES` text).
 fn server_list(syntax: ParseMode) -> String {
     let servers = (0..10).map(|i| (format!("10.6.0.{i}"), 11211 + i % 2, i));
     match syntax {
@@ -74,6 +75,23 @@ fn server_list(syntax: ParseMode) -> String {
         }
         ParseMode::Peers => servers
             .map(|(host, port, i)| format!("{host}:{port}:1 node-{i}\n"))
+            .collect(),
+        // A Redis Cluster's `CLUSTER NODES` text: ten masters serving
+        // 1,638 or more slots each, and a replica (no slots).
+        ParseMode::RedisClusterNodes => servers
+            .map(|(host, port, i)| {
+                let last = if i == 9 { 16383 } else { i * 1638 + 1637 };
+                format!(
+                    "{i:040x} {host}:{port}@{} master - 0 0 {} connected {}-{last}\n",
+                    port + 10000,
+                    i + 1,
+                    i * 1638
+                )
+            })
+            .chain(std::iter::once(format!(
+                "{:040x} 10.6.1.0:6379@16379 slave {:040x} 0 0 1 connected\n",
+                99, 0
+            )))
             .collect(),
         _ => servers
             .map(|(host, port, _)| format!("{host}:{port}\t1\n"))

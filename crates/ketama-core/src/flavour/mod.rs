@@ -42,6 +42,7 @@ pub mod phpredis;
 pub mod predis;
 pub mod pymemcache;
 pub mod python_memcached;
+pub mod redis_cluster;
 pub mod redis_rb;
 pub mod spymemcached;
 pub mod twemproxy;
@@ -175,6 +176,10 @@ crate::named_enum! {
         /// Envoy's maglev load balancer: a 65537-slot table, keys hashed with
         /// xxHash64 (not a continuum).
         EnvoyMaglev = 38, KETAMA_FLAVOUR_ENVOY_MAGLEV, "envoy-maglev", ["maglev"] => envoy::MAGLEV;
+        /// Redis Cluster: `crc16(key or {tag}) & 0x3fff` and the master of
+        /// that slot, from `CLUSTER NODES` text or redis-cli's create layout
+        /// (not a continuum).
+        RedisCluster = 39, KETAMA_FLAVOUR_REDIS_CLUSTER, "redis-cluster", ["cluster", "redis-cluster-slots"] => redis_cluster::PLACEMENT;
     }
 }
 

@@ -118,6 +118,9 @@ crate::named_enum! {
         /// XXH64 with seed 0, low 32 bits (Envoy's header hash policy hashes
         /// with all 64).
         XxHash64 = 51, KETAMA_HASH_XXHASH64, "xxhash64", ["xxh64", "xx_hash64"];
+        /// CRC-16/XMODEM (polynomial 0x1021, init 0), the 16-bit CRC Redis
+        /// Cluster takes a key's slot from (`crc16(key) & 0x3fff`).
+        Crc16Xmodem = 52, KETAMA_HASH_CRC16_XMODEM, "crc16-xmodem", ["xmodem", "redis-crc16"];
     }
 }
 
@@ -144,6 +147,7 @@ impl HashAlgorithm {
             HashAlgorithm::SpyFnv1_64 => java::fnv(JavaFnv::Fnv1_64, key),
             HashAlgorithm::SpyFnv1a64 => java::fnv(JavaFnv::Fnv1a64, key),
             HashAlgorithm::Crc16 => crc::twemproxy_crc16(key),
+            HashAlgorithm::Crc16Xmodem => u32::from(crc::crc16_xmodem(key)),
             HashAlgorithm::Murmur3Seed0 => murmur::murmur3_seed0(key),
             HashAlgorithm::Cmemcache => crc::cmemcache(key),
             HashAlgorithm::Crc32NoXor => !crc::crc32(key),

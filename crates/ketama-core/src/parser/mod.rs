@@ -12,12 +12,15 @@
 //! * [`nginx`]: the `server` directives of an nginx `upstream` block, for
 //!   the `nginx` flavour (statements may span lines: parsed from the whole
 //!   text, which the callers read with the bounds of [`crate::server_file`]).
+//! * [`cluster_nodes`]: a Redis Cluster's slot map as `CLUSTER NODES`
+//!   prints it, for the `redis-cluster` flavour.
 //!
 //! The line-based readings (all but nginx) go line by line, so a
 //! [`ServerListParser`] can be fed a file as it is read and stop at the first
 //! bad line without holding the file: at most one line
 //! ([`ParseMode::line_limit`]) is buffered.
 
+pub mod cluster_nodes;
 pub mod libketama;
 pub mod nginx;
 pub mod peers;
@@ -47,6 +50,10 @@ crate::named_enum! {
         /// libketama-java, nginx `upstream` blocks for nginx, a peer-style
         /// list (with twemproxy's name column) for the others.
         Flavour = 5, KETAMA_PARSE_FLAVOUR, "flavour", ["flavor"];
+        /// A Redis Cluster's `CLUSTER NODES` text (or a node's `nodes.conf`):
+        /// each master that serves slots is a server named by its slots
+        /// ([`cluster_nodes`]).
+        RedisClusterNodes = 6, KETAMA_PARSE_REDIS_CLUSTER_NODES, "redis-cluster-nodes", ["cluster-nodes"];
     }
 }
 
@@ -71,13 +78,15 @@ impl ParseMode {
     /// The most bytes of one line this reading buffers. libketama reads
     /// 126-byte chunks (`fgets`), the strict reading rejects longer lines,
     /// and a peer-style line (which may hold a comma-separated list) is
-    /// rejected past 4 MiB (so is a SockIOPool line).
+    /// rejected past 4 MiB (so are SockIOPool and `CLUSTER NODES` lines).
     pub fn line_limit(self) -> usize {
         match self {
             ParseMode::Strict | ParseMode::Libketama => libketama::CHUNK_BYTES,
-            ParseMode::Peers | ParseMode::SockIoPool | ParseMode::Nginx | ParseMode::Flavour => {
-                peers::MAX_LINE_BYTES
-            }
+            ParseMode::Peers
+            | ParseMode::SockIoPool
+            | ParseMode::Nginx
+            | ParseMode::Flavour
+            | ParseMode::RedisClusterNodes => peers::MAX_LINE_BYTES,
         }
     }
 }
@@ -161,6 +170,7 @@ fn read_piece(
         ParseMode::Peers => peers::read_line(list, line, piece),
         ParseMode::SockIoPool => sockiopool::read_line(list, line, piece),
         ParseMode::Nginx => Ok(()),
+        ParseMode::RedisClusterNodes => cluster_nodes::read_line(list, line, piece),
         ParseMode::Flavour => Err(Error::InvalidArgument(
             "the flavour's own server list syntax needs a flavour: resolve it with \
              ParseMode::for_flavour first"

@@ -2,7 +2,7 @@
 //! holds a `{…}` tag, only the tag is hashed, so that related keys share a
 //! server. Each client finds the tag its own way; these are their rules,
 //! read from their sources and checked against them by the peer tests.
-//! The continuum flavours pick theirs as a [`Preparation`].
+//! The flavours pick theirs as a [`Preparation`].
 
 use std::borrow::Cow;
 
@@ -26,11 +26,25 @@ pub static REDIS_RB_TAG: Preparation = Preparation {
     rule: |key| Cow::Borrowed(redis_rb(key)),
 };
 
-/// Predis 1.1 (`ClusterStrategy::extractKeyTag`): the first `{`, then the
-/// first `}` after it; the bytes between when there is at least one,
-/// otherwise the whole key (twemproxy's `hash_tag: "{}"` rule).
+/// Redis Cluster's hash tag, as a key preparation.
+pub static REDIS_CLUSTER_TAG: Preparation = Preparation {
+    name: "Redis Cluster's {tag}",
+    rule: |key| Cow::Borrowed(redis_cluster(key)),
+};
+
+/// Predis 1.1 (`ClusterStrategy::extractKeyTag`): Redis Cluster's rule,
+/// [`redis_cluster`].
 #[inline]
 pub fn predis(key: &[u8]) -> &[u8] {
+    redis_cluster(key)
+}
+
+/// Redis Cluster (`keyHashSlot` in `cluster.c`; go-redis' `hashtag.Key`
+/// too): the first `{`, then the first `}` after it; the bytes between when
+/// there is at least one, otherwise the whole key (twemproxy's
+/// `hash_tag: "{}"` rule).
+#[inline]
+pub fn redis_cluster(key: &[u8]) -> &[u8] {
     let Some(open) = memchr(b'{', key) else {
         return key;
     };

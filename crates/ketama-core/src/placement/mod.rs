@@ -10,7 +10,8 @@
 //! * [`prepare`]: a client's key preparation as a value; [`hash_tags`]:
 //!   the Redis clients' `{tag}` rules; [`options`]: the settings users
 //!   choose (points, hash tag, Envoy's sizes);
-//! * [`wide_ring`]: rings of points wider than 32 bits;
+//! * [`wide_ring`]: rings of points wider than 32 bits; [`slot_map`]: Redis
+//!   Cluster's 16384 slots and the masters serving them;
 //! * the two modulo schemes: [`bucket_list`] (`hash % buckets` over a
 //!   weighted bucket list) and [`server_modulo`] (`hash % n` over the
 //!   server list), with [`remainder`] (what is taken modulo, and the
@@ -28,6 +29,7 @@ pub mod prepare;
 pub mod remainder;
 pub mod server_modulo;
 pub mod servers;
+pub mod slot_map;
 pub mod wide_ring;
 
 use crate::continuum::TiePolicy;

@@ -25,6 +25,7 @@ mod phpredis;
 mod predis;
 mod pymemcache;
 mod python_memcached;
+mod redis_cluster;
 mod redis_rb;
 mod sockiopool;
 mod spymemcached;

@@ -274,7 +274,15 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_ENVOY_MAGLEV = 38}.
      */
-    ENVOY_MAGLEV(38, "KETAMA_FLAVOUR_ENVOY_MAGLEV");
+    ENVOY_MAGLEV(38, "KETAMA_FLAVOUR_ENVOY_MAGLEV"),
+    /**
+     * Redis Cluster: {@code crc16(key or {tag}) & 0x3fff} and the master of
+     * that slot, from {@code CLUSTER NODES} text or redis-cli's create layout
+     * (not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_REDIS_CLUSTER = 39}.
+     */
+    REDIS_CLUSTER(39, "KETAMA_FLAVOUR_REDIS_CLUSTER");
 
     private final int id;
     private final String cName;

@@ -216,7 +216,14 @@ public enum Hash {
      *
      * <p>C: {@code KETAMA_HASH_XXHASH64 = 51}.
      */
-    XXHASH64(51, "KETAMA_HASH_XXHASH64");
+    XXHASH64(51, "KETAMA_HASH_XXHASH64"),
+    /**
+     * CRC-16/XMODEM (polynomial 0x1021, init 0), the 16-bit CRC Redis
+     * Cluster takes a key's slot from ({@code crc16(key) & 0x3fff}).
+     *
+     * <p>C: {@code KETAMA_HASH_CRC16_XMODEM = 52}.
+     */
+    CRC16_XMODEM(52, "KETAMA_HASH_CRC16_XMODEM");
 
     private final int id;
     private final String cName;

@@ -48,7 +48,15 @@ public enum ParseMode {
      *
      * <p>C: {@code KETAMA_PARSE_FLAVOUR = 5}.
      */
-    FLAVOUR(5, "KETAMA_PARSE_FLAVOUR");
+    FLAVOUR(5, "KETAMA_PARSE_FLAVOUR"),
+    /**
+     * A Redis Cluster's {@code CLUSTER NODES} text (or a node's {@code nodes.conf}):
+     * each master that serves slots is a server named by its slots
+     * ([{@code cluster_nodes}]).
+     *
+     * <p>C: {@code KETAMA_PARSE_REDIS_CLUSTER_NODES = 6}.
+     */
+    REDIS_CLUSTER_NODES(6, "KETAMA_PARSE_REDIS_CLUSTER_NODES");
 
     private final int id;
     private final String cName;
