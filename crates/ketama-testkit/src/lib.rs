@@ -22,6 +22,7 @@ pub mod php_fpm;
 mod python;
 pub mod random;
 pub mod redis_clients;
+pub mod rust_memcache;
 mod service_dir;
 pub mod set_clients;
 pub mod sysv;

@@ -43,6 +43,7 @@ pub mod predis;
 pub mod pymemcache;
 pub mod python_memcached;
 pub mod redis_rb;
+pub mod rust_memcache;
 pub mod spymemcached;
 pub mod twemproxy;
 pub mod uhashring;
@@ -175,6 +176,10 @@ crate::named_enum! {
         /// Envoy's maglev load balancer: a 65537-slot table, keys hashed with
         /// xxHash64 (not a continuum).
         EnvoyMaglev = 38, KETAMA_FLAVOUR_ENVOY_MAGLEV, "envoy-maglev", ["maglev"] => envoy::MAGLEV;
+        /// The crates.io `memcache` client's `Client`: Rust's
+        /// `DefaultHasher` (SipHash-1-3) of the key modulo the servers (not
+        /// a continuum).
+        RustMemcache = 50, KETAMA_FLAVOUR_RUST_MEMCACHE, "rust-memcache", ["memcache-rs", "crates-memcache"] => rust_memcache::PLACEMENT;
     }
 }
 

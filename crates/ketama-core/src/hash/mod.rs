@@ -4,8 +4,9 @@
 //! [`murmur`], [`jenkins`], [`hsieh`], spymemcached's string hashes in
 //! [`java`], HAProxy's in [`haproxy`], Varnish's SHA-256 cuts in
 //! [`sha256`]; the 64-bit hashes of mcrouter and Envoy: [`murmur64`],
-//! [`furc`], [`spooky`], [`xxhash64`]. Each is checked against its real
-//! peer by the integration tests.
+//! [`furc`], [`spooky`], [`xxhash64`]; Rust's `DefaultHasher` in
+//! [`siphash`]. Each is checked against its real peer by the integration
+//! tests.
 
 pub mod crc;
 pub mod fnv;
@@ -20,6 +21,7 @@ pub mod murmur;
 pub mod murmur64;
 pub mod one_at_a_time;
 pub mod sha256;
+pub mod siphash;
 pub mod spooky;
 pub mod xxhash64;
 
@@ -118,6 +120,10 @@ crate::named_enum! {
         /// XXH64 with seed 0, low 32 bits (Envoy's header hash policy hashes
         /// with all 64).
         XxHash64 = 51, KETAMA_HASH_XXHASH64, "xxhash64", ["xxh64", "xx_hash64"];
+        /// Rust's `DefaultHasher` of a `str`: SipHash-1-3 (keys 0, 0) of the
+        /// key's bytes and 0xff, low 32 bits (the crates.io `memcache`
+        /// client takes all 64 modulo its servers).
+        Siphash13Str = 60, KETAMA_HASH_SIPHASH13_STR, "siphash13_str", ["rust-defaulthasher", "defaulthasher"];
     }
 }
 
@@ -150,6 +156,7 @@ impl HashAlgorithm {
             HashAlgorithm::Sha256 => sha256_top(key),
             HashAlgorithm::Furc => murmur64::murmur64a(key, murmur64::FURC_SEED) as u32,
             HashAlgorithm::XxHash64 => xxhash64::xxhash64(key, 0) as u32,
+            HashAlgorithm::Siphash13Str => siphash::rust_str_hash(key) as u32,
             HashAlgorithm::Sdbm => haproxy::sdbm(key),
             HashAlgorithm::Djb2 => haproxy::djb2(key),
             HashAlgorithm::Wt6 => haproxy::wt6(key),

@@ -26,6 +26,7 @@ mod predis;
 mod pymemcache;
 mod python_memcached;
 mod redis_rb;
+mod rust_memcache;
 mod sockiopool;
 mod spymemcached;
 mod spymemcached_array;
