@@ -294,6 +294,12 @@ typedef enum {
    * xxHash64 (not a continuum).
    */
   KETAMA_FLAVOUR_ENVOY_MAGLEV = 38,
+  /**
+   * The crates.io `memcache` client's `Client`: Rust's
+   * `DefaultHasher` (SipHash-1-3) of the key modulo the servers (not
+   * a continuum).
+   */
+  KETAMA_FLAVOUR_RUST_MEMCACHE = 50,
 } ketama_flavour;
 
 /**
@@ -442,6 +448,12 @@ typedef enum {
    * with all 64).
    */
   KETAMA_HASH_XXHASH64 = 51,
+  /**
+   * Rust's `DefaultHasher` of a `str`: SipHash-1-3 (keys 0, 0) of the
+   * key's bytes and 0xff, low 32 bits (the crates.io `memcache`
+   * client takes all 64 modulo its servers).
+   */
+  KETAMA_HASH_SIPHASH13_STR = 60,
 } ketama_hash;
 
 /**

@@ -88,7 +88,10 @@ mod tests {
             assert_eq!(at.unwrap().server_index as u64, hash % 7);
             differ += usize::from(u64::from(hash as u32) % 7 != hash % 7);
         }
-        assert!(differ > 500, "the low 32 bits alone would place {differ} keys alike");
+        assert!(
+            differ > 500,
+            "the low 32 bits alone would place {differ} keys alike"
+        );
         let down = placement.locate(b"key:1", HashAlgorithm::Siphash13Str, &|_| true);
         assert_eq!(down, None, "a down server's keys fail");
         let none = RustMemcache { servers: 0 };

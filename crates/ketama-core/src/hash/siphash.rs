@@ -49,7 +49,6 @@ pub fn siphash13(k0: u64, k1: u64, parts: &[&[u8]]) -> u64 {
                 continue;
             }
             compress(u64::from_le_bytes(tail));
-            filled = 0;
         }
         let mut words = rest.chunks_exact(8);
         for word in &mut words {
@@ -102,7 +101,13 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             bytes.push((state >> 56) as u8);
         }
-        for key in ["", "a", "key:1", "ключ", "a much longer key of more than eight bytes"] {
+        for key in [
+            "",
+            "a",
+            "key:1",
+            "ключ",
+            "a much longer key of more than eight bytes",
+        ] {
             let mut std_hasher = std::collections::hash_map::DefaultHasher::new();
             key.hash(&mut std_hasher);
             assert_eq!(rust_str_hash(key.as_bytes()), std_hasher.finish(), "{key}");

@@ -274,7 +274,15 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_ENVOY_MAGLEV = 38}.
      */
-    ENVOY_MAGLEV(38, "KETAMA_FLAVOUR_ENVOY_MAGLEV");
+    ENVOY_MAGLEV(38, "KETAMA_FLAVOUR_ENVOY_MAGLEV"),
+    /**
+     * The crates.io {@code memcache} client's {@code Client}: Rust's
+     * {@code DefaultHasher} (SipHash-1-3) of the key modulo the servers (not
+     * a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_RUST_MEMCACHE = 50}.
+     */
+    RUST_MEMCACHE(50, "KETAMA_FLAVOUR_RUST_MEMCACHE");
 
     private final int id;
     private final String cName;

@@ -216,7 +216,15 @@ public enum Hash {
      *
      * <p>C: {@code KETAMA_HASH_XXHASH64 = 51}.
      */
-    XXHASH64(51, "KETAMA_HASH_XXHASH64");
+    XXHASH64(51, "KETAMA_HASH_XXHASH64"),
+    /**
+     * Rust's {@code DefaultHasher} of a {@code str}: SipHash-1-3 (keys 0, 0) of the
+     * key's bytes and 0xff, low 32 bits (the crates.io {@code memcache}
+     * client takes all 64 modulo its servers).
+     *
+     * <p>C: {@code KETAMA_HASH_SIPHASH13_STR = 60}.
+     */
+    SIPHASH13_STR(60, "KETAMA_HASH_SIPHASH13_STR");
 
     private final int id;
     private final String cName;
