@@ -19,6 +19,7 @@ pub mod oracle_lists;
 pub mod peer_programs;
 pub mod peers;
 pub mod php_fpm;
+pub mod pypi_peers;
 mod python;
 pub mod random;
 pub mod redis_clients;

@@ -28,6 +28,7 @@ pub mod gomemcache;
 pub mod groupcache;
 pub mod haproxy;
 pub mod hash_names;
+pub mod hashring_py;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
@@ -176,6 +177,9 @@ crate::named_enum! {
         /// Envoy's maglev load balancer: a 65537-slot table, keys hashed with
         /// xxHash64 (not a continuum).
         EnvoyMaglev = 38, KETAMA_FLAVOUR_ENVOY_MAGLEV, "envoy-maglev", ["maglev"] => envoy::MAGLEV;
+        /// PyPI `hashring` (and `hash_ring`, its Python 2 original): 40
+        /// MD5 digests per node of average weight, three points each.
+        HashringPy = 46, KETAMA_FLAVOUR_HASHRING_PY, "hashring-py", ["hash-ring", "python-hashring", "hash-ring-py"] => hashring_py::PLACEMENT;
         /// The crates.io `memcache` client's `Client`: Rust's
         /// `DefaultHasher` (SipHash-1-3) of the key modulo the servers (not
         /// a continuum).

@@ -14,6 +14,7 @@ mod gomemcache;
 mod groupcache;
 mod haproxy;
 mod harness;
+mod hashring_py;
 mod mcrouter;
 mod memcached_fast;
 mod memjs;
