@@ -295,6 +295,11 @@ typedef enum {
    */
   KETAMA_FLAVOUR_ENVOY_MAGLEV = 38,
   /**
+   * PyPI `hashring` (and `hash_ring`, its Python 2 original): 40
+   * MD5 digests per node of average weight, three points each.
+   */
+  KETAMA_FLAVOUR_HASHRING_PY = 46,
+  /**
    * The crates.io `memcache` client's `Client`: Rust's
    * `DefaultHasher` (SipHash-1-3) of the key modulo the servers (not
    * a continuum).

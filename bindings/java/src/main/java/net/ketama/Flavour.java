@@ -276,6 +276,13 @@ public enum Flavour {
      */
     ENVOY_MAGLEV(38, "KETAMA_FLAVOUR_ENVOY_MAGLEV"),
     /**
+     * PyPI {@code hashring} (and {@code hash_ring}, its Python 2 original): 40
+     * MD5 digests per node of average weight, three points each.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_HASHRING_PY = 46}.
+     */
+    HASHRING_PY(46, "KETAMA_FLAVOUR_HASHRING_PY"),
+    /**
      * The crates.io {@code memcache} client's {@code Client}: Rust's
      * {@code DefaultHasher} (SipHash-1-3) of the key modulo the servers (not
      * a continuum).
