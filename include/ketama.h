@@ -300,6 +300,11 @@ typedef enum {
    */
   KETAMA_FLAVOUR_HASHRING_PY = 46,
   /**
+   * PyPI `emcache`'s `Cluster.pick_node`: rendezvous hashing over
+   * `host` + `port` ids with its MurmurHash3 score (not a continuum).
+   */
+  KETAMA_FLAVOUR_EMCACHE = 47,
+  /**
    * The crates.io `memcache` client's `Client`: Rust's
    * `DefaultHasher` (SipHash-1-3) of the key modulo the servers (not
    * a continuum).
@@ -459,6 +464,12 @@ typedef enum {
    * client takes all 64 modulo its servers).
    */
   KETAMA_HASH_SIPHASH13_STR = 60,
+  /**
+   * PyPI emcache's rendezvous score: MurmurHash3_x64_128 (seed 0),
+   * its first four bytes combined as emcache does (signed `char`s,
+   * shifts before `&`).
+   */
+  KETAMA_HASH_EMCACHE_MURMUR3 = 61,
 } ketama_hash;
 
 /**

@@ -23,6 +23,7 @@ pub mod apr_memcache;
 pub mod cache_memcached;
 pub mod dalli;
 pub mod django_redis;
+pub mod emcache;
 pub mod envoy;
 pub mod gomemcache;
 pub mod groupcache;
@@ -180,6 +181,9 @@ crate::named_enum! {
         /// PyPI `hashring` (and `hash_ring`, its Python 2 original): 40
         /// MD5 digests per node of average weight, three points each.
         HashringPy = 46, KETAMA_FLAVOUR_HASHRING_PY, "hashring-py", ["hash-ring", "python-hashring", "hash-ring-py"] => hashring_py::PLACEMENT;
+        /// PyPI `emcache`'s `Cluster.pick_node`: rendezvous hashing over
+        /// `host` + `port` ids with its MurmurHash3 score (not a continuum).
+        Emcache = 47, KETAMA_FLAVOUR_EMCACHE, "emcache", ["python-emcache", "emcache-rendezvous"] => emcache::PLACEMENT;
         /// The crates.io `memcache` client's `Client`: Rust's
         /// `DefaultHasher` (SipHash-1-3) of the key modulo the servers (not
         /// a continuum).

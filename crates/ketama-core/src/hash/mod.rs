@@ -5,7 +5,8 @@
 //! [`java`], HAProxy's in [`haproxy`], Varnish's SHA-256 cuts in
 //! [`sha256`]; the 64-bit hashes of mcrouter and Envoy: [`murmur64`],
 //! [`furc`], [`spooky`], [`xxhash64`]; Rust's `DefaultHasher` in
-//! [`siphash`]. Each is checked against its real peer by the integration
+//! [`siphash`]; MurmurHash3_x64_128 and emcache's score in
+//! [`murmur128`]. Each is checked against its real peer by the integration
 //! tests.
 
 pub mod crc;
@@ -18,6 +19,7 @@ pub mod jenkins;
 pub mod md5;
 pub mod md5_lanes;
 pub mod murmur;
+pub mod murmur128;
 pub mod murmur64;
 pub mod one_at_a_time;
 pub mod sha256;
@@ -124,6 +126,10 @@ crate::named_enum! {
         /// key's bytes and 0xff, low 32 bits (the crates.io `memcache`
         /// client takes all 64 modulo its servers).
         Siphash13Str = 60, KETAMA_HASH_SIPHASH13_STR, "siphash13_str", ["rust-defaulthasher", "defaulthasher"];
+        /// PyPI emcache's rendezvous score: MurmurHash3_x64_128 (seed 0),
+        /// its first four bytes combined as emcache does (signed `char`s,
+        /// shifts before `&`).
+        EmcacheMurmur3 = 61, KETAMA_HASH_EMCACHE_MURMUR3, "emcache_murmur3", ["emcache"];
     }
 }
 
@@ -157,6 +163,7 @@ impl HashAlgorithm {
             HashAlgorithm::Furc => murmur64::murmur64a(key, murmur64::FURC_SEED) as u32,
             HashAlgorithm::XxHash64 => xxhash64::xxhash64(key, 0) as u32,
             HashAlgorithm::Siphash13Str => siphash::rust_str_hash(key) as u32,
+            HashAlgorithm::EmcacheMurmur3 => murmur128::emcache_fold(key),
             HashAlgorithm::Sdbm => haproxy::sdbm(key),
             HashAlgorithm::Djb2 => haproxy::djb2(key),
             HashAlgorithm::Wt6 => haproxy::wt6(key),

@@ -9,6 +9,7 @@ mod apr_memcache;
 mod cache_memcached;
 mod dalli;
 mod django_redis;
+mod emcache;
 mod envoy;
 mod gomemcache;
 mod groupcache;

@@ -283,6 +283,13 @@ public enum Flavour {
      */
     HASHRING_PY(46, "KETAMA_FLAVOUR_HASHRING_PY"),
     /**
+     * PyPI {@code emcache}'s {@code Cluster.pick_node}: rendezvous hashing over
+     * {@code host} + {@code port} ids with its MurmurHash3 score (not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_EMCACHE = 47}.
+     */
+    EMCACHE(47, "KETAMA_FLAVOUR_EMCACHE"),
+    /**
      * The crates.io {@code memcache} client's {@code Client}: Rust's
      * {@code DefaultHasher} (SipHash-1-3) of the key modulo the servers (not
      * a continuum).

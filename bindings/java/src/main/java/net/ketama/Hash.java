@@ -224,7 +224,15 @@ public enum Hash {
      *
      * <p>C: {@code KETAMA_HASH_SIPHASH13_STR = 60}.
      */
-    SIPHASH13_STR(60, "KETAMA_HASH_SIPHASH13_STR");
+    SIPHASH13_STR(60, "KETAMA_HASH_SIPHASH13_STR"),
+    /**
+     * PyPI emcache's rendezvous score: MurmurHash3_x64_128 (seed 0),
+     * its first four bytes combined as emcache does (signed {@code char}s,
+     * shifts before {@code &}).
+     *
+     * <p>C: {@code KETAMA_HASH_EMCACHE_MURMUR3 = 61}.
+     */
+    EMCACHE_MURMUR3(61, "KETAMA_HASH_EMCACHE_MURMUR3");
 
     private final int id;
     private final String cName;
