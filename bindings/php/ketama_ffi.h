@@ -280,6 +280,11 @@ typedef enum {
    */
   KETAMA_FLAVOUR_EMCACHE = 47,
   /**
+   * npm `memcache` 1.6 and later: 50 points per unit of weight,
+   * FNV-1a as its JavaScript computes it, signed order.
+   */
+  KETAMA_FLAVOUR_NPM_MEMCACHE = 48,
+  /**
    * The crates.io `memcache` client's `Client`: Rust's
    * `DefaultHasher` (SipHash-1-3) of the key modulo the servers (not
    * a continuum).
@@ -445,6 +450,12 @@ typedef enum {
    * shifts before `&`).
    */
   KETAMA_HASH_EMCACHE_MURMUR3 = 61,
+  /**
+   * FNV-1a as npm `memcache` computes it in JavaScript: over UTF-16
+   * code units, each multiply rounded to a double; the signed result
+   * with its sign bit flipped (unsigned order = JavaScript's order).
+   */
+  KETAMA_HASH_JS_FNV1A = 62,
 } ketama_hash;
 
 /**

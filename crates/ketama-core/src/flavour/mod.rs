@@ -38,6 +38,7 @@ pub mod memcached_fast;
 pub mod memjs;
 pub mod nginx;
 pub mod node_memcached;
+pub mod npm_memcache;
 pub mod option_checks;
 pub mod pecl_memcache;
 pub mod phpredis;
@@ -184,6 +185,9 @@ crate::named_enum! {
         /// PyPI `emcache`'s `Cluster.pick_node`: rendezvous hashing over
         /// `host` + `port` ids with its MurmurHash3 score (not a continuum).
         Emcache = 47, KETAMA_FLAVOUR_EMCACHE, "emcache", ["python-emcache", "emcache-rendezvous"] => emcache::PLACEMENT;
+        /// npm `memcache` 1.6 and later: 50 points per unit of weight,
+        /// FNV-1a as its JavaScript computes it, signed order.
+        NpmMemcache = 48, KETAMA_FLAVOUR_NPM_MEMCACHE, "npm-memcache", ["node-memcache", "memcache-js"] => npm_memcache::PLACEMENT;
         /// The crates.io `memcache` client's `Client`: Rust's
         /// `DefaultHasher` (SipHash-1-3) of the key modulo the servers (not
         /// a continuum).

@@ -6,7 +6,7 @@
 //! [`sha256`]; the 64-bit hashes of mcrouter and Envoy: [`murmur64`],
 //! [`furc`], [`spooky`], [`xxhash64`]; Rust's `DefaultHasher` in
 //! [`siphash`]; MurmurHash3_x64_128 and emcache's score in
-//! [`murmur128`]. Each is checked against its real peer by the integration
+//! [`murmur128`]; npm memcache's JavaScript FNV-1a in [`js_fnv`]. Each is checked against its real peer by the integration
 //! tests.
 
 pub mod crc;
@@ -16,6 +16,7 @@ pub mod haproxy;
 pub mod hsieh;
 pub mod java;
 pub mod jenkins;
+pub mod js_fnv;
 pub mod md5;
 pub mod md5_lanes;
 pub mod murmur;
@@ -130,6 +131,10 @@ crate::named_enum! {
         /// its first four bytes combined as emcache does (signed `char`s,
         /// shifts before `&`).
         EmcacheMurmur3 = 61, KETAMA_HASH_EMCACHE_MURMUR3, "emcache_murmur3", ["emcache"];
+        /// FNV-1a as npm `memcache` computes it in JavaScript: over UTF-16
+        /// code units, each multiply rounded to a double; the signed result
+        /// with its sign bit flipped (unsigned order = JavaScript's order).
+        JsFnv1a = 62, KETAMA_HASH_JS_FNV1A, "js_fnv1a", ["npm-memcache-fnv1a", "fnv1astring"];
     }
 }
 
@@ -164,6 +169,7 @@ impl HashAlgorithm {
             HashAlgorithm::XxHash64 => xxhash64::xxhash64(key, 0) as u32,
             HashAlgorithm::Siphash13Str => siphash::rust_str_hash(key) as u32,
             HashAlgorithm::EmcacheMurmur3 => murmur128::emcache_fold(key),
+            HashAlgorithm::JsFnv1a => js_fnv::js_fnv1a_ordered(key),
             HashAlgorithm::Sdbm => haproxy::sdbm(key),
             HashAlgorithm::Djb2 => haproxy::djb2(key),
             HashAlgorithm::Wt6 => haproxy::wt6(key),

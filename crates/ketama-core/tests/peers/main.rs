@@ -21,6 +21,7 @@ mod memcached_fast;
 mod memjs;
 mod nginx;
 mod node_memcached;
+mod npm_memcache;
 mod pecl_memcache_standard;
 mod php;
 mod phpredis;

@@ -290,6 +290,13 @@ public enum Flavour {
      */
     EMCACHE(47, "KETAMA_FLAVOUR_EMCACHE"),
     /**
+     * npm {@code memcache} 1.6 and later: 50 points per unit of weight,
+     * FNV-1a as its JavaScript computes it, signed order.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_NPM_MEMCACHE = 48}.
+     */
+    NPM_MEMCACHE(48, "KETAMA_FLAVOUR_NPM_MEMCACHE"),
+    /**
      * The crates.io {@code memcache} client's {@code Client}: Rust's
      * {@code DefaultHasher} (SipHash-1-3) of the key modulo the servers (not
      * a continuum).

@@ -232,7 +232,15 @@ public enum Hash {
      *
      * <p>C: {@code KETAMA_HASH_EMCACHE_MURMUR3 = 61}.
      */
-    EMCACHE_MURMUR3(61, "KETAMA_HASH_EMCACHE_MURMUR3");
+    EMCACHE_MURMUR3(61, "KETAMA_HASH_EMCACHE_MURMUR3"),
+    /**
+     * FNV-1a as npm {@code memcache} computes it in JavaScript: over UTF-16
+     * code units, each multiply rounded to a double; the signed result
+     * with its sign bit flipped (unsigned order = JavaScript's order).
+     *
+     * <p>C: {@code KETAMA_HASH_JS_FNV1A = 62}.
+     */
+    JS_FNV1A(62, "KETAMA_HASH_JS_FNV1A");
 
     private final int id;
     private final String cName;
