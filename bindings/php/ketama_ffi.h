@@ -285,6 +285,11 @@ typedef enum {
    */
   KETAMA_FLAVOUR_NPM_MEMCACHE = 48,
   /**
+   * npm `memcache` up to 1.5: the same ring with the first four
+   * bytes of SHA-1 as a signed number.
+   */
+  KETAMA_FLAVOUR_NPM_MEMCACHE_SHA1 = 49,
+  /**
    * The crates.io `memcache` client's `Client`: Rust's
    * `DefaultHasher` (SipHash-1-3) of the key modulo the servers (not
    * a continuum).
@@ -456,6 +461,12 @@ typedef enum {
    * with its sign bit flipped (unsigned order = JavaScript's order).
    */
   KETAMA_HASH_JS_FNV1A = 62,
+  /**
+   * npm `memcache` up to 1.5: the first four bytes of the SHA-1 of
+   * the key's UTF-8 text, big-endian and signed, its sign bit
+   * flipped (unsigned order = JavaScript's order).
+   */
+  KETAMA_HASH_JS_SHA1 = 63,
 } ketama_hash;
 
 /**

@@ -1,5 +1,6 @@
-// Asks npm memcache (1.10.0, installed into target/npm-memcache-peer by
-// scripts/deps.sh) where keys go: `new Memcache({ nodes: [] })`, each node
+// Asks npm memcache (1.10.0 in target/npm-memcache-peer, 1.5.0 in
+// target/npm-memcache15-peer, installed by scripts/deps.sh; NODE_PATH names
+// the one asked) where keys go: `new Memcache({ nodes: [] })`, each node
 // added as its users add one, `addNode(uri)` or `addNode(uri, weight)`,
 // then the client's own distribution (`client.hash`, the default
 // KetamaHash) asked `getNodesByKey(key)`, what every command asks before
@@ -41,5 +42,7 @@ async function main() {
 }
 
 main().then(() => {
-  console.log(`memcache ${require('memcache/package.json').version}`);
+  // memcache 1.5 exports no `./package.json`: read it from NODE_PATH.
+  const manifest = path.join(process.env.NODE_PATH, 'memcache', 'package.json');
+  console.log(`memcache ${JSON.parse(fs.readFileSync(manifest, 'utf8')).version}`);
 });

@@ -188,6 +188,9 @@ crate::named_enum! {
         /// npm `memcache` 1.6 and later: 50 points per unit of weight,
         /// FNV-1a as its JavaScript computes it, signed order.
         NpmMemcache = 48, KETAMA_FLAVOUR_NPM_MEMCACHE, "npm-memcache", ["node-memcache", "memcache-js"] => npm_memcache::PLACEMENT;
+        /// npm `memcache` up to 1.5: the same ring with the first four
+        /// bytes of SHA-1 as a signed number.
+        NpmMemcacheSha1 = 49, KETAMA_FLAVOUR_NPM_MEMCACHE_SHA1, "npm-memcache-sha1", ["node-memcache-sha1", "npm-memcache-legacy"] => npm_memcache::SHA1;
         /// The crates.io `memcache` client's `Client`: Rust's
         /// `DefaultHasher` (SipHash-1-3) of the key modulo the servers (not
         /// a continuum).

@@ -1,6 +1,6 @@
-//! npm `memcache` 1.6 and later (1.10.0 read: `dist/index.cjs`, its
-//! `src/ketama.ts` `HashRing` and `KetamaHash`, the client's default
-//! distribution):
+//! npm `memcache`, 1.6 and later (1.10.0 read) and up to 1.5 (1.5.0 read):
+//! `dist/index.cjs`, its `src/ketama.ts` `HashRing` and `KetamaHash`, the
+//! client's default distribution. The two differ only in the hash:
 //!
 //! * a node's key is its `id`: `host:port`, `[v6]:port` for an IPv6 host,
 //!   a unix socket's path (the name column here);
@@ -8,8 +8,10 @@
 //!   `Math.round(w · 50)` points, the hashes of `"<id>\0<i>"` for `i` from
 //!   that count down to 1;
 //! * the hash is FNV-1a as the client computes it in JavaScript
-//!   ([`js_fnv1a`](crate::hash::js_fnv::js_fnv1a)): signed, so the ring is
-//!   in signed order (the library flips the sign bit to keep it unsigned);
+//!   ([`js_fnv1a`](crate::hash::javascript::js_fnv1a)) from 1.6, the first
+//!   four bytes of SHA-1 read as a signed number
+//!   ([`js_sha1`](crate::hash::javascript::js_sha1)) up to 1.5: signed, so
+//!   the ring is in signed order (the library flips the sign bit);
 //! * a key goes to the first point at or after its hash (a binary search for
 //!   the first `>=`), wrapping to the first point; of equal points the one
 //!   sorted first, the earlier node's (`Array.prototype.sort` is stable).
@@ -33,11 +35,16 @@ use crate::{Error, ServerSpec};
 /// Points per unit of weight (`HashRing.baseWeight`).
 const BASE_WEIGHT: u64 = 50;
 
-/// `new Memcache({ nodes })`: the ketama ring of `KetamaHash`.
+/// `new Memcache({ nodes })` from 1.6: the ketama ring of `KetamaHash`.
 pub static PLACEMENT: Placement =
     Placement::continuum(&[HashAlgorithm::JsFnv1a], |servers, hash, _| {
         generate(servers, hash)
     });
+
+/// `new Memcache({ nodes })` up to 1.5: the same ring hashed with SHA-1.
+pub static SHA1: Placement = Placement::continuum(&[HashAlgorithm::JsSha1], |servers, hash, _| {
+    generate(servers, hash)
+});
 
 /// A node's `id`: the name column, else `host:port` (`[host]:port` for a
 /// host with a colon).
@@ -89,7 +96,7 @@ fn generate(servers: &[ServerSpec], hash: HashAlgorithm) -> Result<GeneratedPoin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hash::js_fnv::js_fnv1a_ordered;
+    use crate::hash::javascript::js_fnv1a_ordered;
 
     #[test]
     fn ids_and_labels() {

@@ -6,7 +6,8 @@
 //! [`sha256`]; the 64-bit hashes of mcrouter and Envoy: [`murmur64`],
 //! [`furc`], [`spooky`], [`xxhash64`]; Rust's `DefaultHasher` in
 //! [`siphash`]; MurmurHash3_x64_128 and emcache's score in
-//! [`murmur128`]; npm memcache's JavaScript FNV-1a in [`js_fnv`]. Each is checked against its real peer by the integration
+//! [`murmur128`]; npm memcache's FNV-1a and SHA-1 as
+//! its JavaScript computes them in [`javascript`]. Each is checked against its real peer by the integration
 //! tests.
 
 pub mod crc;
@@ -15,8 +16,8 @@ pub mod furc;
 pub mod haproxy;
 pub mod hsieh;
 pub mod java;
+pub mod javascript;
 pub mod jenkins;
-pub mod js_fnv;
 pub mod md5;
 pub mod md5_lanes;
 pub mod murmur;
@@ -135,6 +136,10 @@ crate::named_enum! {
         /// code units, each multiply rounded to a double; the signed result
         /// with its sign bit flipped (unsigned order = JavaScript's order).
         JsFnv1a = 62, KETAMA_HASH_JS_FNV1A, "js_fnv1a", ["npm-memcache-fnv1a", "fnv1astring"];
+        /// npm `memcache` up to 1.5: the first four bytes of the SHA-1 of
+        /// the key's UTF-8 text, big-endian and signed, its sign bit
+        /// flipped (unsigned order = JavaScript's order).
+        JsSha1 = 63, KETAMA_HASH_JS_SHA1, "js_sha1", ["npm-memcache-sha1", "sha1-int32"];
     }
 }
 
@@ -169,7 +174,8 @@ impl HashAlgorithm {
             HashAlgorithm::XxHash64 => xxhash64::xxhash64(key, 0) as u32,
             HashAlgorithm::Siphash13Str => siphash::rust_str_hash(key) as u32,
             HashAlgorithm::EmcacheMurmur3 => murmur128::emcache_fold(key),
-            HashAlgorithm::JsFnv1a => js_fnv::js_fnv1a_ordered(key),
+            HashAlgorithm::JsFnv1a => javascript::js_fnv1a_ordered(key),
+            HashAlgorithm::JsSha1 => javascript::js_sha1_ordered(key),
             HashAlgorithm::Sdbm => haproxy::sdbm(key),
             HashAlgorithm::Djb2 => haproxy::djb2(key),
             HashAlgorithm::Wt6 => haproxy::wt6(key),

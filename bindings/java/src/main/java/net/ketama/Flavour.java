@@ -297,6 +297,13 @@ public enum Flavour {
      */
     NPM_MEMCACHE(48, "KETAMA_FLAVOUR_NPM_MEMCACHE"),
     /**
+     * npm {@code memcache} up to 1.5: the same ring with the first four
+     * bytes of SHA-1 as a signed number.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_NPM_MEMCACHE_SHA1 = 49}.
+     */
+    NPM_MEMCACHE_SHA1(49, "KETAMA_FLAVOUR_NPM_MEMCACHE_SHA1"),
+    /**
      * The crates.io {@code memcache} client's {@code Client}: Rust's
      * {@code DefaultHasher} (SipHash-1-3) of the key modulo the servers (not
      * a continuum).

@@ -240,7 +240,15 @@ public enum Hash {
      *
      * <p>C: {@code KETAMA_HASH_JS_FNV1A = 62}.
      */
-    JS_FNV1A(62, "KETAMA_HASH_JS_FNV1A");
+    JS_FNV1A(62, "KETAMA_HASH_JS_FNV1A"),
+    /**
+     * npm {@code memcache} up to 1.5: the first four bytes of the SHA-1 of
+     * the key's UTF-8 text, big-endian and signed, its sign bit
+     * flipped (unsigned order = JavaScript's order).
+     *
+     * <p>C: {@code KETAMA_HASH_JS_SHA1 = 63}.
+     */
+    JS_SHA1(63, "KETAMA_HASH_JS_SHA1");
 
     private final int id;
     private final String cName;

@@ -1,9 +1,15 @@
-//! FNV-1a as npm `memcache` 1.6 and later compute it in JavaScript
-//! (`fnv1aString` of its ketama ring, `src/ketama.ts`): over the key's
-//! UTF-16 code units (`charCodeAt`), and with the multiply done on doubles:
-//! `hash = hash * 16777619 | 0`. The product of a 32-bit number and the
-//! FNV prime needs up to 55 bits, so the double rounds it to 53 before
-//! `| 0` keeps the low 32 bits: not the FNV-1a of the C clients.
+//! The key hashes of npm `memcache`'s ketama ring, as its JavaScript
+//! computes them (`src/ketama.ts`): both are signed 32-bit numbers and its
+//! ring is in signed order, so the library flips their sign bit.
+//!
+//! * 1.6 and later, `fnv1aString`: FNV-1a over the key's UTF-16 code units
+//!   (`charCodeAt`), with the multiply done on doubles: `hash = hash *
+//!   16777619 | 0`. The product of a 32-bit number and the FNV prime needs
+//!   up to 55 bits, so the double rounds it to 53 before `| 0` keeps the
+//!   low 32 bits: not the FNV-1a of the C clients.
+//! * up to 1.5, `createHash('sha1').update(Buffer.from(key)).digest()
+//!   .readInt32BE()`: the first four bytes of the SHA-1 of the key's UTF-8
+//!   text, big-endian, signed.
 
 /// The FNV-1a 32-bit offset basis.
 const BASIS: i32 = 2_166_136_261_u32 as i32;
@@ -30,11 +36,31 @@ fn to_int32(value: f64) -> i32 {
     value as i64 as i32
 }
 
-/// The hash as a point of an unsigned continuum: `js_fnv1a` with its sign
-/// bit flipped, so that unsigned order is JavaScript's numeric order.
+/// A signed hash as a point of an unsigned continuum: its sign bit
+/// flipped, so that unsigned order is JavaScript's numeric order.
+#[inline]
+fn ordered(hash: i32) -> u32 {
+    (hash as u32) ^ 0x8000_0000
+}
+
+/// [`js_fnv1a`] as a point of the library's unsigned continuum.
 #[inline]
 pub fn js_fnv1a_ordered(key: &[u8]) -> u32 {
-    (js_fnv1a(key) as u32) ^ 0x8000_0000
+    ordered(js_fnv1a(key))
+}
+
+/// `readInt32BE` of the SHA-1 digest of the key's UTF-8 text (an invalid
+/// sequence read as U+FFFD first, as the client gets its key as a string).
+pub fn js_sha1(key: &[u8]) -> i32 {
+    use sha1::{Digest, Sha1};
+    let digest = Sha1::digest(String::from_utf8_lossy(key).as_bytes());
+    i32::from_be_bytes([digest[0], digest[1], digest[2], digest[3]])
+}
+
+/// [`js_sha1`] as a point of the library's unsigned continuum.
+#[inline]
+pub fn js_sha1_ordered(key: &[u8]) -> u32 {
+    ordered(js_sha1(key))
 }
 
 #[cfg(test)]
@@ -74,5 +100,14 @@ mod tests {
         let replaced = to_int32(f64::from(BASIS ^ 0xfffd) * PRIME);
         assert_eq!(js_fnv1a(&[0xff]), replaced);
         assert_eq!(js_fnv1a_ordered(b"") ^ 0x8000_0000, BASIS as u32);
+    }
+
+    #[test]
+    fn sha1_reads_the_first_four_bytes_signed() {
+        // SHA-1("abc") = a9993e36 4706816a ba3e2571 7850c26c 9cd0d89d.
+        assert_eq!(js_sha1(b"abc"), 0xa999_3e36_u32 as i32);
+        assert_eq!(js_sha1_ordered(b"abc"), 0x2999_3e36);
+        // An invalid byte is hashed as U+FFFD's UTF-8.
+        assert_eq!(js_sha1(&[0xff]), js_sha1("\u{fffd}".as_bytes()));
     }
 }
