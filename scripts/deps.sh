@@ -265,6 +265,30 @@ if [ ! -f "$memjs_peer/node_modules/memjs/package.json" ] \
   (cd "$memjs_peer" && npm install --no-audit --no-fund --silent --no-save memjs@1.3.2)
   }
 fi
+# The PyPI clients Debian does not package (hashring for hashring-py,
+# emcache), pinned, in a venv of their own: target/pypi-peers.
+pypi_peers=target/pypi-peers
+if ! "$pypi_peers/bin/python" -c 'import importlib.metadata as m, sys
+sys.exit(not all(m.version(p) == v for p, v in [("hashring", "1.5.1"), ("emcache", "1.3.3")]))' >/dev/null 2>&1; then
+  other "PyPI hashring==1.5.1 and emcache==1.3.3 in $pypi_peers: run scripts/deps.sh" && {
+  echo "deps: installing PyPI hashring==1.5.1 and emcache==1.3.3 into $pypi_peers"
+  python3 -m venv "$pypi_peers"
+  "$pypi_peers/bin/pip" install --quiet --disable-pip-version-check hashring==1.5.1 emcache==1.3.3
+  }
+fi
+# npm memcache, 1.10.0 (npm-memcache) and 1.5.0 (npm-memcache-sha1), each in
+# a directory of its own.
+for pinned in 1.10.0:target/npm-memcache-peer 1.5.0:target/npm-memcache15-peer; do
+  version=${pinned%%:*} dir=${pinned#*:}
+  if [ ! -f "$dir/node_modules/memcache/package.json" ] \
+    || ! grep -q "\"version\": \"$version\"" "$dir/node_modules/memcache/package.json"; then
+    other "npm memcache@$version in $dir: run scripts/deps.sh" && {
+    echo "deps: installing npm memcache@$version into $dir"
+    mkdir -p "$dir"
+    (cd "$dir" && npm install --no-audit --no-fund --silent --no-save "memcache@$version")
+    }
+  fi
+done
 if [ "${#missing_other[@]}" -gt 0 ] || [ "$debian_missing" = 1 ]; then
   [ "${#missing_other[@]}" -eq 0 ] || printf 'missing (not from Debian): %s\n' "${missing_other[@]}" >&2
   exit 1

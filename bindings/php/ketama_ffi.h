@@ -275,6 +275,32 @@ typedef enum {
    * (not a continuum).
    */
   KETAMA_FLAVOUR_REDIS_CLUSTER = 39,
+  /**
+   * PyPI `hashring` (and `hash_ring`, its Python 2 original): 40
+   * MD5 digests per node of average weight, three points each.
+   */
+  KETAMA_FLAVOUR_HASHRING_PY = 40,
+  /**
+   * PyPI `emcache`'s `Cluster.pick_node`: rendezvous hashing over
+   * `host` + `port` ids with its MurmurHash3 score (not a continuum).
+   */
+  KETAMA_FLAVOUR_EMCACHE = 41,
+  /**
+   * npm `memcache` 1.6 and later: 50 points per unit of weight,
+   * FNV-1a as its JavaScript computes it, signed order.
+   */
+  KETAMA_FLAVOUR_NPM_MEMCACHE = 42,
+  /**
+   * npm `memcache` up to 1.5: the same ring with the first four
+   * bytes of SHA-1 as a signed number.
+   */
+  KETAMA_FLAVOUR_NPM_MEMCACHE_SHA1 = 43,
+  /**
+   * The crates.io `memcache` client's `Client`: Rust's
+   * `DefaultHasher` (SipHash-1-3) of the key modulo the servers (not
+   * a continuum).
+   */
+  KETAMA_FLAVOUR_RUST_MEMCACHE = 44,
 } ketama_flavour;
 
 /**
@@ -428,6 +454,30 @@ typedef enum {
    * Cluster takes a key's slot from (`crc16(key) & 0x3fff`).
    */
   KETAMA_HASH_CRC16_XMODEM = 52,
+  /**
+   * Rust's `DefaultHasher` of a `str`: SipHash-1-3 (keys 0, 0) of the
+   * key's bytes and 0xff, low 32 bits (the crates.io `memcache`
+   * client takes all 64 modulo its servers).
+   */
+  KETAMA_HASH_SIPHASH13_STR = 53,
+  /**
+   * PyPI emcache's rendezvous score: MurmurHash3_x64_128 (seed 0),
+   * its first four bytes combined as emcache does (signed `char`s,
+   * shifts before `&`).
+   */
+  KETAMA_HASH_EMCACHE_MURMUR3 = 54,
+  /**
+   * FNV-1a as npm `memcache` computes it in JavaScript: over UTF-16
+   * code units, each multiply rounded to a double; the signed result
+   * with its sign bit flipped (unsigned order = JavaScript's order).
+   */
+  KETAMA_HASH_JS_FNV1A = 55,
+  /**
+   * npm `memcache` up to 1.5: the first four bytes of the SHA-1 of
+   * the key's UTF-8 text, big-endian and signed, its sign bit
+   * flipped (unsigned order = JavaScript's order).
+   */
+  KETAMA_HASH_JS_SHA1 = 56,
 } ketama_hash;
 
 /**

@@ -23,11 +23,13 @@ pub mod apr_memcache;
 pub mod cache_memcached;
 pub mod dalli;
 pub mod django_redis;
+pub mod emcache;
 pub mod envoy;
 pub mod gomemcache;
 pub mod groupcache;
 pub mod haproxy;
 pub mod hash_names;
+pub mod hashring_py;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
@@ -36,6 +38,7 @@ pub mod memcached_fast;
 pub mod memjs;
 pub mod nginx;
 pub mod node_memcached;
+pub mod npm_memcache;
 pub mod option_checks;
 pub mod pecl_memcache;
 pub mod phpredis;
@@ -44,6 +47,7 @@ pub mod pymemcache;
 pub mod python_memcached;
 pub mod redis_cluster;
 pub mod redis_rb;
+pub mod rust_memcache;
 pub mod spymemcached;
 pub mod twemproxy;
 pub mod uhashring;
@@ -180,6 +184,22 @@ crate::named_enum! {
         /// that slot, from `CLUSTER NODES` text or redis-cli's create layout
         /// (not a continuum).
         RedisCluster = 39, KETAMA_FLAVOUR_REDIS_CLUSTER, "redis-cluster", ["cluster", "redis-cluster-slots"] => redis_cluster::PLACEMENT;
+        /// PyPI `hashring` (and `hash_ring`, its Python 2 original): 40
+        /// MD5 digests per node of average weight, three points each.
+        HashringPy = 40, KETAMA_FLAVOUR_HASHRING_PY, "hashring-py", ["hash-ring", "python-hashring", "hash-ring-py"] => hashring_py::PLACEMENT;
+        /// PyPI `emcache`'s `Cluster.pick_node`: rendezvous hashing over
+        /// `host` + `port` ids with its MurmurHash3 score (not a continuum).
+        Emcache = 41, KETAMA_FLAVOUR_EMCACHE, "emcache", ["python-emcache", "emcache-rendezvous"] => emcache::PLACEMENT;
+        /// npm `memcache` 1.6 and later: 50 points per unit of weight,
+        /// FNV-1a as its JavaScript computes it, signed order.
+        NpmMemcache = 42, KETAMA_FLAVOUR_NPM_MEMCACHE, "npm-memcache", ["node-memcache", "memcache-js"] => npm_memcache::PLACEMENT;
+        /// npm `memcache` up to 1.5: the same ring with the first four
+        /// bytes of SHA-1 as a signed number.
+        NpmMemcacheSha1 = 43, KETAMA_FLAVOUR_NPM_MEMCACHE_SHA1, "npm-memcache-sha1", ["node-memcache-sha1", "npm-memcache-legacy"] => npm_memcache::SHA1;
+        /// The crates.io `memcache` client's `Client`: Rust's
+        /// `DefaultHasher` (SipHash-1-3) of the key modulo the servers (not
+        /// a continuum).
+        RustMemcache = 44, KETAMA_FLAVOUR_RUST_MEMCACHE, "rust-memcache", ["memcache-rs", "crates-memcache"] => rust_memcache::PLACEMENT;
     }
 }
 

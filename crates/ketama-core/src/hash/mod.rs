@@ -4,8 +4,11 @@
 //! [`murmur`], [`jenkins`], [`hsieh`], spymemcached's string hashes in
 //! [`java`], HAProxy's in [`haproxy`], Varnish's SHA-256 cuts in
 //! [`sha256`]; the 64-bit hashes of mcrouter and Envoy: [`murmur64`],
-//! [`furc`], [`spooky`], [`xxhash64`]. Each is checked against its real
-//! peer by the integration tests.
+//! [`furc`], [`spooky`], [`xxhash64`]; Rust's `DefaultHasher` in
+//! [`siphash`]; MurmurHash3_x64_128 and emcache's score in
+//! [`murmur128`]; npm memcache's FNV-1a and SHA-1 as
+//! its JavaScript computes them in [`javascript`]. Each is checked against its real peer by the integration
+//! tests.
 
 pub mod crc;
 pub mod fnv;
@@ -13,13 +16,16 @@ pub mod furc;
 pub mod haproxy;
 pub mod hsieh;
 pub mod java;
+pub mod javascript;
 pub mod jenkins;
 pub mod md5;
 pub mod md5_lanes;
 pub mod murmur;
+pub mod murmur128;
 pub mod murmur64;
 pub mod one_at_a_time;
 pub mod sha256;
+pub mod siphash;
 pub mod spooky;
 pub mod xxhash64;
 
@@ -121,6 +127,22 @@ crate::named_enum! {
         /// CRC-16/XMODEM (polynomial 0x1021, init 0), the 16-bit CRC Redis
         /// Cluster takes a key's slot from (`crc16(key) & 0x3fff`).
         Crc16Xmodem = 52, KETAMA_HASH_CRC16_XMODEM, "crc16-xmodem", ["xmodem", "redis-crc16"];
+        /// Rust's `DefaultHasher` of a `str`: SipHash-1-3 (keys 0, 0) of the
+        /// key's bytes and 0xff, low 32 bits (the crates.io `memcache`
+        /// client takes all 64 modulo its servers).
+        Siphash13Str = 53, KETAMA_HASH_SIPHASH13_STR, "siphash13_str", ["rust-defaulthasher", "defaulthasher"];
+        /// PyPI emcache's rendezvous score: MurmurHash3_x64_128 (seed 0),
+        /// its first four bytes combined as emcache does (signed `char`s,
+        /// shifts before `&`).
+        EmcacheMurmur3 = 54, KETAMA_HASH_EMCACHE_MURMUR3, "emcache_murmur3", ["emcache"];
+        /// FNV-1a as npm `memcache` computes it in JavaScript: over UTF-16
+        /// code units, each multiply rounded to a double; the signed result
+        /// with its sign bit flipped (unsigned order = JavaScript's order).
+        JsFnv1a = 55, KETAMA_HASH_JS_FNV1A, "js_fnv1a", ["npm-memcache-fnv1a", "fnv1astring"];
+        /// npm `memcache` up to 1.5: the first four bytes of the SHA-1 of
+        /// the key's UTF-8 text, big-endian and signed, its sign bit
+        /// flipped (unsigned order = JavaScript's order).
+        JsSha1 = 56, KETAMA_HASH_JS_SHA1, "js_sha1", ["npm-memcache-sha1", "sha1-int32"];
     }
 }
 
@@ -154,6 +176,10 @@ impl HashAlgorithm {
             HashAlgorithm::Sha256 => sha256_top(key),
             HashAlgorithm::Furc => murmur64::murmur64a(key, murmur64::FURC_SEED) as u32,
             HashAlgorithm::XxHash64 => xxhash64::xxhash64(key, 0) as u32,
+            HashAlgorithm::Siphash13Str => siphash::rust_str_hash(key) as u32,
+            HashAlgorithm::EmcacheMurmur3 => murmur128::emcache_fold(key),
+            HashAlgorithm::JsFnv1a => javascript::js_fnv1a_ordered(key),
+            HashAlgorithm::JsSha1 => javascript::js_sha1_ordered(key),
             HashAlgorithm::Sdbm => haproxy::sdbm(key),
             HashAlgorithm::Djb2 => haproxy::djb2(key),
             HashAlgorithm::Wt6 => haproxy::wt6(key),

@@ -282,7 +282,43 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_REDIS_CLUSTER = 39}.
      */
-    REDIS_CLUSTER(39, "KETAMA_FLAVOUR_REDIS_CLUSTER");
+    REDIS_CLUSTER(39, "KETAMA_FLAVOUR_REDIS_CLUSTER"),
+    /**
+     * PyPI {@code hashring} (and {@code hash_ring}, its Python 2 original): 40
+     * MD5 digests per node of average weight, three points each.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_HASHRING_PY = 40}.
+     */
+    HASHRING_PY(40, "KETAMA_FLAVOUR_HASHRING_PY"),
+    /**
+     * PyPI {@code emcache}'s {@code Cluster.pick_node}: rendezvous hashing over
+     * {@code host} + {@code port} ids with its MurmurHash3 score (not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_EMCACHE = 41}.
+     */
+    EMCACHE(41, "KETAMA_FLAVOUR_EMCACHE"),
+    /**
+     * npm {@code memcache} 1.6 and later: 50 points per unit of weight,
+     * FNV-1a as its JavaScript computes it, signed order.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_NPM_MEMCACHE = 42}.
+     */
+    NPM_MEMCACHE(42, "KETAMA_FLAVOUR_NPM_MEMCACHE"),
+    /**
+     * npm {@code memcache} up to 1.5: the same ring with the first four
+     * bytes of SHA-1 as a signed number.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_NPM_MEMCACHE_SHA1 = 43}.
+     */
+    NPM_MEMCACHE_SHA1(43, "KETAMA_FLAVOUR_NPM_MEMCACHE_SHA1"),
+    /**
+     * The crates.io {@code memcache} client's {@code Client}: Rust's
+     * {@code DefaultHasher} (SipHash-1-3) of the key modulo the servers (not
+     * a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_RUST_MEMCACHE = 44}.
+     */
+    RUST_MEMCACHE(44, "KETAMA_FLAVOUR_RUST_MEMCACHE");
 
     private final int id;
     private final String cName;

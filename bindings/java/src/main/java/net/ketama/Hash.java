@@ -223,7 +223,39 @@ public enum Hash {
      *
      * <p>C: {@code KETAMA_HASH_CRC16_XMODEM = 52}.
      */
-    CRC16_XMODEM(52, "KETAMA_HASH_CRC16_XMODEM");
+    CRC16_XMODEM(52, "KETAMA_HASH_CRC16_XMODEM"),
+    /**
+     * Rust's {@code DefaultHasher} of a {@code str}: SipHash-1-3 (keys 0, 0) of the
+     * key's bytes and 0xff, low 32 bits (the crates.io {@code memcache}
+     * client takes all 64 modulo its servers).
+     *
+     * <p>C: {@code KETAMA_HASH_SIPHASH13_STR = 53}.
+     */
+    SIPHASH13_STR(53, "KETAMA_HASH_SIPHASH13_STR"),
+    /**
+     * PyPI emcache's rendezvous score: MurmurHash3_x64_128 (seed 0),
+     * its first four bytes combined as emcache does (signed {@code char}s,
+     * shifts before {@code &}).
+     *
+     * <p>C: {@code KETAMA_HASH_EMCACHE_MURMUR3 = 54}.
+     */
+    EMCACHE_MURMUR3(54, "KETAMA_HASH_EMCACHE_MURMUR3"),
+    /**
+     * FNV-1a as npm {@code memcache} computes it in JavaScript: over UTF-16
+     * code units, each multiply rounded to a double; the signed result
+     * with its sign bit flipped (unsigned order = JavaScript's order).
+     *
+     * <p>C: {@code KETAMA_HASH_JS_FNV1A = 55}.
+     */
+    JS_FNV1A(55, "KETAMA_HASH_JS_FNV1A"),
+    /**
+     * npm {@code memcache} up to 1.5: the first four bytes of the SHA-1 of
+     * the key's UTF-8 text, big-endian and signed, its sign bit
+     * flipped (unsigned order = JavaScript's order).
+     *
+     * <p>C: {@code KETAMA_HASH_JS_SHA1 = 56}.
+     */
+    JS_SHA1(56, "KETAMA_HASH_JS_SHA1");
 
     private final int id;
     private final String cName;
