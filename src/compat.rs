@@ -57,10 +57,11 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use super::boundary::{arg_opt_cstr, arg_opt_out, arg_opt_ref, guard_value, param};
 use super::handle::{box_out, handle_free, handle_opt};
 use super::status::{clear_last_error, last_error_ptr, set_last_error};
-use ketama_core::file_ring::{Followed, FollowedFiles, Refresh};
+use ketama_core::file_ring::{Followed, Refresh};
 use ketama_core::hash::md5_digest;
 use ketama_core::parser::ParseMode;
 use ketama_core::parser::libketama as compat_parser;
+use ketama_core::ring_cache::{Bounds, Lru};
 use ketama_core::{Error, Ring, RingConfig};
 
 /// Size of the original's SysV shared memory segment (512 KiB). Kept for
@@ -149,8 +150,11 @@ static EMPTY: StaticContinuum = StaticContinuum(std::cell::UnsafeCell::new(conti
 }));
 
 /// The roll cache: the followed state (last good snapshot) of each recently
-/// rolled file, weighed by point count.
-static CACHE: FollowedFiles<Snapshot> = FollowedFiles::new(CACHE_FILES, CACHE_POINTS);
+/// rolled file by name, weighed by point count.
+static CACHE: Lru<Vec<u8>, Arc<Followed<Snapshot>>> = Lru::new(Bounds {
+    entries: CACHE_FILES,
+    weight: CACHE_POINTS,
+});
 
 /// The live handles, in shards by address so that threads rolling and
 /// smoking at once seldom share a lock. (B-trees: valgrind sees their
@@ -193,11 +197,12 @@ fn build_snapshot(
 /// it is good and settled, else the last good snapshot of that file (with
 /// the problem when the file is not good). Waits only on a first roll.
 fn snapshot_for(filename: &[u8]) -> Result<(Arc<Snapshot>, Option<Error>), Error> {
-    let refreshed = match CACHE.find(filename) {
+    let named = |name: &Vec<u8>| name.as_slice() == filename;
+    let refreshed = match CACHE.find(named) {
         Some(followed) => {
             let refreshed = followed.look(build_snapshot);
             if let Refresh::Changed(good) = &refreshed {
-                CACHE.insert(filename, followed, good.value.records.len());
+                CACHE.reweigh(named, good.value.records.len());
             }
             refreshed
         }
@@ -205,11 +210,8 @@ fn snapshot_for(filename: &[u8]) -> Result<(Arc<Snapshot>, Option<Error>), Error
             let path = Path::new(OsStr::from_bytes(filename));
             let followed = Followed::open(path, ParseMode::Libketama, build_snapshot)?;
             let first = Refresh::Changed(followed.last_good());
-            CACHE.insert(
-                filename,
-                Arc::new(followed),
-                first.current().value.records.len(),
-            );
+            let weight = first.current().value.records.len();
+            CACHE.insert(filename.to_vec(), Arc::new(followed), weight);
             first
         }
     };

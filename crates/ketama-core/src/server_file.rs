@@ -66,7 +66,12 @@ const READ_CHUNK_BYTES: usize = 64 << 10;
 
 /// One state of a server file: where it lives, its size and mtime, and the
 /// MD5 of its bytes (so an edit that keeps size and mtime is noticed).
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Two stamps are equal when they describe the same content in the same
+/// file (inode, creation time, size, mtime, digest); `ctime` and `settled`
+/// only say whether the file may be taken as unchanged without reading it
+/// again ([`untouched`]).
+#[derive(Debug, Clone)]
 pub struct FileStamp {
     /// Device and inode numbers.
     pub inode: (u64, u64),
@@ -79,6 +84,49 @@ pub struct FileStamp {
     pub mtime: (i64, i64),
     /// MD5 of the content.
     pub digest: [u8; 16],
+    /// Status change time (seconds, nanoseconds): every write, truncation,
+    /// rename onto the inode or chmod moves it, and no caller can set it.
+    pub ctime: (i64, i64),
+    /// True when neither the file's mtime nor its ctime had moved for
+    /// [`SETTLE_TIME`] when it was read (by the real clock): a later change
+    /// then gives it a later ctime, even one that puts the mtime back and
+    /// within the clock's coarse tick, so the same inode, size, mtime and
+    /// ctime mean the same bytes.
+    pub settled: bool,
+}
+
+impl PartialEq for FileStamp {
+    fn eq(&self, other: &FileStamp) -> bool {
+        (self.inode, self.born, self.size, self.mtime, self.digest)
+            == (
+                other.inode,
+                other.born,
+                other.size,
+                other.mtime,
+                other.digest,
+            )
+    }
+}
+
+impl Eq for FileStamp {}
+
+/// True when the regular file at `path` is, without reading it, the state
+/// `stamp` describes: the stamp was taken of a settled file and the path
+/// still names the same inode with the same size, mtime and ctime (one
+/// `stat`, no open). A character device is never taken unread: its bytes do
+/// not follow its times.
+pub fn untouched(path: &Path, stamp: &FileStamp) -> bool {
+    if !stamp.settled {
+        return false;
+    }
+    let Ok(now) = std::fs::metadata(path) else {
+        return false;
+    };
+    FileKind::of(&now) == Ok(FileKind::Regular)
+        && ((now.dev(), now.ino()), now.created().ok()) == (stamp.inode, stamp.born)
+        && now.size() == stamp.size
+        && (now.mtime(), now.mtime_nsec()) == stamp.mtime
+        && (now.ctime(), now.ctime_nsec()) == stamp.ctime
 }
 
 /// A server file read and parsed.
@@ -272,6 +320,9 @@ fn read_stable<T>(
                 continue;
             }
         }
+        // Judged by the real clock (not a caller's `now`): what matters is
+        // whether a change after this read must move the file's ctime.
+        let settled = quiet(&before, SystemTime::now());
         let mut reader = BoundedReader::new(&file, path, limit);
         let result = consume(&mut reader);
         let after = file.metadata().map_err(|e| io_error(e.to_string()))?;
@@ -282,6 +333,8 @@ fn read_stable<T>(
                 size: before.size(),
                 mtime: (before.mtime(), before.mtime_nsec()),
                 digest: reader.digest(),
+                ctime: (before.ctime(), before.ctime_nsec()),
+                settled,
             };
             return result.map(|value| Some((value, stamp)));
         }
@@ -366,6 +419,18 @@ fn settle_wait(metadata: &Metadata, now: SystemTime) -> Option<Duration> {
         Ok(age) => Some(SETTLE_TIME - age),
         Err(_) => Some(SETTLE_TIME),
     }
+}
+
+/// True when neither the mtime nor the ctime of what `metadata` describes
+/// moved in the [`SETTLE_TIME`] before `now`.
+fn quiet(metadata: &Metadata, now: SystemTime) -> bool {
+    let ctime = UNIX_EPOCH
+        + Duration::from_secs(metadata.ctime().max(0) as u64)
+        + Duration::from_nanos(metadata.ctime_nsec().max(0) as u64);
+    settle_wait(metadata, now).is_none()
+        && now
+            .duration_since(ctime)
+            .is_ok_and(|age| age >= SETTLE_TIME)
 }
 
 /// True when nothing a writer changes differs between two looks at a file.
