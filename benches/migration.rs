@@ -15,12 +15,14 @@ use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
 const SIZES: [usize; 4] = [10, 100, 1_000, 10_000];
 const KEYS: usize = 65_536;
 
+/// n servers of weight 1 (pecl memcache places 160 points per unit of
+/// weight, so 10,000 servers of weight 100 would pass the point budget).
 fn ring(n: usize, flavour: Flavour) -> Arc<Ring> {
     let servers = (0..n)
         .map(|i| {
             ServerSpec::new(
                 format!("10.{}.{}.{}:11211", i / 65536, (i / 256) % 256, i % 256),
-                100,
+                1,
             )
         })
         .collect();

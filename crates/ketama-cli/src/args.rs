@@ -198,6 +198,29 @@ impl TwoRings {
     }
 }
 
+/// Calls `answer` with each key given as an argument or, when none is,
+/// with each line of standard input as the core reads keys (a line of at
+/// most 1 MiB, a CR before the newline dropped): `find` and `migrate find`.
+pub fn for_each_key_argument(
+    keys: &[OsString],
+    mut answer: impl FnMut(&[u8]) -> Result<(), Failure>,
+) -> Result<(), Failure> {
+    use std::os::unix::ffi::OsStrExt;
+    if keys.is_empty() {
+        let mut lines = stdin_keys();
+        while let Some(key) = lines.next_key()? {
+            answer(key)?;
+        }
+        return Ok(());
+    }
+    keys.iter().try_for_each(|key| answer(key.as_bytes()))
+}
+
+/// The keys on standard input, one per line, read as the core reads keys.
+pub fn stdin_keys() -> ketama_core::key_file::KeyLines<std::io::StdinLock<'static>> {
+    ketama_core::key_file::KeyLines::new(std::io::stdin().lock(), "standard input")
+}
+
 /// The configuration `placement` names, built by the core
 /// ([`RingConfig::named`]): `--flavor`, `--hash` (`default`: the
 /// flavour's own) and the options.

@@ -6,18 +6,17 @@
 use std::borrow::Cow;
 use std::ffi::OsString;
 use std::io::{BufWriter, Read, Write};
-use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 
-use ketama_core::analysis::{DEFAULT_SAMPLE_KEYS, Measure};
+use ketama_core::analysis::Measure;
 use ketama_core::escape::json_text;
-use ketama_core::key_file::KeyLines;
 use ketama_core::migration::plan::{Plan, metadump_keys};
 use ketama_core::migration::{Migration, Mode, Schedule};
 use serde::Serialize;
 
 use crate::Failure;
-use crate::args::TwoRings;
+use crate::args::{TwoRings, for_each_key_argument};
+use crate::plan_commands::{read_keys, write_moved};
 use ketama_cli::cli::ServerListArgs;
 use ketama_cli::cli_migrate::{MigrateAtRiskArgs, MigrateFindArgs, MigratePlanArgs};
 
@@ -86,16 +85,7 @@ pub fn find(args: MigrateFindArgs) -> Result<(), Failure> {
         out.write_all(b"\n")?;
         Ok(())
     };
-    if keys.is_empty() {
-        let mut lines = KeyLines::new(std::io::stdin().lock(), "standard input");
-        while let Some(key) = lines.next_key()? {
-            answer(key)?;
-        }
-    } else {
-        for key in &keys {
-            answer(key.as_bytes())?;
-        }
-    }
+    for_each_key_argument(&keys, &mut answer)?;
     out.flush()?;
     Ok(())
 }
@@ -157,30 +147,7 @@ pub fn plan(args: MigratePlanArgs) -> Result<(), Failure> {
     }
     let mut out = std::io::stdout().lock();
     let percent = |share: f64| format!("{:.3}%", share * 100.0);
-    match (plan.measure(), &args.keys) {
-        (Measure::Exact, _) => writeln!(
-            out,
-            "moved: {} of the keyspace",
-            percent(plan.movement.moved)
-        )?,
-        (Measure::Sampled(n), Some(path)) => writeln!(
-            out,
-            "moved: {} of {n} keys from {}",
-            percent(plan.movement.moved),
-            path.to_string_lossy()
-        )?,
-        (Measure::Sampled(n), None) => writeln!(
-            out,
-            "moved: {} of {n} generated keys key:0..key:{} (sampled: the two sides do not hash keys alike; --keys FILE samples real keys)",
-            percent(plan.movement.moved),
-            DEFAULT_SAMPLE_KEYS - 1
-        )?,
-    }
-    writeln!(
-        out,
-        "ideal: {} (the least any placement must move for this change)",
-        percent(plan.movement.ideal)
-    )?;
+    write_moved(&mut out, &plan.movement, args.keys.as_deref())?;
     if !plan.movement.flows.is_empty() {
         writeln!(out, "\nFROM\tTO\tSHARE")?;
         for (from, to, share) in &plan.movement.flows {
@@ -315,20 +282,4 @@ pub fn at_risk(args: MigrateAtRiskArgs) -> Result<(), Failure> {
 
 fn lossy(bytes: &[u8]) -> Cow<'_, str> {
     String::from_utf8_lossy(bytes)
-}
-
-/// The keys of a key file, one per line, as the core reads key files.
-fn read_keys(path: &std::ffi::OsStr) -> Result<Vec<Vec<u8>>, Failure> {
-    let (mut lines, _) = KeyLines::open(std::path::Path::new(path))?;
-    let mut keys = Vec::new();
-    while let Some(key) = lines.next_key()? {
-        keys.push(key.to_vec());
-    }
-    if keys.is_empty() {
-        return Err(Failure::failed(format!(
-            "{}: no keys",
-            path.to_string_lossy()
-        )));
-    }
-    Ok(keys)
 }

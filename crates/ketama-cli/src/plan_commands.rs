@@ -11,7 +11,7 @@ use std::path::Path;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use ketama_core::Ring;
 use ketama_core::analysis::{
-    DEFAULT_SAMPLE_KEYS, Measure, distribution, keyspace_shares_measured, plan_migration,
+    DEFAULT_SAMPLE_KEYS, Measure, Movement, distribution, keyspace_shares_measured, plan_migration,
 };
 use ketama_core::escape::json_text;
 use ketama_core::key_file::KeyLines;
@@ -305,26 +305,7 @@ pub fn diff(args: DiffArgs) -> Result<(), Failure> {
         });
     }
     let mut out = std::io::stdout().lock();
-    match (m.measure, &args.keys) {
-        (Measure::Exact, _) => writeln!(out, "moved: {:.3}% of the keyspace", m.moved * 100.0)?,
-        (Measure::Sampled(n), Some(path)) => writeln!(
-            out,
-            "moved: {:.3}% of {n} keys from {}",
-            m.moved * 100.0,
-            path.to_string_lossy()
-        )?,
-        (Measure::Sampled(n), None) => writeln!(
-            out,
-            "moved: {:.3}% of {n} generated keys key:0..key:{} (sampled: the two sides do not hash keys alike; --keys FILE samples real keys)",
-            m.moved * 100.0,
-            DEFAULT_SAMPLE_KEYS - 1
-        )?,
-    }
-    writeln!(
-        out,
-        "ideal: {:.3}% (the least any placement must move for this change)",
-        m.ideal * 100.0
-    )?;
+    write_moved(&mut out, &m, args.keys.as_deref())?;
     if !m.flows.is_empty() {
         writeln!(out, "FROM\tTO\tSHARE")?;
         for (from, to, share) in &m.flows {
@@ -337,6 +318,36 @@ pub fn diff(args: DiffArgs) -> Result<(), Failure> {
             )?;
         }
     }
+    Ok(())
+}
+
+/// The `moved:` and `ideal:` lines of `diff` and `migrate plan`: the share
+/// that moves, how it was measured (`keys`: the key file sampled, if any),
+/// and the least any placement must move.
+pub fn write_moved(
+    out: &mut impl Write,
+    m: &Movement,
+    keys: Option<&OsStr>,
+) -> Result<(), Failure> {
+    let moved = m.moved * 100.0;
+    match (m.measure, keys) {
+        (Measure::Exact, _) => writeln!(out, "moved: {moved:.3}% of the keyspace")?,
+        (Measure::Sampled(n), Some(path)) => writeln!(
+            out,
+            "moved: {moved:.3}% of {n} keys from {}",
+            path.to_string_lossy()
+        )?,
+        (Measure::Sampled(n), None) => writeln!(
+            out,
+            "moved: {moved:.3}% of {n} generated keys key:0..key:{} (sampled: the two sides do not hash keys alike; --keys FILE samples real keys)",
+            DEFAULT_SAMPLE_KEYS - 1
+        )?,
+    }
+    writeln!(
+        out,
+        "ideal: {:.3}% (the least any placement must move for this change)",
+        m.ideal * 100.0
+    )?;
     Ok(())
 }
 
@@ -355,7 +366,7 @@ fn describe(ring: &Ring) -> String {
 }
 
 /// Every line of `path` as a key (see [`for_each_key`]).
-fn read_keys(path: &OsStr) -> Result<Vec<Vec<u8>>, Failure> {
+pub fn read_keys(path: &OsStr) -> Result<Vec<Vec<u8>>, Failure> {
     let mut keys = Vec::new();
     for_each_key(path, |key| {
         keys.push(key.to_vec());

@@ -5,13 +5,12 @@ use std::io::{BufWriter, Write};
 use std::os::unix::ffi::OsStrExt;
 
 use ketama_core::escape::json_text;
-use ketama_core::key_file::KeyLines;
 use ketama_core::parser::{libketama, strict};
 use ketama_core::ring::read_server_file;
 use serde::Serialize;
 
 use crate::Failure;
-use crate::args::RingArgs;
+use crate::args::{RingArgs, for_each_key_argument, stdin_keys};
 use crate::cli::{CheckArgs, DumpArgs, FindArgs};
 
 /// One `find --json` line.
@@ -82,24 +81,9 @@ pub fn find(args: FindArgs) -> Result<(), Failure> {
         out.write_all(b"\n")?;
         Ok(())
     };
-    if keys.is_empty() {
-        let mut lines = stdin_keys();
-        while let Some(key) = lines.next_key()? {
-            answer(key)?;
-        }
-    } else {
-        for key in &keys {
-            answer(key.as_bytes())?;
-        }
-    }
+    for_each_key_argument(&keys, &mut answer)?;
     out.flush()?;
     Ok(())
-}
-
-/// The keys on standard input, one per line, read as the core reads keys
-/// (a line of at most 1 MiB, a CR before the newline dropped).
-fn stdin_keys() -> KeyLines<std::io::StdinLock<'static>> {
-    KeyLines::new(std::io::stdin().lock(), "standard input")
 }
 
 /// `ketama find --group-by-server`: the multi-GET plan, one line

@@ -23,12 +23,15 @@
 //!   build rings from, so that a name or a server means the same in each.
 //! * [`setcodec`]: sets stored inside memcached values (encodings,
 //!   compaction, Redis set algebra, Membase lists, sharding, the recipe).
+//! * [`migration`]: moving a pool from one ring to another without a cold
+//!   cache or a stale read (routes, the step protocols, the plan).
 //! * [`registry`]: the enums that cross the C ABI, each declared once
 //!   ([`named_enum!`]); [`abi`] lists them.
 //!
-//! This crate is safe Rust but for two hot spots, each with SAFETY comments:
-//! the multi-lane MD5 ([`hash::md5_lanes`]) and the page hints of
-//! [`prefault`]. The C ABI (`libketama.so`) is the `ketama` crate at the root
+//! This crate is safe Rust but for three hot spots, each with SAFETY
+//! comments: the multi-lane MD5 ([`hash::md5_lanes`]), the page hints of
+//! [`prefault`] and the cache prefetch of the point search
+//! ([`continuum`]). The C ABI (`libketama.so`) is the `ketama` crate at the root
 //! of the workspace; the `ketama` command is the `ketama-cli` crate.
 //!
 //! ```

@@ -36,6 +36,18 @@ pub struct ServerList {
 }
 
 impl ServerList {
+    /// Writes the list as a libketama server file (`ADDRESS<TAB>WEIGHT`
+    /// lines, weight 1 where none is given) at `path`, and returns `path`.
+    pub fn write_libketama_file(&self, path: std::path::PathBuf) -> std::path::PathBuf {
+        let text: String = self
+            .servers
+            .iter()
+            .map(|s| format!("{}\t{}\n", s.address(), s.weight.unwrap_or(1)))
+            .collect();
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
     /// The list as the library's server specs.
     pub fn specs(&self) -> Vec<ServerSpec> {
         self.servers

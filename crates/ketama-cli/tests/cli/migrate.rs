@@ -13,14 +13,7 @@ use ketama_testkit::{Memcached, scratch_dir};
 
 /// The libketama server file of a list (`ADDRESS<TAB>WEIGHT`).
 fn server_file(list: &ServerList, name: &str) -> std::path::PathBuf {
-    let path = scratch_dir("cli-migrate").join(name);
-    let text: String = list
-        .servers
-        .iter()
-        .map(|s| format!("{}\t{}\n", s.address(), s.weight.unwrap_or(1)))
-        .collect();
-    std::fs::write(&path, text).unwrap();
-    path
+    list.write_libketama_file(scratch_dir("cli-migrate").join(name))
 }
 
 fn lines(keys: &[Vec<u8>]) -> Vec<u8> {

@@ -35,14 +35,7 @@ fn stdout(out: &Output) -> String {
 
 /// The libketama server file of a list (`ADDRESS<TAB>WEIGHT`).
 fn libketama_file(list: &ServerList, name: &str) -> std::path::PathBuf {
-    let path = common::scratch_dir("cli-migration").join(name);
-    let text: String = list
-        .servers
-        .iter()
-        .map(|s| format!("{}\t{}\n", s.address(), s.weight.unwrap_or(1)))
-        .collect();
-    std::fs::write(&path, text).unwrap();
-    path
+    list.write_libketama_file(common::scratch_dir("cli-migration").join(name))
 }
 
 /// The moved line and the sorted FROM/TO/SHARE rows of `diff`'s output.
