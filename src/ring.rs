@@ -4,7 +4,6 @@
 use std::ffi::{OsStr, c_char};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::sync::Arc;
 
 use super::boundary::{
     arg_chars, arg_cstr, arg_opt_chars, arg_opt_str, arg_out, arg_slice, guard_index, guard_status,
@@ -15,6 +14,7 @@ use super::status::ketama_status;
 use ketama_core::parser::ParseMode;
 use ketama_core::registry::Named;
 use ketama_core::ring::Location;
+use ketama_core::ring_cache;
 use ketama_core::{Error, Ring, RingConfig, ServerSpec};
 
 /// An immutable consistent-hashing ring. Opaque; create it with
@@ -101,8 +101,14 @@ unsafe fn server_specs(entries: &[ketama_server]) -> Result<Vec<ServerSpec>, Err
 ///
 /// `flavour` is a `ketama_flavour`, `hash` a `ketama_hash` the flavour's
 /// peer offers (`KETAMA_ERR_INVALID_ARGUMENT`, naming what it offers,
-/// otherwise). On success
-/// `*ring_out` receives a new ring to release with `ketama_ring_free`.
+/// otherwise). On success `*ring_out` receives a reference to release with
+/// `ketama_ring_free`: to the ring already built in this process from an
+/// equal list (same addresses, weights and names in the same order) and
+/// configuration, while the process's ring cache keeps it, else to a new
+/// one. The cache keeps 64 rings and 256 MiB at most (least recently used
+/// out; the environment variables `KETAMA_RING_CACHE_RINGS` and
+/// `KETAMA_RING_CACHE_BYTES`, read at the first build, change that, 0
+/// rings keeping none); a ring handed out stays valid until freed.
 ///
 /// # Safety
 /// `servers` points to `count` valid entries (or is NULL with `count` 0);
@@ -146,7 +152,7 @@ pub unsafe extern "C" fn ketama_ring_new_with_options(
         // SAFETY: each entry's pointers are valid for their lengths (the
         // contract of `ketama_ring_new`).
         let specs = unsafe { server_specs(entries) }?;
-        *out = arc_out(Arc::new(Ring::new(specs, config)?));
+        *out = arc_out(ring_cache::global().from_servers(specs, config)?);
         Ok(())
     })
 }
@@ -157,6 +163,15 @@ pub unsafe extern "C" fn ketama_ring_new_with_options(
 /// `parse_mode` is a `ketama_parse_mode`: strict (default) rejects every
 /// line the original would misread, naming the line; libketama reads like
 /// the original; peers reads `HOST:PORT[:WEIGHT] [NAME]` entries.
+///
+/// The ring is shared through the process's ring cache (as for
+/// `ketama_ring_new`), keyed by the path as given, the reading and the
+/// configuration: a file read when it had settled, whose path still names
+/// the same inode with the same size, mtime and ctime, is not read again.
+/// A file changed in place is read once it has been left alone for 100 ms
+/// (until then the ring of its last good state is returned at once), and
+/// never while a writer is at work; a file that cannot be read or parsed
+/// now fails, naming the problem.
 ///
 /// # Safety
 /// `path` is a NUL-terminated string; `ring_out` is writable.
@@ -202,8 +217,8 @@ pub unsafe extern "C" fn ketama_ring_new_from_file_with_options(
         let config = RingConfig::from_ids(flavour, hash, param!(arg_opt_str(options))?)?;
         let path = param!(arg_cstr(path))?;
         let path = Path::new(OsStr::from_bytes(path.to_bytes()));
-        let ring = Ring::from_file(path, config, ParseMode::with_id(parse_mode)?)?;
-        *out = arc_out(Arc::new(ring));
+        let mode = ParseMode::with_id(parse_mode)?;
+        *out = arc_out(ring_cache::global().from_file(path, config, mode)?);
         Ok(())
     })
 }
