@@ -12,14 +12,26 @@ use FFI\CData;
  * server file or a list of servers; look keys up with {@see Ring::find()}.
  * The native ring is released when the object is destroyed.
  *
+ * Rings outlive the request: {@see Ring::fromFile()} and
+ * {@see Ring::fromServers()} hand out the ring the library already built
+ * in this process (a PHP-FPM worker) from the same file state or list and
+ * the same flavour, hash, reading and options (the library's ring cache:
+ * a file is looked at with one `stat`, an edit is taken once it has
+ * settled), so a request after the first pays a lookup, not a roll.
+ *
  * Flavours and hashes are named as the CLI names them (`'twemproxy'`,
  * `'php-memcached'`; `'crc32'` in the flavour's peer's spelling,
  * `'default'` the flavour's own hash): the library resolves every name.
  */
 final class Ring
 {
-    /** Server addresses by index, read once. @var list<string> */
-    private array $addresses;
+    /**
+     * Server addresses by index, read from the library on first use (a
+     * request that looks up a few keys reads none: the ring itself may be
+     * the one the library's ring cache kept from an earlier request).
+     * @var ?list<string>
+     */
+    private ?array $addresses = null;
     private FFI $ffi;
     /** The lookup result struct and a pointer to it, reused by every lookup. */
     private CData $out;
@@ -34,7 +46,12 @@ final class Ring
         $this->ffi = Library::ffi();
         $this->out = $this->ffi->new('ketama_server_ref');
         $this->outPtr = FFI::addr($this->out);
-        $this->addresses = array_map(fn (array $s): string => $s['address'], $this->servers());
+    }
+
+    /** @return list<string> the server addresses by index */
+    private function addresses(): array
+    {
+        return $this->addresses ??= array_map(fn (array $s): string => $s['address'], $this->servers());
     }
 
     /**
@@ -127,9 +144,17 @@ final class Ring
     /** The address of the server for `$key`. */
     public function server(string $key): string
     {
-        // The body of serverIndex() inlined: a PHP method call costs about as much as an FFI argument.
-        $index = $this->ffi->ketama_find_server_index($this->ring ?? $this->handle(), $key, strlen($key));
-        return $this->addresses[$index >= 0 ? $index : self::fail($index)];
+        if ($this->addresses !== null) {
+            // The body of serverIndex() inlined: a PHP method call costs about as much as an FFI argument.
+            $index = $this->ffi->ketama_find_server_index($this->ring ?? $this->handle(), $key, strlen($key));
+            return $this->addresses[$index >= 0 ? $index : self::fail($index)];
+        }
+        // The address read from the lookup's answer: no server list read back into PHP.
+        $status = $this->ffi->ketama_find_server($this->ring ?? $this->handle(), $key, strlen($key), $this->outPtr);
+        if ($status !== 0) {
+            Library::check($status);
+        }
+        return FFI::string($this->out->address, $this->out->address_len);
     }
 
     /**
@@ -182,7 +207,7 @@ final class Ring
      */
     public function serversFor(array $keys): array
     {
-        $addresses = $this->addresses;
+        $addresses = $this->addresses();
         return array_map(static fn (int $i): string => $addresses[$i], $this->serverIndices($keys));
     }
 
@@ -258,7 +283,7 @@ final class Ring
                 foreach (unpack('V*', FFI::string($indices, 4 * $n->cdata)) ?: [] as $i) {
                     $members[] = $keys[$i];
                 }
-                $plan[$this->addresses[$server->cdata]] = $members;
+                $plan[$this->addresses()[$server->cdata]] = $members;
             }
             return $plan;
         } finally {
@@ -289,7 +314,7 @@ final class Ring
         $indices = $ffi->new('uint32_t[' . max(1, count($down)) . ']');
         foreach (array_values($down) as $i => $server) {
             if (is_string($server)) {
-                $index = array_search($server, $this->addresses, true);
+                $index = array_search($server, $this->addresses(), true);
                 if ($index === false) {
                     throw new KetamaException("server '{$server}' is not on this ring");
                 }
@@ -379,7 +404,7 @@ final class Ring
         }
         for ($i = 0; $i < $count; $i++) {
             Library::check($ffi->ketama_ring_point($this->handle(), $i, FFI::addr($point), FFI::addr($server)));
-            $points[] = [$point->cdata, $this->addresses[$server->cdata]];
+            $points[] = [$point->cdata, $this->addresses()[$server->cdata]];
         }
         return $points;
     }
@@ -406,7 +431,7 @@ final class Ring
     private function location(): Location
     {
         $out = $this->out;
-        return new Location($out->server_index, $this->addresses[$out->server_index], $out->point, $out->point_index);
+        return new Location($out->server_index, FFI::string($out->address, $out->address_len), $out->point, $out->point_index);
     }
 
     /**
