@@ -1935,6 +1935,27 @@ ketama_status ketama_ring_new(const ketama_server *servers, size_t count, uint32
 ketama_status ketama_ring_new_with_options(const ketama_server *servers, size_t count, uint32_t flavour, uint32_t hash, const char *options, const ketama_ring **ring_out);
 
 /**
+ * `ketama_ring_new_with_options` for a list handed over as packed
+ * columns, in one call whatever its length: `addresses` holds the `count`
+ * addresses separated by NUL bytes (`"10.0.0.1:11211\0" "10.0.0.2:11211"`,
+ * `addresses_len` bytes, no NUL after the last); `weights` is NULL (no
+ * weights given) or `count` weights in decimal separated the same way (an
+ * empty field or `0`: not given); `names` is NULL (no names) or `count`
+ * names separated the same way (an empty field: none). A column with more
+ * or fewer than `count` fields, a weight that is not a whole number, or a
+ * server `ketama_ring_new` would refuse fails with
+ * `KETAMA_ERR_INVALID_ARGUMENT` naming it. The ring is shared through the
+ * ring cache as `ketama_ring_new` shares it (the same servers given either
+ * way give the same ring).
+ *
+ * # Safety
+ * `addresses` is valid for `addresses_len` bytes (NULL only with 0);
+ * `weights` and `names` are NULL or valid for their lengths; `options` is
+ * NULL or a NUL-terminated string; `ring_out` is writable.
+ */
+ketama_status ketama_ring_new_packed(size_t count, const char *addresses, size_t addresses_len, const char *weights, size_t weights_len, const char *names, size_t names_len, uint32_t flavour, uint32_t hash, const char *options, const ketama_ring **ring_out);
+
+/**
  * Builds a ring from a server file (`ADDRESS<TAB>WEIGHT` lines, or a
  * peer-style list with `KETAMA_PARSE_PEERS`).
  *

@@ -11,6 +11,7 @@ use super::boundary::{
 };
 use super::handle::{arc_out, handle_clone, handle_free, handle_opt, handle_ref};
 use super::status::ketama_status;
+use ketama_core::packed_servers::PackedView;
 use ketama_core::parser::ParseMode;
 use ketama_core::registry::Named;
 use ketama_core::ring::Location;
@@ -153,6 +154,52 @@ pub unsafe extern "C" fn ketama_ring_new_with_options(
         // contract of `ketama_ring_new`).
         let specs = unsafe { server_specs(entries) }?;
         *out = arc_out(ring_cache::global().from_servers(specs, config)?);
+        Ok(())
+    })
+}
+
+/// `ketama_ring_new_with_options` for a list handed over as packed
+/// columns, in one call whatever its length: `addresses` holds the `count`
+/// addresses separated by NUL bytes (`"10.0.0.1:11211\0" "10.0.0.2:11211"`,
+/// `addresses_len` bytes, no NUL after the last); `weights` is NULL (no
+/// weights given) or `count` weights in decimal separated the same way (an
+/// empty field or `0`: not given); `names` is NULL (no names) or `count`
+/// names separated the same way (an empty field: none). A column with more
+/// or fewer than `count` fields, a weight that is not a whole number, or a
+/// server `ketama_ring_new` would refuse fails with
+/// `KETAMA_ERR_INVALID_ARGUMENT` naming it. The ring is shared through the
+/// ring cache as `ketama_ring_new` shares it (the same servers given either
+/// way give the same ring).
+///
+/// # Safety
+/// `addresses` is valid for `addresses_len` bytes (NULL only with 0);
+/// `weights` and `names` are NULL or valid for their lengths; `options` is
+/// NULL or a NUL-terminated string; `ring_out` is writable.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn ketama_ring_new_packed(
+    count: usize,
+    addresses: *const c_char,
+    addresses_len: usize,
+    weights: *const c_char,
+    weights_len: usize,
+    names: *const c_char,
+    names_len: usize,
+    flavour: u32,
+    hash: u32,
+    options: *const c_char,
+    ring_out: *mut *const ketama_ring,
+) -> ketama_status {
+    guard_status(|| {
+        let out = param!(arg_out(ring_out))?;
+        let config = RingConfig::from_ids(flavour, hash, param!(arg_opt_str(options))?)?;
+        let packed = PackedView {
+            count,
+            addresses: param!(arg_chars(addresses, addresses_len))?,
+            weights: param!(arg_opt_chars(weights, weights_len))?,
+            names: param!(arg_opt_chars(names, names_len))?,
+        };
+        *out = arc_out(ring_cache::global().from_servers(packed.specs()?, config)?);
         Ok(())
     })
 }

@@ -94,6 +94,71 @@ final class Ring
      */
     public static function fromServers(array $servers, string $flavour = 'libketama', string $hash = 'default', ?string $options = null): self
     {
+        // The list crosses in one call as NUL-separated columns (ketama_ring_new_packed),
+        // not one FFI write per field; the library finds the ring it built from an equal list.
+        $addresses = [];
+        $weights = [];
+        $names = [];
+        $named = false;
+        $packable = true; // false: a field the columns cannot carry (a NUL, an empty name)
+        foreach ($servers as $k => $v) {
+            if (is_int($k) && is_string($v)) {
+                $addresses[] = $v;
+                $weights[] = 0;
+                $names[] = '';
+            } elseif (is_string($k) && is_int($v)) {
+                $addresses[] = $k;
+                $weights[] = $v;
+                $names[] = '';
+            } elseif (is_array($v) && isset($v['address'])) {
+                $addresses[] = (string) $v['address'];
+                $weights[] = (int) ($v['weight'] ?? 0);
+                $name = isset($v['name']) ? (string) $v['name'] : '';
+                $names[] = $name;
+                $named = $named || isset($v['name']);
+                $packable = $packable && !(isset($v['name']) && $name === '');
+            } else {
+                return self::fromServerStructs($servers, $flavour, $hash, $options);
+            }
+        }
+        $packed = implode("\0", $addresses);
+        $packedNames = $named ? implode("\0", $names) : null;
+        $count = count($addresses);
+        if (!$packable || min($weights ?: [0]) < 0
+            || substr_count($packed, "\0") !== max(0, $count - 1)
+            || ($packedNames !== null && substr_count($packedNames, "\0") !== $count - 1)) {
+            return self::fromServerStructs($servers, $flavour, $hash, $options);
+        }
+        $packedWeights = implode("\0", $weights);
+        $ffi = Library::ffi();
+        $ring = $ffi->new('const ketama_ring*');
+        $flavourId = self::flavourId($flavour);
+        Library::check($ffi->ketama_ring_new_packed(
+            $count,
+            $packed,
+            strlen($packed),
+            $packedWeights,
+            strlen($packedWeights),
+            $packedNames,
+            $packedNames === null ? 0 : strlen($packedNames),
+            $flavourId,
+            self::hashId($hash, $flavourId),
+            $options,
+            FFI::addr($ring),
+        ));
+        return new self($ring);
+    }
+
+    /**
+     * {@see Ring::fromServers()} through `ketama_server` structs, one field at a
+     * time: for the lists the packed columns cannot carry (a NUL byte in an
+     * address or a name, an empty name, a negative weight, an entry of no
+     * known form), so that each is refused with the library's own message.
+     *
+     * @param array<int|string, mixed> $servers
+     */
+    private static function fromServerStructs(array $servers, string $flavour, string $hash, ?string $options): self
+    {
         $ffi = Library::ffi();
         $entries = [];
         foreach ($servers as $k => $v) {

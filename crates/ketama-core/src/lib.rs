@@ -60,6 +60,7 @@ pub mod flavour;
 pub mod hash;
 pub mod key_file;
 pub mod migration;
+pub mod packed_servers;
 pub mod parser;
 pub mod placement;
 pub mod prefault;
