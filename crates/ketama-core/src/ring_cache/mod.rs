@@ -86,6 +86,8 @@ impl RingCache {
         config: RingConfig,
         mode: ParseMode,
     ) -> Result<Arc<Ring>, Error> {
+        // `ParseMode::Flavour` names the flavour's own syntax, as Ring::from_file reads it.
+        let mode = mode.for_flavour(config.flavour);
         let same = |source: &Source| {
             matches!(source, Source::File { path: p, mode: m, config: c }
                 if p == path && *m == mode && *c == config)
@@ -276,6 +278,17 @@ mod tests {
             .unwrap();
         assert!(!Arc::ptr_eq(&first, &libketama) && !Arc::ptr_eq(&first, &other_config));
         assert_eq!(cache.len(), 3);
+        // The flavour's own syntax is the flavour's reading, as Ring::from_file takes it
+        // (libketama's own syntax is peer-style lists).
+        let peers = dir.join("peers");
+        write_settled(&peers, "10.0.0.1:11211\n10.0.0.2:11211:200\n");
+        let own = cache.from_file(&peers, config, ParseMode::Flavour).unwrap();
+        let direct = Ring::from_file(&peers, config, ParseMode::Flavour).unwrap();
+        assert_eq!(own.servers().len(), 2);
+        assert_eq!(own.servers()[1].weight(), direct.servers()[1].weight());
+        let by_name = cache.from_file(&peers, config, config.flavour.list_syntax());
+        assert!(Arc::ptr_eq(&own, &by_name.unwrap()));
+        cache.clear();
 
         let listed = cache.from_servers(list(10), config).unwrap();
         assert!(Arc::ptr_eq(
@@ -286,14 +299,14 @@ mod tests {
         reweighed[3].weight = Some(101);
         let changed = cache.from_servers(reweighed, config).unwrap();
         assert!(!Arc::ptr_eq(&listed, &changed));
-        assert_eq!(cache.len(), 5);
+        assert_eq!(cache.len(), 2);
         // Bad input is refused as Ring::new refuses it, and not kept.
         let err = cache.from_servers(Vec::new(), config).unwrap_err();
         assert_eq!(
             err.to_string(),
             Ring::new(Vec::new(), config).unwrap_err().to_string()
         );
-        assert_eq!(cache.len(), 5);
+        assert_eq!(cache.len(), 2);
     }
 
     #[test]
