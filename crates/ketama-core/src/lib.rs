@@ -56,6 +56,7 @@ pub mod continuum;
 pub mod error;
 pub mod escape;
 pub mod file_ring;
+pub mod file_stamp;
 pub mod flavour;
 pub mod hash;
 pub mod key_file;
