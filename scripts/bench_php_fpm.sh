@@ -12,10 +12,19 @@
 #      no preload (the binding then runs FFI::cdef in every request).
 #   2. Per call inside one FPM request: bindings/php/bench.php's single-key
 #      and batch rows, beside the same rows from the CLI in the same run.
+#   3. The user request by pool size (10 to 10,000 servers), one fresh FPM
+#      per size (bindings/php/bench_request.php): Ring::fromFile,
+#      Ring::fromServers (the list from a PHP configuration file), the
+#      php_ketama functions (ketama_roll + ketama_get_server), php-memcached
+#      with a persistent instance (the anchor: its continuum built once per
+#      worker) and the empty request; median of TABLE_REQUESTS (300) after
+#      the first, the first request of each row apart (it builds the ring),
+#      and the worker's resident memory after each row.
 #
 # Writes bench-results/php-fpm.md (a section scripts/bench_report.py appends
 # to results.md) and bench-results/php-fpm.tsv (the raw figures). Run by
-# scripts/bench.sh; can run alone after `cargo build --release`.
+# scripts/bench.sh; can run alone after `cargo build --release`
+# (TABLE_ONLY=1: the request table of part 3 alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench-results
@@ -30,8 +39,10 @@ for tool in /usr/sbin/php-fpm8.2 php cgi-fcgi; do
   command -v "$tool" >/dev/null || { echo "bench-php-fpm: $tool is missing (scripts/deps.sh installs it)" >&2; exit 1; }
 done
 
+TABLE_REQUESTS=${TABLE_REQUESTS:-300}
 for n in 10 100 1000 10000; do
   awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "10.%d.%d.%d:11211\t100\n", int(i / 65536), int(i / 256) % 256, i % 256 }' > "$work/servers$n"
+  awk -v n="$n" 'BEGIN { print "<?php return ["; for (i = 0; i < n; i++) printf "  \"10.%d.%d.%d:11211\" => 100,\n", int(i / 65536), int(i / 256) % 256, i % 256; print "];" }' > "$work/servers$n.php"
 done
 python3 -c '
 state = 12345
@@ -107,6 +118,7 @@ snippet=$(sed "s|/usr/share/php/Ketama/|$PWD/bindings/php/|" packaging/deb/php-k
 : > "$out/php-fpm.tsv"
 cut -d' ' -f1-3 /proc/loadavg > "$work/load"
 
+if [ "${TABLE_ONLY:-0}" != 1 ]; then
 echo "bench-php-fpm: preloaded (the php-ketama snippet)"
 current=preloaded
 start_fpm "$current" "$snippet"
@@ -119,7 +131,45 @@ for n in 10 100 1000 10000; do
   php "$bench_php" "$work/servers$n" "$n" "$work/keys" | sed 's/^/call: /' >> "$out/php-fpm.tsv"
 done
 stop_fpm
+fi
 
+# table_row N CASE: the first request of CASE (its roll), then the median of
+# TABLE_REQUESTS; a failed request (php-memcached aborting the worker) is
+# recorded as such. Then the worker's resident memory.
+table_row() {
+  local n=$1 case=$2 log=$work/$current/access.log answer failed=0 i
+  local script=$PWD/bindings/php/bench_request.php query="case=$2&servers=$work/servers$1&key=user:"
+  : > "$log"
+  for i in $(seq $((1 + TABLE_REQUESTS))); do
+    answer=$(ask "$script" "$query$i" 2>/dev/null) || true
+    case $answer in *:11211|ok) ;; *) failed=$((failed + 1)); sleep 0.5 ;; esac
+    # A worker that aborts is restarted by the master; three in a row end the row.
+    if [ "$failed" -ge 3 ]; then break; fi
+  done
+  local first median
+  first=$(head -n 1 "$log" | awk '{ print $2 == 200 ? $1 : "failed" }')
+  if [ "$failed" -ge 3 ]; then
+    median=aborts
+  else
+    median=$(tail -n +2 "$log" | awk '$2 == 200 { print $1 }' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+  fi
+  printf 'table: %s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$n" "$median" "$first" "$failed" \
+    "$(ask "$script" 'case=rss')" >> "$out/php-fpm.tsv"
+}
+
+for n in 10 100 1000 10000; do
+  echo "bench-php-fpm: the request table, $n servers"
+  current=table$n
+  start_fpm "$current" "$snippet"
+  table_row "$n" empty
+  table_row "$n" fromFile
+  table_row "$n" fromServers
+  table_row "$n" compat
+  table_row "$n" memcached
+  stop_fpm
+done
+
+if [ "${TABLE_ONLY:-0}" != 1 ]; then
 echo "bench-php-fpm: ffi.enable=true, not preloaded"
 current=ffi-enabled
 start_fpm "$current" "ffi.enable=true"
@@ -127,9 +177,10 @@ for n in 10 100; do
   per_request "request: Ring::fromFile + server(key), $n servers, ffi.enable=true" "$bench_php" "servers=$work/servers$n&key=user:"
 done
 stop_fpm
+fi
 cut -d' ' -f1-3 /proc/loadavg >> "$work/load"
 
-python3 - "$out/php-fpm.tsv" "$work/load" "$REQUESTS" > "$out/php-fpm.md" <<'PY'
+python3 - "$out/php-fpm.tsv" "$work/load" "$REQUESTS" "$TABLE_REQUESTS" > "$out/php-fpm.md" <<'PY'
 import sys
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1])]
 loads = [l.split() for l in open(sys.argv[2])]
@@ -150,6 +201,27 @@ print(f"Per FastCGI request, as PHP-FPM times it (access log `%{{micro}}d`, acce
 print("| request | µs |\n|---|---|")
 for name, value in req.items():
     print(f"| {name} | {value} |")
+table = [[r[0][len("table: "):]] + r[1:] for r in rows if r[0].startswith("table: ")]
+if table:
+    cases = [("fromFile", "`Ketama\\Ring::fromFile($f)->server($k)`"),
+             ("fromServers", "`Ketama\\Ring::fromServers($array)->server($k)`"),
+             ("compat", "php_ketama `ketama_roll($f)` + `ketama_get_server`"),
+             ("memcached", "php-memcached, persistent `new Memcached('pool')` + `getServerByKey`"),
+             ("empty", "empty request")]
+    sizes = ["10", "100", "1000", "10000"]
+    got = {(r[0], r[1]): r for r in table}
+    print(f"\nThe request by pool size, one fresh FPM worker per size: median µs of {sys.argv[4]} "
+          "requests after the first (the first, which builds the ring, in parentheses; `aborts`: the "
+          "worker died):\n")
+    print("| request | " + " | ".join(f"{int(s):,}" for s in sizes) + " |\n|---|" + "---|" * len(sizes))
+    for case, label in cases:
+        cell = lambda r: "n/a" if r is None else f"{r[2]} ({r[3]})"
+        print(f"| {label} | " + " | ".join(cell(got.get((case, s))) for s in sizes) + " |")
+    print("\nThe worker's resident memory after each row (MiB, VmRSS; each row adds its ring to the worker):\n")
+    print("| after | " + " | ".join(f"{int(s):,}" for s in sizes) + " |\n|---|" + "---|" * len(sizes))
+    for case, label in cases:
+        mib = lambda r: "n/a" if r is None or not r[5].isdigit() else f"{int(r[5]) / 1024:.1f}"
+        print(f"| {case} | " + " | ".join(mib(got.get((case, s))) for s in sizes) + " |")
 print("\nPer call inside one request (`bindings/php/bench.php` run as an FPM request and from the CLI, "
       "same run, same keys; median ns per key, by number of servers):\n")
 sizes = ["10", "100", "1000", "10000"]

@@ -28,7 +28,8 @@ fn server(address: &'static str, weight: u64) -> ketama_server {
     }
 }
 
-/// A fresh ring of three servers (libketama flavour, default hash).
+/// A ring of three servers (libketama flavour, default hash): the one the
+/// ring cache keeps, as a new reference.
 fn three_server_ring() -> *const ketama_ring {
     let servers = [
         server("10.0.0.1:11211", 100),
@@ -41,6 +42,44 @@ fn three_server_ring() -> *const ketama_ring {
     assert_eq!(status, KETAMA_OK);
     assert!(!ring.is_null());
     ring
+}
+
+#[test]
+fn the_same_list_given_packed_or_as_structs_is_the_same_ring() {
+    let by_structs = three_server_ring();
+    let addresses = "10.0.0.1:11211\x0010.0.0.2:11211\x0010.0.0.3:11211";
+    let weights = "100\x00200\x00100";
+    let mut packed = ptr::null();
+    // SAFETY: the columns are valid for their lengths; no names or options.
+    let status = unsafe {
+        ketama_ring_new_packed(
+            3,
+            addresses.as_ptr().cast(),
+            addresses.len(),
+            weights.as_ptr().cast(),
+            weights.len(),
+            ptr::null(),
+            0,
+            0,
+            0,
+            ptr::null(),
+            &mut packed,
+        )
+    };
+    assert_eq!(status, KETAMA_OK);
+    assert_eq!(
+        packed, by_structs,
+        "the ring cache hands out the ring already built"
+    );
+    assert_eq!(
+        find(packed, b"user:1").server_index,
+        find(by_structs, b"user:1").server_index
+    );
+    // SAFETY: two references, each released once.
+    unsafe {
+        ketama_ring_free(packed);
+        ketama_ring_free(by_structs);
+    }
 }
 
 fn find(ring: *const ketama_ring, key: &[u8]) -> ketama_server_ref {

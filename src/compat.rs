@@ -4,11 +4,16 @@
 //! Differences from the original, none of which moves a key:
 //! * No SysV shared memory or semaphores. `ketama_roll` builds a process-local
 //!   continuum and caches it per file name: a second roll of an unchanged file
-//!   (same content, size, mtime and inode) shares the cached continuum; a file
+//!   (same content, size, mtime and inode) shares the cached continuum, and
+//!   one of a file read when it had settled, whose name still names the same
+//!   inode with the same size, mtime and ctime, costs one `stat`; a file
 //!   whose content changed, even with its mtime kept, is read again. A
 //!   continuum handed out is never modified; it stays valid until smoked.
 //!   The cache holds the last good continuum of the 32 most recently rolled
-//!   files (fewer when they hold over 2^22 points in all).
+//!   files (fewer when they hold over 2^22 points in all). The handles
+//!   handed out are recorded without a lock a reader can wait on
+//!   (`compat_handles.rs`), so `ketama_get_server` and `ketama_smoke` can
+//!   tell a live handle from a copy or a smoked one.
 //! * Reading is bounded and never takes a file a writer is at work on
 //!   ([`ketama_core::server_file`]): only regular files of at most 64 MiB; a file
 //!   changed in place is read once it has been left alone for 100 ms, and a
@@ -45,22 +50,21 @@
 //! * `modtime` points to the file's `st_mtime` (the original stored
 //!   `mktime(gmtime(mtime))`, which equals it only when TZ is UTC).
 
-use std::cell::Cell;
-use std::collections::BTreeSet;
 use std::ffi::{OsStr, c_char, c_int, c_uchar, c_uint, c_ulong, c_void};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::ptr::{self, null_mut};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 
 use super::boundary::{arg_opt_cstr, arg_opt_out, arg_opt_ref, guard_value, param};
+use super::compat_handles;
 use super::handle::{box_out, handle_free, handle_opt};
 use super::status::{clear_last_error, last_error_ptr, set_last_error};
-use ketama_core::file_ring::{Followed, FollowedFiles, Refresh};
+use ketama_core::file_ring::{Followed, Refresh};
 use ketama_core::hash::md5_digest;
 use ketama_core::parser::ParseMode;
 use ketama_core::parser::libketama as compat_parser;
+use ketama_core::ring_cache::{Bounds, Lru};
 use ketama_core::{Error, Ring, RingConfig};
 
 /// Size of the original's SysV shared memory segment (512 KiB). Kept for
@@ -149,32 +153,17 @@ static EMPTY: StaticContinuum = StaticContinuum(std::cell::UnsafeCell::new(conti
 }));
 
 /// The roll cache: the followed state (last good snapshot) of each recently
-/// rolled file, weighed by point count.
-static CACHE: FollowedFiles<Snapshot> = FollowedFiles::new(CACHE_FILES, CACHE_POINTS);
-
-/// The live handles, in shards by address so that threads rolling and
-/// smoking at once seldom share a lock. (B-trees: valgrind sees their
-/// allocations as reachable at exit, not as leaks.)
-static LIVE: [Mutex<Option<BTreeSet<usize>>>; LIVE_SHARDS] =
-    [const { Mutex::new(None) }; LIVE_SHARDS];
-const LIVE_SHARDS: usize = 16;
-
-/// The shard of `LIVE` holding the handle at `address`.
-fn live_shard(address: usize) -> MutexGuard<'static, Option<BTreeSet<usize>>> {
-    // Fibonacci hashing: heap addresses differ mostly in their middle bits.
-    let hash = (address as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
-    lock(&LIVE[hash as usize % LIVE_SHARDS])
-}
+/// rolled file by name, weighed by point count.
+static CACHE: Lru<Vec<u8>, Arc<Followed<Snapshot>>> = Lru::new(Bounds {
+    entries: CACHE_FILES,
+    weight: CACHE_POINTS,
+});
 
 /// The roll cache keeps the last good continuum of at most this many files…
 const CACHE_FILES: usize = 32;
 /// …and drops the least recently rolled ones while they hold more points
 /// than this in all (the most recent file is always kept).
 const CACHE_POINTS: usize = 1 << 22;
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
 
 /// Builds the snapshot of a file state.
 fn build_snapshot(
@@ -193,11 +182,12 @@ fn build_snapshot(
 /// it is good and settled, else the last good snapshot of that file (with
 /// the problem when the file is not good). Waits only on a first roll.
 fn snapshot_for(filename: &[u8]) -> Result<(Arc<Snapshot>, Option<Error>), Error> {
-    let refreshed = match CACHE.find(filename) {
+    let named = |name: &Vec<u8>| name.as_slice() == filename;
+    let refreshed = match CACHE.find(named) {
         Some(followed) => {
             let refreshed = followed.look(build_snapshot);
             if let Refresh::Changed(good) = &refreshed {
-                CACHE.insert(filename, followed, good.value.records.len());
+                CACHE.reweigh(named, good.value.records.len());
             }
             refreshed
         }
@@ -205,11 +195,8 @@ fn snapshot_for(filename: &[u8]) -> Result<(Arc<Snapshot>, Option<Error>), Error
             let path = Path::new(OsStr::from_bytes(filename));
             let followed = Followed::open(path, ParseMode::Libketama, build_snapshot)?;
             let first = Refresh::Changed(followed.last_good());
-            CACHE.insert(
-                filename,
-                Arc::new(followed),
-                first.current().value.records.len(),
-            );
+            let weight = first.current().value.records.len();
+            CACHE.insert(filename.to_vec(), Arc::new(followed), weight);
             first
         }
     };
@@ -288,9 +275,7 @@ pub unsafe extern "C" fn ketama_roll(
                     },
                     snapshot,
                 });
-                live_shard(raw as usize)
-                    .get_or_insert_with(BTreeSet::new)
-                    .insert(raw as usize);
+                compat_handles::insert(raw as usize);
                 *contptr = raw;
                 1
             }
@@ -316,48 +301,14 @@ pub unsafe extern "C" fn ketama_roll(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn ketama_smoke(contptr: ketama_continuum) {
     guard_value((), || {
-        let was_live = live_shard(contptr as usize)
-            .as_mut()
-            .is_some_and(|live| live.remove(&(contptr as usize)));
-        if !was_live {
+        if !compat_handles::remove(contptr as usize) {
             return;
         }
         // SAFETY: the registry held it, so `ketama_roll` handed it out and
         // it was not smoked; it has just left the registry, so it is
         // released once.
         unsafe { handle_free(contptr, "contptr") };
-        SMOKES.fetch_add(1, Ordering::Release);
     })
-}
-
-/// Counts smokes; a handle verified live stays live while it is unchanged.
-static SMOKES: AtomicU64 = AtomicU64::new(0);
-
-thread_local! {
-    /// Handles this thread verified live, and the smoke count at that time.
-    static VERIFIED: Cell<(u64, [usize; 4])> = const { Cell::new((u64::MAX, [0; 4])) };
-}
-
-/// True when `cont` is a live handle from `ketama_roll` (not a copy of its
-/// struct or a continuum built elsewhere). Cheap on repeated use: a
-/// per-thread cache of verified handles, invalidated by any smoke.
-fn is_live_handle(cont: ketama_continuum) -> bool {
-    let address = cont as usize;
-    let smokes = SMOKES.load(Ordering::Acquire);
-    let cached = VERIFIED.try_with(Cell::get).unwrap_or((u64::MAX, [0; 4]));
-    if cached.0 == smokes && cached.1.contains(&address) {
-        return true;
-    }
-    let live = live_shard(address)
-        .as_ref()
-        .is_some_and(|live| live.contains(&address));
-    if live {
-        let mut handles = if cached.0 == smokes { cached.1 } else { [0; 4] };
-        handles.rotate_right(1);
-        handles[0] = address;
-        let _ = VERIFIED.try_with(|v| v.set((smokes, handles)));
-    }
-    live
 }
 
 /// The original's search, straight over `array`: the first record whose
@@ -392,7 +343,7 @@ pub unsafe extern "C" fn ketama_get_server(key: *mut c_char, cont: ketama_contin
             return c.array.cast::<mcs>();
         }
         let key = key.to_bytes();
-        if !is_live_handle(cont) {
+        if !compat_handles::contains(cont as usize) {
             // SAFETY: `array` holds `numpoints` sorted records (the
             // contract of `ketama_get_server` for a continuum it did not
             // hand out).

@@ -98,6 +98,7 @@
 pub mod batch;
 mod boundary;
 pub mod compat;
+mod compat_handles;
 pub mod enums;
 pub mod file_ring;
 mod handle;

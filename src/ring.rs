@@ -4,7 +4,6 @@
 use std::ffi::{OsStr, c_char};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
-use std::sync::Arc;
 
 use super::boundary::{
     arg_chars, arg_cstr, arg_opt_chars, arg_opt_str, arg_out, arg_slice, guard_index, guard_status,
@@ -12,9 +11,11 @@ use super::boundary::{
 };
 use super::handle::{arc_out, handle_clone, handle_free, handle_opt, handle_ref};
 use super::status::ketama_status;
+use ketama_core::packed_servers::PackedView;
 use ketama_core::parser::ParseMode;
 use ketama_core::registry::Named;
 use ketama_core::ring::Location;
+use ketama_core::ring_cache;
 use ketama_core::{Error, Ring, RingConfig, ServerSpec};
 
 /// An immutable consistent-hashing ring. Opaque; create it with
@@ -101,8 +102,14 @@ unsafe fn server_specs(entries: &[ketama_server]) -> Result<Vec<ServerSpec>, Err
 ///
 /// `flavour` is a `ketama_flavour`, `hash` a `ketama_hash` the flavour's
 /// peer offers (`KETAMA_ERR_INVALID_ARGUMENT`, naming what it offers,
-/// otherwise). On success
-/// `*ring_out` receives a new ring to release with `ketama_ring_free`.
+/// otherwise). On success `*ring_out` receives a reference to release with
+/// `ketama_ring_free`: to the ring already built in this process from an
+/// equal list (same addresses, weights and names in the same order) and
+/// configuration, while the process's ring cache keeps it, else to a new
+/// one. The cache keeps 64 rings and 256 MiB at most (least recently used
+/// out; the environment variables `KETAMA_RING_CACHE_RINGS` and
+/// `KETAMA_RING_CACHE_BYTES`, read at the first build, change that, 0
+/// rings keeping none); a ring handed out stays valid until freed.
 ///
 /// # Safety
 /// `servers` points to `count` valid entries (or is NULL with `count` 0);
@@ -146,7 +153,53 @@ pub unsafe extern "C" fn ketama_ring_new_with_options(
         // SAFETY: each entry's pointers are valid for their lengths (the
         // contract of `ketama_ring_new`).
         let specs = unsafe { server_specs(entries) }?;
-        *out = arc_out(Arc::new(Ring::new(specs, config)?));
+        *out = arc_out(ring_cache::global().from_servers(specs, config)?);
+        Ok(())
+    })
+}
+
+/// `ketama_ring_new_with_options` for a list handed over as packed
+/// columns, in one call whatever its length: `addresses` holds the `count`
+/// addresses separated by NUL bytes (`"10.0.0.1:11211\0" "10.0.0.2:11211"`,
+/// `addresses_len` bytes, no NUL after the last); `weights` is NULL (no
+/// weights given) or `count` weights in decimal separated the same way (an
+/// empty field or `0`: not given); `names` is NULL (no names) or `count`
+/// names separated the same way (an empty field: none). A column with more
+/// or fewer than `count` fields, a weight that is not a whole number, or a
+/// server `ketama_ring_new` would refuse fails with
+/// `KETAMA_ERR_INVALID_ARGUMENT` naming it. The ring is shared through the
+/// ring cache as `ketama_ring_new` shares it (the same servers given either
+/// way give the same ring).
+///
+/// # Safety
+/// `addresses` is valid for `addresses_len` bytes (NULL only with 0);
+/// `weights` and `names` are NULL or valid for their lengths; `options` is
+/// NULL or a NUL-terminated string; `ring_out` is writable.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn ketama_ring_new_packed(
+    count: usize,
+    addresses: *const c_char,
+    addresses_len: usize,
+    weights: *const c_char,
+    weights_len: usize,
+    names: *const c_char,
+    names_len: usize,
+    flavour: u32,
+    hash: u32,
+    options: *const c_char,
+    ring_out: *mut *const ketama_ring,
+) -> ketama_status {
+    guard_status(|| {
+        let out = param!(arg_out(ring_out))?;
+        let config = RingConfig::from_ids(flavour, hash, param!(arg_opt_str(options))?)?;
+        let packed = PackedView {
+            count,
+            addresses: param!(arg_chars(addresses, addresses_len))?,
+            weights: param!(arg_opt_chars(weights, weights_len))?,
+            names: param!(arg_opt_chars(names, names_len))?,
+        };
+        *out = arc_out(ring_cache::global().from_servers(packed.specs()?, config)?);
         Ok(())
     })
 }
@@ -157,6 +210,15 @@ pub unsafe extern "C" fn ketama_ring_new_with_options(
 /// `parse_mode` is a `ketama_parse_mode`: strict (default) rejects every
 /// line the original would misread, naming the line; libketama reads like
 /// the original; peers reads `HOST:PORT[:WEIGHT] [NAME]` entries.
+///
+/// The ring is shared through the process's ring cache (as for
+/// `ketama_ring_new`), keyed by the path as given, the reading and the
+/// configuration: a file read when it had settled, whose path still names
+/// the same inode with the same size, mtime and ctime, is not read again.
+/// A file changed in place is read once it has been left alone for 100 ms
+/// (until then the ring of its last good state is returned at once), and
+/// never while a writer is at work; a file that cannot be read or parsed
+/// now fails, naming the problem.
 ///
 /// # Safety
 /// `path` is a NUL-terminated string; `ring_out` is writable.
@@ -202,8 +264,8 @@ pub unsafe extern "C" fn ketama_ring_new_from_file_with_options(
         let config = RingConfig::from_ids(flavour, hash, param!(arg_opt_str(options))?)?;
         let path = param!(arg_cstr(path))?;
         let path = Path::new(OsStr::from_bytes(path.to_bytes()));
-        let ring = Ring::from_file(path, config, ParseMode::with_id(parse_mode)?)?;
-        *out = arc_out(Arc::new(ring));
+        let mode = ParseMode::with_id(parse_mode)?;
+        *out = arc_out(ring_cache::global().from_file(path, config, mode)?);
         Ok(())
     })
 }

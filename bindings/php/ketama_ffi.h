@@ -1946,8 +1946,14 @@ size_t ketama_status_list(uint32_t *ids, size_t capacity);
  *
  * `flavour` is a `ketama_flavour`, `hash` a `ketama_hash` the flavour's
  * peer offers (`KETAMA_ERR_INVALID_ARGUMENT`, naming what it offers,
- * otherwise). On success
- * `*ring_out` receives a new ring to release with `ketama_ring_free`.
+ * otherwise). On success `*ring_out` receives a reference to release with
+ * `ketama_ring_free`: to the ring already built in this process from an
+ * equal list (same addresses, weights and names in the same order) and
+ * configuration, while the process's ring cache keeps it, else to a new
+ * one. The cache keeps 64 rings and 256 MiB at most (least recently used
+ * out; the environment variables `KETAMA_RING_CACHE_RINGS` and
+ * `KETAMA_RING_CACHE_BYTES`, read at the first build, change that, 0
+ * rings keeping none); a ring handed out stays valid until freed.
  *
  * # Safety
  * `servers` points to `count` valid entries (or is NULL with `count` 0);
@@ -1968,12 +1974,42 @@ ketama_status ketama_ring_new(const ketama_server *servers, size_t count, uint32
 ketama_status ketama_ring_new_with_options(const ketama_server *servers, size_t count, uint32_t flavour, uint32_t hash, const char *options, const ketama_ring **ring_out);
 
 /**
+ * `ketama_ring_new_with_options` for a list handed over as packed
+ * columns, in one call whatever its length: `addresses` holds the `count`
+ * addresses separated by NUL bytes (`"10.0.0.1:11211\0" "10.0.0.2:11211"`,
+ * `addresses_len` bytes, no NUL after the last); `weights` is NULL (no
+ * weights given) or `count` weights in decimal separated the same way (an
+ * empty field or `0`: not given); `names` is NULL (no names) or `count`
+ * names separated the same way (an empty field: none). A column with more
+ * or fewer than `count` fields, a weight that is not a whole number, or a
+ * server `ketama_ring_new` would refuse fails with
+ * `KETAMA_ERR_INVALID_ARGUMENT` naming it. The ring is shared through the
+ * ring cache as `ketama_ring_new` shares it (the same servers given either
+ * way give the same ring).
+ *
+ * # Safety
+ * `addresses` is valid for `addresses_len` bytes (NULL only with 0);
+ * `weights` and `names` are NULL or valid for their lengths; `options` is
+ * NULL or a NUL-terminated string; `ring_out` is writable.
+ */
+ketama_status ketama_ring_new_packed(size_t count, const char *addresses, size_t addresses_len, const char *weights, size_t weights_len, const char *names, size_t names_len, uint32_t flavour, uint32_t hash, const char *options, const ketama_ring **ring_out);
+
+/**
  * Builds a ring from a server file (`ADDRESS<TAB>WEIGHT` lines, or a
  * peer-style list with `KETAMA_PARSE_PEERS`).
  *
  * `parse_mode` is a `ketama_parse_mode`: strict (default) rejects every
  * line the original would misread, naming the line; libketama reads like
  * the original; peers reads `HOST:PORT[:WEIGHT] [NAME]` entries.
+ *
+ * The ring is shared through the process's ring cache (as for
+ * `ketama_ring_new`), keyed by the path as given, the reading and the
+ * configuration: a file read when it had settled, whose path still names
+ * the same inode with the same size, mtime and ctime, is not read again.
+ * A file changed in place is read once it has been left alone for 100 ms
+ * (until then the ring of its last good state is returned at once), and
+ * never while a writer is at work; a file that cannot be read or parsed
+ * now fails, naming the problem.
  *
  * # Safety
  * `path` is a NUL-terminated string; `ring_out` is writable.

@@ -3,13 +3,18 @@
  * them: it reads one mcs past the end of the continuum's array, and keeps a
  * ring's server address after freeing the ring.
  *   misbehaving_client SERVERS_FILE (overread|use-after-free) */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <ketama.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int main(int argc, char **argv)
 {
     if (argc != 3) return 2;
+    /* No ring cache: it would keep the freed ring alive for the next build,
+     * and the use after free would read memory still owned. */
+    setenv("KETAMA_RING_CACHE_RINGS", "0", 1);
     ketama_continuum c = NULL;
     if (!ketama_roll(&c, argv[1])) { fprintf(stderr, "%s\n", ketama_error()); return 2; }
     volatile unsigned int sum = 0;

@@ -194,6 +194,21 @@ const NULL_ALLOWED: &[(&str, &str, &str)] = &[
         "(NULL: none",
     ),
     (
+        "ketama_ring_new_packed",
+        "weights",
+        "`weights` is NULL (no weights given)",
+    ),
+    (
+        "ketama_ring_new_packed",
+        "names",
+        "`names` is NULL (no names)",
+    ),
+    (
+        "ketama_ring_new_packed",
+        "options",
+        "`options` is NULL or a NUL-terminated string",
+    ),
+    (
         "ketama_file_ring_open_with_options",
         "options",
         "(NULL: none",

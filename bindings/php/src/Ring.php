@@ -12,14 +12,26 @@ use FFI\CData;
  * server file or a list of servers; look keys up with {@see Ring::find()}.
  * The native ring is released when the object is destroyed.
  *
+ * Rings outlive the request: {@see Ring::fromFile()} and
+ * {@see Ring::fromServers()} hand out the ring the library already built
+ * in this process (a PHP-FPM worker) from the same file state or list and
+ * the same flavour, hash, reading and options (the library's ring cache:
+ * a file is looked at with one `stat`, an edit is taken once it has
+ * settled), so a request after the first pays a lookup, not a roll.
+ *
  * Flavours and hashes are named as the CLI names them (`'twemproxy'`,
  * `'php-memcached'`; `'crc32'` in the flavour's peer's spelling,
  * `'default'` the flavour's own hash): the library resolves every name.
  */
 final class Ring
 {
-    /** Server addresses by index, read once. @var list<string> */
-    private array $addresses;
+    /**
+     * Server addresses by index, read from the library on first use (a
+     * request that looks up a few keys reads none: the ring itself may be
+     * the one the library's ring cache kept from an earlier request).
+     * @var ?list<string>
+     */
+    private ?array $addresses = null;
     private FFI $ffi;
     /** The lookup result struct and a pointer to it, reused by every lookup. */
     private CData $out;
@@ -34,7 +46,12 @@ final class Ring
         $this->ffi = Library::ffi();
         $this->out = $this->ffi->new('ketama_server_ref');
         $this->outPtr = FFI::addr($this->out);
-        $this->addresses = array_map(fn (array $s): string => $s['address'], $this->servers());
+    }
+
+    /** @return list<string> the server addresses by index */
+    private function addresses(): array
+    {
+        return $this->addresses ??= array_map(fn (array $s): string => $s['address'], $this->servers());
     }
 
     /**
@@ -76,6 +93,71 @@ final class Ring
      * @throws KetamaException when the list, a server or an option is rejected
      */
     public static function fromServers(array $servers, string $flavour = 'libketama', string $hash = 'default', ?string $options = null): self
+    {
+        // The list crosses in one call as NUL-separated columns (ketama_ring_new_packed),
+        // not one FFI write per field; the library finds the ring it built from an equal list.
+        $addresses = [];
+        $weights = [];
+        $names = [];
+        $named = false;
+        $packable = true; // false: a field the columns cannot carry (a NUL, an empty name)
+        foreach ($servers as $k => $v) {
+            if (is_int($k) && is_string($v)) {
+                $addresses[] = $v;
+                $weights[] = 0;
+                $names[] = '';
+            } elseif (is_string($k) && is_int($v)) {
+                $addresses[] = $k;
+                $weights[] = $v;
+                $names[] = '';
+            } elseif (is_array($v) && isset($v['address'])) {
+                $addresses[] = (string) $v['address'];
+                $weights[] = (int) ($v['weight'] ?? 0);
+                $name = isset($v['name']) ? (string) $v['name'] : '';
+                $names[] = $name;
+                $named = $named || isset($v['name']);
+                $packable = $packable && !(isset($v['name']) && $name === '');
+            } else {
+                return self::fromServerStructs($servers, $flavour, $hash, $options);
+            }
+        }
+        $packed = implode("\0", $addresses);
+        $packedNames = $named ? implode("\0", $names) : null;
+        $count = count($addresses);
+        if (!$packable || min($weights ?: [0]) < 0
+            || substr_count($packed, "\0") !== max(0, $count - 1)
+            || ($packedNames !== null && substr_count($packedNames, "\0") !== $count - 1)) {
+            return self::fromServerStructs($servers, $flavour, $hash, $options);
+        }
+        $packedWeights = implode("\0", $weights);
+        $ffi = Library::ffi();
+        $ring = $ffi->new('const ketama_ring*');
+        $flavourId = self::flavourId($flavour);
+        Library::check($ffi->ketama_ring_new_packed(
+            $count,
+            $packed,
+            strlen($packed),
+            $packedWeights,
+            strlen($packedWeights),
+            $packedNames,
+            $packedNames === null ? 0 : strlen($packedNames),
+            $flavourId,
+            self::hashId($hash, $flavourId),
+            $options,
+            FFI::addr($ring),
+        ));
+        return new self($ring);
+    }
+
+    /**
+     * {@see Ring::fromServers()} through `ketama_server` structs, one field at a
+     * time: for the lists the packed columns cannot carry (a NUL byte in an
+     * address or a name, an empty name, a negative weight, an entry of no
+     * known form), so that each is refused with the library's own message.
+     *
+     * @param array<int|string, mixed> $servers
+     */
+    private static function fromServerStructs(array $servers, string $flavour, string $hash, ?string $options): self
     {
         $ffi = Library::ffi();
         $entries = [];
@@ -127,9 +209,17 @@ final class Ring
     /** The address of the server for `$key`. */
     public function server(string $key): string
     {
-        // The body of serverIndex() inlined: a PHP method call costs about as much as an FFI argument.
-        $index = $this->ffi->ketama_find_server_index($this->ring ?? $this->handle(), $key, strlen($key));
-        return $this->addresses[$index >= 0 ? $index : self::fail($index)];
+        if ($this->addresses !== null) {
+            // The body of serverIndex() inlined: a PHP method call costs about as much as an FFI argument.
+            $index = $this->ffi->ketama_find_server_index($this->ring ?? $this->handle(), $key, strlen($key));
+            return $this->addresses[$index >= 0 ? $index : self::fail($index)];
+        }
+        // The address read from the lookup's answer: no server list read back into PHP.
+        $status = $this->ffi->ketama_find_server($this->ring ?? $this->handle(), $key, strlen($key), $this->outPtr);
+        if ($status !== 0) {
+            Library::check($status);
+        }
+        return FFI::string($this->out->address, $this->out->address_len);
     }
 
     /**
@@ -182,7 +272,7 @@ final class Ring
      */
     public function serversFor(array $keys): array
     {
-        $addresses = $this->addresses;
+        $addresses = $this->addresses();
         return array_map(static fn (int $i): string => $addresses[$i], $this->serverIndices($keys));
     }
 
@@ -258,7 +348,7 @@ final class Ring
                 foreach (unpack('V*', FFI::string($indices, 4 * $n->cdata)) ?: [] as $i) {
                     $members[] = $keys[$i];
                 }
-                $plan[$this->addresses[$server->cdata]] = $members;
+                $plan[$this->addresses()[$server->cdata]] = $members;
             }
             return $plan;
         } finally {
@@ -289,7 +379,7 @@ final class Ring
         $indices = $ffi->new('uint32_t[' . max(1, count($down)) . ']');
         foreach (array_values($down) as $i => $server) {
             if (is_string($server)) {
-                $index = array_search($server, $this->addresses, true);
+                $index = array_search($server, $this->addresses(), true);
                 if ($index === false) {
                     throw new KetamaException("server '{$server}' is not on this ring");
                 }
@@ -379,7 +469,7 @@ final class Ring
         }
         for ($i = 0; $i < $count; $i++) {
             Library::check($ffi->ketama_ring_point($this->handle(), $i, FFI::addr($point), FFI::addr($server)));
-            $points[] = [$point->cdata, $this->addresses[$server->cdata]];
+            $points[] = [$point->cdata, $this->addresses()[$server->cdata]];
         }
         return $points;
     }
@@ -416,7 +506,7 @@ final class Ring
     private function location(): Location
     {
         $out = $this->out;
-        return new Location($out->server_index, $this->addresses[$out->server_index], $out->point, $out->point_index);
+        return new Location($out->server_index, FFI::string($out->address, $out->address_len), $out->point, $out->point_index);
     }
 
     /**

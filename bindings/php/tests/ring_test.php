@@ -118,6 +118,39 @@ throws(fn () => Ring::fromServers(['']), 'empty address');
 throws(fn () => Ring::fromServers(['a:1' => -5]), 'negative weight');
 throws(fn () => Ring::fromServers([3.5]), 'a server entry of the wrong shape');
 
+// fromServers hands the list over as packed columns (ketama_ring_new_packed);
+// what the columns cannot carry goes field by field, refused with the same messages.
+$named = Ring::fromServers([['address' => '10.0.0.1:11211', 'weight' => 5, 'name' => 'alpha'], ['address' => '10.0.0.2:11211']]);
+check(array_map(fn (array $s): array => [$s['address'], $s['name'], $s['weight']], $named->servers())
+    === [['10.0.0.1:11211', 'alpha', 5], ['10.0.0.2:11211', null, 0]], 'fromServers: names and weights as given');
+$big = [];
+$bigFile = '';
+for ($i = 0; $i < 1000; $i++) {
+    $big["10.1.{$i}.1:11211"] = 50 + $i % 7;
+    $bigFile .= "10.1.{$i}.1:11211\t" . (50 + $i % 7) . "\n";
+}
+file_put_contents("{$dir}/big", $bigFile);
+$fromFile = Ring::fromFile("{$dir}/big");
+$fromList = Ring::fromServers($big);
+$again = Ring::fromServers($big);
+$agree = true;
+for ($i = 0; $i < 2000; $i++) {
+    $agree = $agree && $fromList->server("key:{$i}") === $fromFile->server("key:{$i}") && $again->serverIndex("key:{$i}") === $fromFile->serverIndex("key:{$i}");
+}
+check($agree, 'fromServers (packed, 1000 servers, twice) agrees with fromFile on 2000 keys');
+$e = throws(fn () => Ring::fromServers(["10.0.0.1:11211\0x"]), 'an address with a NUL byte');
+check(str_contains($e->getMessage(), 'NUL byte'), 'an address with a NUL byte: named as such');
+$e = throws(fn () => Ring::fromServers([['address' => 'a:1', 'name' => '']]), 'an empty name');
+check(str_contains($e->getMessage(), 'empty'), 'an empty name: named as such');
+$ffi = Ketama\Library::ffi();
+$raw = $ffi->new('const ketama_ring*');
+$status = $ffi->ketama_ring_new_packed(2, "a:1\0b:2\0c:3", 11, null, 0, null, 0, 0, 0, null, FFI::addr($raw));
+check($status === $ffi->KETAMA_ERR_INVALID_ARGUMENT && str_starts_with(ketama_error(), 'the packed addresses hold 3 field(s) for 2 server(s)'),
+    'ketama_ring_new_packed: a column of the wrong length is refused naming it');
+$status = $ffi->ketama_ring_new_packed(2, "a:1\0b:2", 7, "10\0x", 4, null, 0, 0, 0, null, FFI::addr($raw));
+check($status === $ffi->KETAMA_ERR_INVALID_ARGUMENT && str_starts_with(ketama_error(), "server 1: weight 'x' is not a whole number"),
+    'ketama_ring_new_packed: a weight that is not a number is refused naming the server');
+
 // Closing.
 $closed = Ring::fromFile($file);
 $closed->close();

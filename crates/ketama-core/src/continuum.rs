@@ -68,6 +68,11 @@ impl Continuum {
         }
     }
 
+    /// The bytes it holds on the heap: points, owners and the index.
+    pub fn heap_bytes(&self) -> usize {
+        size_of_val(&*self.points) + size_of_val(&*self.owners) + size_of_val(&*self.bucket_start)
+    }
+
     /// Number of points.
     #[inline]
     pub fn len(&self) -> usize {

@@ -13,8 +13,12 @@
 //! looked at by one thread at a time, and the others answer with the last
 //! good value meanwhile. Only the first read of a file, which has nothing
 //! else to answer with, waits for an in-place change to settle.
-//! [`FileRing`] applies this to a [`Ring`]; the compat `ketama_roll` applies
-//! it to its continuums.
+//! A file read when it had settled, whose path still names the same inode
+//! with the same size, mtime and ctime, is not read again
+//! ([`server_file::untouched`]: one `stat`).
+//! [`FileRing`] applies this to a [`Ring`]; the ring cache
+//! ([`crate::ring_cache`]) to the rings built from files, and the compat
+//! `ketama_roll` to its continuums.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -46,7 +50,8 @@ impl<T> Clone for LastGood<T> {
 /// What a look at a followed file found.
 #[derive(Debug)]
 pub enum Refresh<T> {
-    /// The file is as it was (same inode, size, mtime and content).
+    /// The file is as it was (same inode, size, mtime and content): the
+    /// last good value, with the stamp of this look.
     Unchanged(LastGood<T>),
     /// The file is new or changed, and a value was built from it.
     Changed(LastGood<T>),
@@ -109,7 +114,10 @@ fn refresh_since<T>(
         let file = match look {
             Look::Unsettled => return Ok(Refresh::Pending(last.clone())),
             Look::Read(file) if file.stamp == last.stamp => {
-                return Ok(Refresh::Unchanged(last.clone()));
+                return Ok(Refresh::Unchanged(LastGood {
+                    stamp: file.stamp,
+                    value: Arc::clone(&last.value),
+                }));
             }
             Look::Read(file) => file,
         };
@@ -125,9 +133,10 @@ fn refresh_since<T>(
 }
 
 /// A server file followed by many threads, with the value built from its
-/// last good state. One thread at a time looks at the file ([`refresh`]);
-/// the others answer with the last good value meanwhile, so no call waits
-/// for another, nor for a writer.
+/// last good state. A file untouched since it was read settled is answered
+/// from its stamp ([`server_file::untouched`]); otherwise one thread at a
+/// time looks at the file ([`refresh`]) and the others answer with the last
+/// good value meanwhile, so no call waits for another, nor for a writer.
 #[derive(Debug)]
 pub struct Followed<T> {
     path: PathBuf,
@@ -137,6 +146,8 @@ pub struct Followed<T> {
     last_good: RwLock<LastGood<T>>,
     /// Held by the thread looking at the file.
     looking: Mutex<()>,
+    /// Times the file was opened to be read (see [`Followed::reads`]).
+    reads: AtomicU64,
 }
 
 impl<T> Followed<T> {
@@ -154,30 +165,59 @@ impl<T> Followed<T> {
             mode,
             last_good: RwLock::new(first.current().clone()),
             looking: Mutex::new(()),
+            reads: AtomicU64::new(1),
         })
     }
 
     /// Looks at the file again (see [`refresh`]) and keeps a new good value
-    /// built with `build`; while another thread is looking, answers
-    /// [`Refresh::Pending`] at once without looking. Never waits.
+    /// built with `build`. A file untouched since it was read settled is
+    /// [`Refresh::Unchanged`] at once, unread; while another thread is
+    /// looking, answers [`Refresh::Pending`] at once without looking. Never
+    /// waits.
     pub fn look(
         &self,
         build: impl FnOnce(Vec<ServerSpec>, &FileStamp) -> Result<T, Error>,
     ) -> Refresh<T> {
+        let last = self.last_good();
+        if server_file::untouched(&self.path, &last.stamp) {
+            return Refresh::Unchanged(last);
+        }
         let _looking = match self.looking.try_lock() {
             Ok(guard) => guard,
             // A build that panicked while looking left nothing half done.
             Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
             Err(TryLockError::WouldBlock) => return Refresh::Pending(self.last_good()),
         };
-        let refreshed = refresh_since(&self.path, self.mode, &self.last_good(), build);
-        if let Refresh::Changed(good) = &refreshed {
+        self.reads.fetch_add(1, Ordering::Relaxed);
+        // Another thread may have replaced it since the copy above.
+        let last = self.last_good();
+        let refreshed = refresh_since(&self.path, self.mode, &last, build);
+        let keep = match &refreshed {
+            Refresh::Changed(good) => Some(good),
+            // The same bytes, read now: its stamp lets later looks skip the read.
+            Refresh::Unchanged(good)
+                if (good.stamp.ctime, good.stamp.settled)
+                    != (last.stamp.ctime, last.stamp.settled) =>
+            {
+                Some(good)
+            }
+            _ => None,
+        };
+        if let Some(good) = keep {
             *self
                 .last_good
                 .write()
                 .unwrap_or_else(PoisonError::into_inner) = good.clone();
         }
         refreshed
+    }
+
+    /// How many times the file was opened to be read: the first read, and
+    /// each look its stamp did not answer (a look that found the file
+    /// unsettled included). A look answered from the stamp, or left to
+    /// another thread, reads nothing.
+    pub fn reads(&self) -> u64 {
+        self.reads.load(Ordering::Relaxed)
     }
 
     /// The last good value, as the last look left it.
@@ -211,73 +251,6 @@ crate::named_enum! {
 impl Default for ReloadPolicy {
     fn default() -> Self {
         ReloadPolicy::KeepLastGood
-    }
-}
-
-/// Followed files by name, the least recently used dropped first: at most
-/// `max_files` of them, and fewer while their values weigh more than
-/// `max_weight` in all (the most recently used is always kept). Finding a
-/// file only reads the set (and stamps the entry); it is written when a file
-/// is inserted. The compat roll keeps its continuums in one.
-pub struct FollowedFiles<T> {
-    entries: RwLock<Vec<FollowedEntry<T>>>,
-    /// Uses so far: the recency stamp.
-    uses: AtomicU64,
-    max_files: usize,
-    max_weight: usize,
-}
-
-/// A followed file of a [`FollowedFiles`].
-struct FollowedEntry<T> {
-    name: Vec<u8>,
-    followed: Arc<Followed<T>>,
-    /// [`FollowedFiles::uses`] at its last use.
-    used: AtomicU64,
-    weight: usize,
-}
-
-impl<T> FollowedFiles<T> {
-    /// An empty set with these bounds.
-    pub const fn new(max_files: usize, max_weight: usize) -> FollowedFiles<T> {
-        FollowedFiles {
-            entries: RwLock::new(Vec::new()),
-            uses: AtomicU64::new(0),
-            max_files,
-            max_weight,
-        }
-    }
-
-    /// The followed file named `name`, now the most recently used.
-    pub fn find(&self, name: &[u8]) -> Option<Arc<Followed<T>>> {
-        let entries = self.entries.read().unwrap_or_else(PoisonError::into_inner);
-        let entry = entries.iter().find(|entry| entry.name == name)?;
-        let now = self.uses.fetch_add(1, Ordering::Relaxed);
-        entry.used.store(now, Ordering::Relaxed);
-        Some(Arc::clone(&entry.followed))
-    }
-
-    /// Makes `followed`, whose value weighs `weight`, the entry of `name`
-    /// (the most recently used), and drops the least recently used entries
-    /// while the set is over its bounds.
-    pub fn insert(&self, name: &[u8], followed: Arc<Followed<T>>, weight: usize) {
-        let mut entries = self.entries.write().unwrap_or_else(PoisonError::into_inner);
-        entries.retain(|entry| entry.name != name);
-        entries.push(FollowedEntry {
-            name: name.to_vec(),
-            followed,
-            used: AtomicU64::new(self.uses.fetch_add(1, Ordering::Relaxed)),
-            weight,
-        });
-        let mut weight: usize = entries.iter().map(|entry| entry.weight).sum();
-        while entries.len() > self.max_files || (entries.len() > 1 && weight > self.max_weight) {
-            // The last entry is the one just inserted.
-            let others = 0..entries.len() - 1;
-            let Some(oldest) = others.min_by_key(|&i| entries[i].used.load(Ordering::Relaxed))
-            else {
-                break;
-            };
-            weight -= entries.remove(oldest).weight;
-        }
     }
 }
 
@@ -441,35 +414,5 @@ mod tests {
         assert!(followed.looking.is_poisoned());
         assert_eq!(*followed.last_good().value, 2);
         assert!(matches!(followed.look(server_count), Refresh::Changed(good) if *good.value == 3));
-    }
-
-    #[test]
-    fn followed_files_drop_the_least_recently_used_within_their_bounds() {
-        let dir = ScratchDir::new("file-ring-files");
-        let followed = |name: &str| {
-            let path = dir.join(name);
-            rewrite(&path, GOOD, an_hour(SystemTime::now(), false));
-            Arc::new(Followed::open(&path, ParseMode::Strict, server_count).unwrap())
-        };
-        let names = |files: &FollowedFiles<usize>| {
-            ["a", "b", "c", "d", "e"]
-                .into_iter()
-                .filter(|name| files.find(name.as_bytes()).is_some())
-                .collect::<String>()
-        };
-        let files = FollowedFiles::new(3, 100);
-        for name in ["a", "b", "c"] {
-            files.insert(name.as_bytes(), followed(name), 10);
-        }
-        // `a` used again: `b` is now the least recently used.
-        assert!(files.find(b"a").is_some());
-        files.insert(b"d", followed("d"), 10);
-        assert_eq!(names(&files), "acd");
-        // Over the weight: the least recently used go (`a`, then `c`)...
-        files.insert(b"e", followed("e"), 85);
-        assert_eq!(names(&files), "de");
-        // ...and the newest stays, even alone over the bound.
-        files.insert(b"e", followed("e"), 500);
-        assert_eq!(names(&files), "e");
     }
 }

@@ -16,7 +16,8 @@
 //! * [`server_file`]: reading server files with bounds, and only when no
 //!   writer is at work; [`file_ring`]: following a file, keeping the last
 //!   good ring when a change cannot be used; [`key_file`]: keys read one per
-//!   line from a file or a stream, bounded.
+//!   line from a file or a stream, bounded; [`ring_cache`]: the rings
+//!   already built in this process, by file or server list, bounded.
 //! * [`RingConfig::from_names`], [`RingConfig::from_ids`] and
 //!   [`ServerSpec::checked`]: what the C ABI, the Python module and the CLI
 //!   build rings from, so that a name or a server means the same in each.
@@ -55,15 +56,18 @@ pub mod continuum;
 pub mod error;
 pub mod escape;
 pub mod file_ring;
+pub mod file_stamp;
 pub mod flavour;
 pub mod hash;
 pub mod key_file;
 pub mod migration;
+pub mod packed_servers;
 pub mod parser;
 pub mod placement;
 pub mod prefault;
 pub mod registry;
 pub mod ring;
+pub mod ring_cache;
 #[cfg(test)]
 mod scratch;
 pub mod search;

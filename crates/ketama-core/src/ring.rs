@@ -183,6 +183,29 @@ impl Ring {
         Ring::new(crate::server_file::load(path, mode)?.servers, config)
     }
 
+    /// The bytes the ring holds on the heap: its servers (addresses and
+    /// names as C strings) and its continuum or per-key placement. What
+    /// the ring cache ([`crate::ring_cache`]) weighs it by.
+    pub fn heap_bytes(&self) -> usize {
+        let servers: usize = self
+            .servers
+            .iter()
+            .map(|server| {
+                size_of::<Server>()
+                    + server.address.as_bytes_with_nul().len()
+                    + server
+                        .name
+                        .as_ref()
+                        .map_or(0, |n| n.as_bytes_with_nul().len())
+            })
+            .sum();
+        servers
+            + match &self.engine {
+                Engine::Continuum { continuum, .. } => continuum.heap_bytes(),
+                Engine::PerKey(per_key) => per_key.heap_bytes(),
+            }
+    }
+
     /// The configuration the ring was built with.
     pub fn config(&self) -> RingConfig {
         self.config

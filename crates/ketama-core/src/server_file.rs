@@ -64,22 +64,7 @@ pub const MAX_FIRST_READ_WAIT: Duration = Duration::from_millis(300);
 /// Bytes read per `read` call.
 const READ_CHUNK_BYTES: usize = 64 << 10;
 
-/// One state of a server file: where it lives, its size and mtime, and the
-/// MD5 of its bytes (so an edit that keeps size and mtime is noticed).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileStamp {
-    /// Device and inode numbers.
-    pub inode: (u64, u64),
-    /// Creation time, where the file system records one: an inode number
-    /// reused for a new file does not make it the same file.
-    pub born: Option<SystemTime>,
-    /// Size in bytes.
-    pub size: u64,
-    /// Modification time (seconds, nanoseconds).
-    pub mtime: (i64, i64),
-    /// MD5 of the content.
-    pub digest: [u8; 16],
-}
+pub use crate::file_stamp::{FileStamp, untouched};
 
 /// A server file read and parsed.
 #[derive(Debug, Clone)]
@@ -272,6 +257,9 @@ fn read_stable<T>(
                 continue;
             }
         }
+        // Judged by the real clock (not a caller's `now`): what matters is
+        // whether a change after this read must move the file's ctime.
+        let settled = quiet(&before, SystemTime::now());
         let mut reader = BoundedReader::new(&file, path, limit);
         let result = consume(&mut reader);
         let after = file.metadata().map_err(|e| io_error(e.to_string()))?;
@@ -282,6 +270,8 @@ fn read_stable<T>(
                 size: before.size(),
                 mtime: (before.mtime(), before.mtime_nsec()),
                 digest: reader.digest(),
+                ctime: (before.ctime(), before.ctime_nsec()),
+                settled,
             };
             return result.map(|value| Some((value, stamp)));
         }
@@ -366,6 +356,18 @@ fn settle_wait(metadata: &Metadata, now: SystemTime) -> Option<Duration> {
         Ok(age) => Some(SETTLE_TIME - age),
         Err(_) => Some(SETTLE_TIME),
     }
+}
+
+/// True when neither the mtime nor the ctime of what `metadata` describes
+/// moved in the [`SETTLE_TIME`] before `now`.
+fn quiet(metadata: &Metadata, now: SystemTime) -> bool {
+    let ctime = UNIX_EPOCH
+        + Duration::from_secs(metadata.ctime().max(0) as u64)
+        + Duration::from_nanos(metadata.ctime_nsec().max(0) as u64);
+    settle_wait(metadata, now).is_none()
+        && now
+            .duration_since(ctime)
+            .is_ok_and(|age| age >= SETTLE_TIME)
 }
 
 /// True when nothing a writer changes differs between two looks at a file.

@@ -83,6 +83,10 @@ impl PerKeyPlacement for ShardRing {
         "a ring of SHA-256 points"
     }
 
+    fn heap_bytes(&self) -> usize {
+        self.ring.heap_bytes()
+    }
+
     fn locate(
         &self,
         key: &[u8],

@@ -256,6 +256,13 @@ impl PerKeyPlacement for Mcrouter {
         }
     }
 
+    fn heap_bytes(&self) -> usize {
+        match self {
+            Mcrouter::WeightedCh3(weighted) => size_of_val(&*weighted.weights),
+            Mcrouter::Ch3(_) | Mcrouter::Crc32(_) => 0,
+        }
+    }
+
     fn locate(&self, key: &[u8], _hash: H, is_down: &dyn Fn(usize) -> bool) -> Option<Location> {
         let (server_index, point) = self.place(key)?;
         (!is_down(server_index)).then_some(Location {

@@ -152,6 +152,14 @@ impl PerKeyPlacement for Rendezvous {
         "rendezvous hashing"
     }
 
+    fn heap_bytes(&self) -> usize {
+        self.prefixes
+            .iter()
+            .chain(self.names.iter())
+            .map(|bytes| size_of::<Box<[u8]>>() + bytes.len())
+            .sum()
+    }
+
     fn locate(
         &self,
         key: &[u8],

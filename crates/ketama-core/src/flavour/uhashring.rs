@@ -138,6 +138,10 @@ impl PerKeyPlacement for Uhashring {
         "a ring of 128-bit MD5 points"
     }
 
+    fn heap_bytes(&self) -> usize {
+        self.ring.heap_bytes()
+    }
+
     fn locate(
         &self,
         key: &[u8],

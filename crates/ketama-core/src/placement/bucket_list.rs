@@ -196,6 +196,10 @@ impl PerKeyPlacement for BucketList {
         "hash modulo the weighted bucket list"
     }
 
+    fn heap_bytes(&self) -> usize {
+        size_of_val(&*self.buckets)
+    }
+
     fn locate(
         &self,
         key: &[u8],

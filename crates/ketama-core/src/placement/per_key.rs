@@ -27,6 +27,10 @@ pub trait PerKeyPlacement: std::fmt::Debug + Send + Sync {
     /// What it does, as messages name it (`"rendezvous hashing"`).
     fn describe(&self) -> &'static str;
 
+    /// The bytes it holds on the heap (tables, names): what a cached ring
+    /// of it weighs.
+    fn heap_bytes(&self) -> usize;
+
     /// Where `key` (whose key hash is `hash`) lands, skipping the servers
     /// that are down as its peer does; `None` when the peer gives up.
     fn locate(

@@ -130,6 +130,10 @@ impl PerKeyPlacement for ServerModulo {
         "hash modulo the number of servers"
     }
 
+    fn heap_bytes(&self) -> usize {
+        size_of_val(&*self.slots)
+    }
+
     fn locate(
         &self,
         key: &[u8],

@@ -33,6 +33,11 @@ fn top<const N: usize>(point: &[u8; N]) -> u32 {
 }
 
 impl<const N: usize> WideRing<N> {
+    /// The bytes it holds on the heap: its points and their index.
+    pub fn heap_bytes(&self) -> usize {
+        size_of_val(&*self.points) + self.index.heap_bytes()
+    }
+
     /// The ring of `generated` `(point, server)` pairs (in generation
     /// order; of equal points the one generated last is kept, as a
     /// dictionary keyed by point keeps it).

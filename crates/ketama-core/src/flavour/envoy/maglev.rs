@@ -67,6 +67,11 @@ pub struct MaglevTable {
 const FREE: u32 = u32::MAX;
 
 impl MaglevTable {
+    /// The bytes it holds on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        size_of_val(&*self.slots) + size_of_val(&*self.per_host)
+    }
+
     /// Builds the table over `entries` (normalized weights, `largest` the
     /// largest).
     pub fn build(entries: &[Entry<'_>], largest: f64, config: &MaglevConfig) -> MaglevTable {

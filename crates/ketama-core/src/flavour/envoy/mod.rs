@@ -145,6 +145,14 @@ impl Table {
         }
     }
 
+    /// The bytes it holds on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        match self {
+            Table::Ring(ring) => ring.heap_bytes(),
+            Table::Maglev(table) => table.heap_bytes(),
+        }
+    }
+
     /// The ring's entries or the table's slots.
     pub fn len(&self) -> usize {
         match self {
@@ -282,6 +290,22 @@ impl PerKeyPlacement for Envoy {
             Policy::RingHash(_) => "Envoy's ring_hash (a ring of 64-bit xxHash64 positions)",
             Policy::Maglev(_) => "Envoy's maglev (a lookup table)",
         }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        let keys: usize = self
+            .keys
+            .iter()
+            .map(|k| size_of::<Vec<u8>>() + k.len())
+            .sum();
+        // The balancer over the healthy hosts, when one was built.
+        let live = self
+            .live
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+            .map_or(0, |(down, table)| down.len() + table.heap_bytes());
+        keys + size_of_val(&*self.weights) + self.all.heap_bytes() + live
     }
 
     fn locate(&self, key: &[u8], _hash: H, is_down: &dyn Fn(usize) -> bool) -> Option<Location> {

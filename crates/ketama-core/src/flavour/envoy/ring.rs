@@ -145,6 +145,14 @@ impl RingTable {
         }
     }
 
+    /// The bytes it holds on the heap.
+    pub fn heap_bytes(&self) -> usize {
+        size_of_val(&*self.positions)
+            + size_of_val(&*self.hosts)
+            + size_of_val(&*self.buckets)
+            + size_of_val(&*self.per_host)
+    }
+
     /// The positions, ascending.
     pub fn positions(&self) -> &[u64] {
         &self.positions

@@ -1,0 +1,443 @@
+//! Rings that outlive their caller: building a ring from the same server
+//! file, or from the same server list, with the same configuration,
+//! returns the ring already built in this process, without reading or
+//! rolling again. A short-lived caller (a PHP request, a C program's
+//! connection) pays a lookup where it paid a roll.
+//!
+//! * **A file** is keyed by its path as given, the [`RingConfig`] and the
+//!   [`ParseMode`], and followed as [`crate::file_ring`] follows it: a file
+//!   read when it had settled whose path still names the same inode with
+//!   the same size, mtime and ctime is answered with one `stat`
+//!   ([`server_file::untouched`](crate::server_file::untouched)); a file
+//!   changed in place is read once it has settled (until then, and while
+//!   another thread reads it, the last good ring answers), and a read it
+//!   disturbed is not taken, so a ring is never built from a torn read. A
+//!   file that cannot be read or parsed now fails as a first read does
+//!   (the last good ring stays kept for when it is good again).
+//! * **A list** is keyed by its servers (address, weight, name, in order)
+//!   and the configuration.
+//! * **Bounded**: at most [`DEFAULT_BOUNDS`] rings and bytes
+//!   ([`Ring::heap_bytes`]) are kept, the least recently used dropped first
+//!   ([`Lru`]); [`set_bounds`], or the environment variables
+//!   `KETAMA_RING_CACHE_RINGS` and `KETAMA_RING_CACHE_BYTES` read at the
+//!   first use, change them (0 rings: nothing is kept). A ring handed out
+//!   is shared ([`Arc`]): dropped from the cache, it stays valid for its
+//!   holders.
+
+pub mod lru;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+pub use lru::{Bounds, Lru};
+
+use crate::file_ring::{Followed, Refresh};
+use crate::parser::ParseMode;
+use crate::{Error, Ring, RingConfig, ServerSpec};
+
+/// The bounds of the process's cache unless set: 64 rings, 256 MiB (a
+/// libketama ring of 10,000 servers holds 1.6 M points, 13 MB).
+pub const DEFAULT_BOUNDS: Bounds = Bounds {
+    entries: 64,
+    weight: 256 << 20,
+};
+
+/// What a cached ring was built from.
+#[derive(Debug, PartialEq, Eq)]
+enum Source {
+    File {
+        path: PathBuf,
+        mode: ParseMode,
+        config: RingConfig,
+    },
+    List {
+        servers: Vec<ServerSpec>,
+        config: RingConfig,
+    },
+}
+
+/// A cached ring: a followed file's, or a list's.
+#[derive(Debug, Clone)]
+enum Cached {
+    File(Arc<Followed<Ring>>),
+    List(Arc<Ring>),
+}
+
+/// Rings by what they were built from (see the module docs).
+#[derive(Debug)]
+pub struct RingCache {
+    rings: Lru<Source, Cached>,
+}
+
+impl RingCache {
+    /// An empty cache with these bounds.
+    pub const fn new(bounds: Bounds) -> RingCache {
+        RingCache {
+            rings: Lru::new(bounds),
+        }
+    }
+
+    /// The ring of the server file at `path` read with `mode`, as
+    /// [`Ring::from_file`] builds it: the one already built when the file
+    /// is as it was (see the module docs).
+    pub fn from_file(
+        &self,
+        path: &Path,
+        config: RingConfig,
+        mode: ParseMode,
+    ) -> Result<Arc<Ring>, Error> {
+        // `ParseMode::Flavour` names the flavour's own syntax, as Ring::from_file reads it.
+        let mode = mode.for_flavour(config.flavour);
+        let same = |source: &Source| {
+            matches!(source, Source::File { path: p, mode: m, config: c }
+                if p == path && *m == mode && *c == config)
+        };
+        let build = |servers, _: &_| Ring::new(servers, config);
+        if let Some(Cached::File(followed)) = self.rings.find(same) {
+            return match followed.look(build) {
+                Refresh::Changed(good) => {
+                    self.rings
+                        .reweigh(same, weight_of(path.as_os_str().len(), &good.value));
+                    Ok(good.value)
+                }
+                Refresh::Unchanged(good) | Refresh::Pending(good) => Ok(good.value),
+                Refresh::KeptLastGood { problem, .. } => Err(problem),
+            };
+        }
+        let followed = Followed::open(path, mode, build)?;
+        let ring = followed.last_good().value;
+        let source = Source::File {
+            path: path.to_path_buf(),
+            mode,
+            config,
+        };
+        let weight = weight_of(path.as_os_str().len(), &ring);
+        self.rings
+            .insert(source, Cached::File(Arc::new(followed)), weight);
+        Ok(ring)
+    }
+
+    /// The ring of `servers`, as [`Ring::new`] builds it: the one already
+    /// built from an equal list with this configuration.
+    pub fn from_servers(
+        &self,
+        servers: Vec<ServerSpec>,
+        config: RingConfig,
+    ) -> Result<Arc<Ring>, Error> {
+        let same = |source: &Source| matches!(source, Source::List { servers: s, config: c } if *s == servers && *c == config);
+        if let Some(Cached::List(ring)) = self.rings.find(same) {
+            return Ok(ring);
+        }
+        let ring = Arc::new(Ring::new(servers.clone(), config)?);
+        let key_bytes: usize = servers
+            .iter()
+            .map(|s| {
+                size_of::<ServerSpec>() + s.address.len() + s.name.as_ref().map_or(0, Vec::len)
+            })
+            .sum();
+        let weight = weight_of(key_bytes, &ring);
+        let source = Source::List { servers, config };
+        self.rings
+            .insert(source, Cached::List(Arc::clone(&ring)), weight);
+        Ok(ring)
+    }
+
+    /// Changes the bounds, dropping the least recently used rings over them.
+    pub fn set_bounds(&self, bounds: Bounds) {
+        self.rings.set_bounds(bounds);
+    }
+
+    /// The bounds in force.
+    pub fn bounds(&self) -> Bounds {
+        self.rings.bounds()
+    }
+
+    /// How many rings are kept.
+    pub fn len(&self) -> usize {
+        self.rings.len()
+    }
+
+    /// True when no ring is kept.
+    pub fn is_empty(&self) -> bool {
+        self.rings.is_empty()
+    }
+
+    /// The bytes the kept rings weigh ([`Ring::heap_bytes`] and their keys).
+    pub fn bytes(&self) -> usize {
+        self.rings.weight()
+    }
+
+    /// How many rings were dropped to keep within the bounds.
+    pub fn evictions(&self) -> u64 {
+        self.rings.evictions()
+    }
+
+    /// Drops every ring (rings handed out stay valid).
+    pub fn clear(&self) {
+        self.rings.clear();
+    }
+}
+
+/// What a cached ring weighs: its heap bytes and those of its key.
+fn weight_of(key_bytes: usize, ring: &Ring) -> usize {
+    key_bytes + ring.heap_bytes()
+}
+
+/// The process's cache, its bounds read from the environment at first use.
+pub fn global() -> &'static RingCache {
+    static CACHE: OnceLock<RingCache> = OnceLock::new();
+    CACHE.get_or_init(|| RingCache::new(bounds_from_env(|name| std::env::var(name).ok())))
+}
+
+/// Changes the bounds of the process's cache ([`global`]).
+pub fn set_bounds(bounds: Bounds) {
+    global().set_bounds(bounds);
+}
+
+/// [`DEFAULT_BOUNDS`] with what `KETAMA_RING_CACHE_RINGS` and
+/// `KETAMA_RING_CACHE_BYTES` say (`var` reads a variable); a value that is
+/// not a whole number is ignored, with a line on standard error naming it.
+fn bounds_from_env(var: impl Fn(&str) -> Option<String>) -> Bounds {
+    let read = |name: &str, default: usize| match var(name) {
+        None => default,
+        Some(text) => text.trim().parse().unwrap_or_else(|_| {
+            eprintln!(
+                "libketama: {name}='{}' is not a whole number; the default {default} is used",
+                crate::escape::escape_bytes(text.as_bytes())
+            );
+            default
+        }),
+    };
+    Bounds {
+        entries: read("KETAMA_RING_CACHE_RINGS", DEFAULT_BOUNDS.entries),
+        weight: read("KETAMA_RING_CACHE_BYTES", DEFAULT_BOUNDS.weight),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scratch::ScratchDir;
+    use crate::server_file::SETTLE_TIME;
+    use std::time::{Duration, SystemTime};
+
+    const TWO: &str = "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n";
+    const THREE: &str = "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n10.0.0.3:11211\t100\n";
+
+    /// Writes `content` to `path` (in place when it exists), modified an
+    /// hour ago, then waits until its ctime has settled too.
+    fn write_settled(path: &Path, content: &str) {
+        std::fs::write(path, content).unwrap();
+        let hour_ago = SystemTime::now() - Duration::from_secs(3600);
+        let file = std::fs::File::options().write(true).open(path).unwrap();
+        file.set_modified(hour_ago).unwrap();
+        std::thread::sleep(SETTLE_TIME + Duration::from_millis(20));
+    }
+
+    fn list(n: usize) -> Vec<ServerSpec> {
+        (0..n)
+            .map(|i| ServerSpec::new(format!("10.0.{}.{}:11211", i / 250, i % 250), 100))
+            .collect()
+    }
+
+    /// The times the cached file at `path` was opened to be read.
+    fn reads(cache: &RingCache, path: &Path) -> u64 {
+        let mut reads = None;
+        cache.rings.for_each(|source, cached| {
+            if let (Source::File { path: p, .. }, Cached::File(followed)) = (source, cached) {
+                if p == path {
+                    reads = Some(followed.reads());
+                }
+            }
+        });
+        reads.expect("the file is cached")
+    }
+
+    #[test]
+    fn the_same_file_or_list_gives_the_ring_already_built() {
+        let dir = ScratchDir::new("ring-cache-same");
+        let path = dir.join("servers");
+        write_settled(&path, TWO);
+        let cache = RingCache::new(DEFAULT_BOUNDS);
+        let config = RingConfig::default();
+        let first = cache.from_file(&path, config, ParseMode::Strict).unwrap();
+        assert_eq!(reads(&cache, &path), 1);
+        for _ in 0..3 {
+            let again = cache.from_file(&path, config, ParseMode::Strict).unwrap();
+            assert!(Arc::ptr_eq(&first, &again));
+        }
+        // Settled when read: the later builds cost a stat, not a read.
+        assert_eq!(reads(&cache, &path), 1);
+        // Another reading or configuration is another ring.
+        let libketama = cache
+            .from_file(&path, config, ParseMode::Libketama)
+            .unwrap();
+        let other_flavour = RingConfig::from_names("php-memcached", Some("default"), None).unwrap();
+        let other_config = cache
+            .from_file(&path, other_flavour, ParseMode::Strict)
+            .unwrap();
+        assert!(!Arc::ptr_eq(&first, &libketama) && !Arc::ptr_eq(&first, &other_config));
+        assert_eq!(cache.len(), 3);
+        // The flavour's own syntax is the flavour's reading, as Ring::from_file takes it
+        // (libketama's own syntax is peer-style lists).
+        let peers = dir.join("peers");
+        write_settled(&peers, "10.0.0.1:11211\n10.0.0.2:11211:200\n");
+        let own = cache.from_file(&peers, config, ParseMode::Flavour).unwrap();
+        let direct = Ring::from_file(&peers, config, ParseMode::Flavour).unwrap();
+        assert_eq!(own.servers().len(), 2);
+        assert_eq!(own.servers()[1].weight(), direct.servers()[1].weight());
+        let by_name = cache.from_file(&peers, config, config.flavour.list_syntax());
+        assert!(Arc::ptr_eq(&own, &by_name.unwrap()));
+        cache.clear();
+
+        let listed = cache.from_servers(list(10), config).unwrap();
+        assert!(Arc::ptr_eq(
+            &listed,
+            &cache.from_servers(list(10), config).unwrap()
+        ));
+        let mut reweighed = list(10);
+        reweighed[3].weight = Some(101);
+        let changed = cache.from_servers(reweighed, config).unwrap();
+        assert!(!Arc::ptr_eq(&listed, &changed));
+        assert_eq!(cache.len(), 2);
+        // Bad input is refused as Ring::new refuses it, and not kept.
+        let err = cache.from_servers(Vec::new(), config).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            Ring::new(Vec::new(), config).unwrap_err().to_string()
+        );
+        assert_eq!(cache.len(), 2);
+    }
+
+    #[test]
+    fn an_edit_between_two_builds_is_seen_once_it_has_settled() {
+        let dir = ScratchDir::new("ring-cache-edit");
+        let path = dir.join("servers");
+        write_settled(&path, TWO);
+        let cache = RingCache::new(DEFAULT_BOUNDS);
+        let build = || cache.from_file(&path, RingConfig::default(), ParseMode::Strict);
+        let first = build().unwrap();
+        assert_eq!(first.servers().len(), 2);
+        // Rewritten in place just now: not read before it settles; the last
+        // good ring answers meanwhile, at once.
+        std::fs::write(&path, THREE).unwrap();
+        let started = std::time::Instant::now();
+        let pending = build().unwrap();
+        assert!(Arc::ptr_eq(&first, &pending));
+        assert!(started.elapsed() < SETTLE_TIME, "{:?}", started.elapsed());
+        std::thread::sleep(SETTLE_TIME + Duration::from_millis(20));
+        let edited = build().unwrap();
+        assert_eq!(edited.servers().len(), 3);
+        assert!(Arc::ptr_eq(&edited, &build().unwrap()));
+        // The ring handed out before is untouched.
+        assert_eq!(first.servers().len(), 2);
+        // An edit that keeps size and mtime (a byte changed, mtime put back)
+        // is seen too: its ctime moved.
+        let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
+        std::fs::write(&path, THREE.replace("10.0.0.3", "10.0.0.4")).unwrap();
+        let file = std::fs::File::options().write(true).open(&path).unwrap();
+        file.set_modified(mtime).unwrap();
+        std::thread::sleep(SETTLE_TIME + Duration::from_millis(20));
+        assert_eq!(build().unwrap().servers()[2].address(), b"10.0.0.4:11211");
+        // Broken now: fails as a first read would...
+        write_settled(&path, "10.0.0.1:11211\tl00\n");
+        let err = build().unwrap_err().to_string();
+        assert!(err.starts_with("Invalid weight 'l00'"), "{err}");
+        // ...and deleted, too; written again, read again.
+        std::fs::remove_file(&path).unwrap();
+        assert!(build().is_err());
+        write_settled(&path, TWO);
+        assert_eq!(build().unwrap().servers().len(), 2);
+    }
+
+    #[test]
+    fn a_full_cache_evicts_without_invalidating_a_ring_in_use() {
+        let cache = RingCache::new(Bounds {
+            entries: 3,
+            weight: usize::MAX,
+        });
+        let config = RingConfig::default();
+        let held = cache.from_servers(list(5), config).unwrap();
+        let before: Vec<Option<u32>> = (0..100)
+            .map(|k| held.server_index(format!("key{k}").as_bytes()))
+            .collect();
+        for n in 6..12 {
+            cache.from_servers(list(n), config).unwrap();
+        }
+        assert_eq!(cache.len(), 3);
+        assert_eq!(cache.evictions(), 4);
+        // Dropped from the cache, still whole for its holder...
+        let after: Vec<Option<u32>> = (0..100)
+            .map(|k| held.server_index(format!("key{k}").as_bytes()))
+            .collect();
+        assert_eq!(before, after);
+        assert_eq!(held.servers().len(), 5);
+        // ...and built anew when asked for again.
+        let rebuilt = cache.from_servers(list(5), config).unwrap();
+        assert!(!Arc::ptr_eq(&held, &rebuilt));
+        cache.clear();
+        assert!(cache.is_empty() && cache.bytes() == 0);
+        assert_eq!(held.server_index(b"key0"), before[0]);
+    }
+
+    #[test]
+    fn the_bytes_bound_holds() {
+        let config = RingConfig::default();
+        // A libketama ring of 10 servers: 1,600 points of 8 bytes, and more.
+        let one = Ring::new(list(10), config).unwrap().heap_bytes();
+        assert!(one > 1600 * 8, "{one}");
+        let bound = 3 * one + one / 2;
+        let cache = RingCache::new(Bounds {
+            entries: 100,
+            weight: bound,
+        });
+        for round in 0..3 {
+            for first in 0..8 {
+                let mut servers = list(10);
+                servers[0] = ServerSpec::new(format!("10.9.{round}.{first}:11211"), 100);
+                cache.from_servers(servers, config).unwrap();
+                assert!(cache.bytes() <= bound, "{} > {bound}", cache.bytes());
+            }
+        }
+        assert_eq!(cache.len(), 3);
+        // One ring over the bound alone is kept (the newest), then dropped
+        // for the next.
+        let big = cache.from_servers(list(100), config).unwrap();
+        assert!(big.heap_bytes() > bound);
+        assert_eq!(cache.len(), 1);
+        cache.from_servers(list(10), config).unwrap();
+        assert_eq!(cache.len(), 1);
+        assert!(cache.bytes() <= bound);
+        // Lowered bounds apply at once.
+        cache.set_bounds(Bounds {
+            entries: 0,
+            weight: bound,
+        });
+        assert!(cache.is_empty() && cache.bytes() == 0);
+        let uncached = cache.from_servers(list(10), config).unwrap();
+        assert!(!Arc::ptr_eq(
+            &uncached,
+            &cache.from_servers(list(10), config).unwrap()
+        ));
+    }
+
+    #[test]
+    fn bounds_come_from_the_environment_or_the_defaults() {
+        let env = |rings: Option<&str>, bytes: Option<&str>| {
+            bounds_from_env(|name| match name {
+                "KETAMA_RING_CACHE_RINGS" => rings.map(str::to_string),
+                "KETAMA_RING_CACHE_BYTES" => bytes.map(str::to_string),
+                other => panic!("{other}"),
+            })
+        };
+        assert_eq!(env(None, None), DEFAULT_BOUNDS);
+        assert_eq!(
+            env(Some("0"), Some(" 1048576 ")),
+            Bounds {
+                entries: 0,
+                weight: 1 << 20
+            }
+        );
+        assert_eq!(env(Some("many"), Some("-1")), DEFAULT_BOUNDS);
+    }
+}
