@@ -76,6 +76,15 @@ impl PerKeyPlacement for Emcache {
         "emcache's rendezvous hashing"
     }
 
+    fn heap_bytes(&self) -> usize {
+        let ids: usize = self
+            .ids
+            .iter()
+            .map(|id| size_of::<Box<[u8]>>() + id.len())
+            .sum();
+        ids + self.id_hashes.len() * size_of::<u32>()
+    }
+
     fn locate(
         &self,
         key: &[u8],

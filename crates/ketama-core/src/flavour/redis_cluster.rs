@@ -166,6 +166,10 @@ impl PerKeyPlacement for RedisCluster {
         "Redis Cluster key slots"
     }
 
+    fn heap_bytes(&self) -> usize {
+        self.owners.len() * size_of::<u32>()
+    }
+
     fn locate(&self, key: &[u8], hash: H, is_down: &dyn Fn(usize) -> bool) -> Option<Location> {
         self.locate_hash(hash.hash(&self.prepare_key(key)))
             .filter(|at| !is_down(at.server_index))

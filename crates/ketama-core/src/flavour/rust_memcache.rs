@@ -58,6 +58,10 @@ impl PerKeyPlacement for RustMemcache {
         "the Rust memcache client's DefaultHasher modulo the number of servers"
     }
 
+    fn heap_bytes(&self) -> usize {
+        0
+    }
+
     fn locate(
         &self,
         key: &[u8],
