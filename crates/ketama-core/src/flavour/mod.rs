@@ -44,6 +44,7 @@ pub mod pymemcache;
 pub mod python_memcached;
 pub mod redis_cluster;
 pub mod redis_rb;
+pub mod redis_shard;
 pub mod spymemcached;
 pub mod twemproxy;
 pub mod uhashring;
@@ -180,6 +181,9 @@ crate::named_enum! {
         /// that slot, from `CLUSTER NODES` text or redis-cli's create layout
         /// (not a continuum).
         RedisCluster = 39, KETAMA_FLAVOUR_REDIS_CLUSTER, "redis-cluster", ["cluster", "redis-cluster-slots"] => redis_cluster::PLACEMENT;
+        /// PyPI redis-shard: 128 CRC-32 points per named server, the first
+        /// point after the key's hash and no wrap-around, greedy `{tag}`s.
+        RedisShard = 45, KETAMA_FLAVOUR_REDIS_SHARD, "redis-shard", ["python-redis-shard", "redisshard"] => redis_shard::PLACEMENT;
     }
 }
 

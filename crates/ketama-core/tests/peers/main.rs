@@ -27,6 +27,7 @@ mod pymemcache;
 mod python_memcached;
 mod redis_cluster;
 mod redis_rb;
+mod redis_shard;
 mod sockiopool;
 mod spymemcached;
 mod spymemcached_array;

@@ -282,7 +282,14 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_REDIS_CLUSTER = 39}.
      */
-    REDIS_CLUSTER(39, "KETAMA_FLAVOUR_REDIS_CLUSTER");
+    REDIS_CLUSTER(39, "KETAMA_FLAVOUR_REDIS_CLUSTER"),
+    /**
+     * PyPI redis-shard: 128 CRC-32 points per named server, the first
+     * point after the key's hash and no wrap-around, greedy {@code {tag}}s.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_REDIS_SHARD = 45}.
+     */
+    REDIS_SHARD(45, "KETAMA_FLAVOUR_REDIS_SHARD");
 
     private final int id;
     private final String cName;
