@@ -326,6 +326,11 @@ typedef enum {
    * a continuum).
    */
   KETAMA_FLAVOUR_RUST_MEMCACHE = 44,
+  /**
+   * PyPI redis-shard: 128 CRC-32 points per named server, the first
+   * point after the key's hash and no wrap-around, greedy `{tag}`s.
+   */
+  KETAMA_FLAVOUR_REDIS_SHARD = 45,
 } ketama_flavour;
 
 /**

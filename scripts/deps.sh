@@ -113,6 +113,8 @@ grep -qix redis <<<"$loaded" || need php8.2-redis
 ruby -e "require 'redis'" >/dev/null 2>&1 || need ruby-redis
 /usr/bin/python3 -c "import uhashring" >/dev/null 2>&1 || need python3-uhashring
 /usr/bin/python3 -c "import django_redis" >/dev/null 2>&1 || need python3-django-redis
+# redis-shard's venv (below) takes redis-py from Debian's python3.
+/usr/bin/python3 -c "import redis" >/dev/null 2>&1 || need python3-redis
 command -v go >/dev/null 2>&1 || need golang-go
 [ -f /usr/share/gocode/src/github.com/golang/groupcache/consistenthash/consistenthash.go ] \
   || need golang-github-golang-groupcache-dev
@@ -252,6 +254,17 @@ if [ ! -f "$node_peer/node_modules/memcached/package.json" ] \
   echo "deps: installing npm memcached@2.2.2 into $node_peer"
   mkdir -p "$node_peer"
   (cd "$node_peer" && npm install --no-audit --no-fund --silent --no-save memcached@2.2.2 hashring@3.2.0)
+  }
+fi
+# PyPI redis-shard for the redis-shard flavour's peer test, pinned, in a venv
+# over Debian's python3 and its python3-redis (probed above), so pip fetches
+# redis-shard alone.
+redis_shard_venv=target/redis-shard-venv
+if ! "$redis_shard_venv/bin/python" -c 'import importlib.metadata as m, sys; sys.exit(m.version("redis-shard") != "0.3.7")' >/dev/null 2>&1; then
+  other "PyPI redis-shard==0.3.7 in $redis_shard_venv: run scripts/deps.sh" && {
+  echo "deps: installing PyPI redis-shard==0.3.7 into $redis_shard_venv"
+  /usr/bin/python3 -m venv --system-site-packages "$redis_shard_venv"
+  "$redis_shard_venv/bin/pip" install --quiet --disable-pip-version-check --no-deps redis-shard==0.3.7
   }
 fi
 # npm memjs for the memjs flavour's peer test, pinned, in its own

@@ -47,6 +47,7 @@ pub mod pymemcache;
 pub mod python_memcached;
 pub mod redis_cluster;
 pub mod redis_rb;
+pub mod redis_shard;
 pub mod rust_memcache;
 pub mod spymemcached;
 pub mod twemproxy;
@@ -200,6 +201,9 @@ crate::named_enum! {
         /// `DefaultHasher` (SipHash-1-3) of the key modulo the servers (not
         /// a continuum).
         RustMemcache = 44, KETAMA_FLAVOUR_RUST_MEMCACHE, "rust-memcache", ["memcache-rs", "crates-memcache"] => rust_memcache::PLACEMENT;
+        /// PyPI redis-shard: 128 CRC-32 points per named server, the first
+        /// point after the key's hash and no wrap-around, greedy `{tag}`s.
+        RedisShard = 45, KETAMA_FLAVOUR_REDIS_SHARD, "redis-shard", ["python-redis-shard", "redisshard"] => redis_shard::PLACEMENT;
     }
 }
 

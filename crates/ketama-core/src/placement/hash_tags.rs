@@ -26,6 +26,12 @@ pub static REDIS_RB_TAG: Preparation = Preparation {
     rule: |key| Cow::Borrowed(redis_rb(key)),
 };
 
+/// redis-shard's hash tag ([`redis_shard`]), as a key preparation.
+pub static REDIS_SHARD_TAG: Preparation = Preparation {
+    name: "redis-shard's greedy {tag} in the first line",
+    rule: |key| Cow::Borrowed(redis_shard(key)),
+};
+
 /// Redis Cluster's hash tag, as a key preparation.
 pub static REDIS_CLUSTER_TAG: Preparation = Preparation {
     name: "Redis Cluster's {tag}",
@@ -116,6 +122,14 @@ pub fn django_redis(key: &[u8]) -> &[u8] {
         Some(open) => &line[open + 1..close],
         None => key,
     }
+}
+
+/// redis-shard 0.3.7 `RedisShardAPI.get_server_name` (`.*\{(.*)\}.*` with
+/// `re.match` on a `str` key, no DOTALL): django-redis's rule,
+/// [`django_redis`].
+#[inline]
+pub fn redis_shard(key: &[u8]) -> &[u8] {
+    django_redis(key)
 }
 
 /// The index of the first `byte` in `bytes`.

@@ -14,6 +14,7 @@
 //! with an arm in each of its four methods.
 
 pub mod after;
+pub mod after_no_wrap;
 pub mod at_or_after;
 pub mod at_or_before;
 pub mod buckets;
@@ -40,6 +41,9 @@ pub enum Search {
     /// The first point at or after the hash and, past the last point, the
     /// last point: no wrap-around ([`no_wrap`]).
     NoWrap,
+    /// The first point strictly after the hash and, past the last point,
+    /// the last point: a capped bisect-right ([`after_no_wrap`]).
+    AfterNoWrap,
     /// The hash quantised to one of 1024 buckets, then the first point at
     /// or after the bucket's start ([`buckets`]).
     Buckets,
@@ -53,6 +57,7 @@ impl Search {
         Search::AtOrBefore,
         Search::Nearest,
         Search::NoWrap,
+        Search::AfterNoWrap,
         Search::Buckets,
     ];
 
@@ -66,6 +71,7 @@ impl Search {
             Search::AtOrBefore => at_or_before::locate(continuum, hash),
             Search::Nearest => nearest::locate(continuum, hash),
             Search::NoWrap => no_wrap::locate(continuum, hash),
+            Search::AfterNoWrap => after_no_wrap::locate(continuum, hash),
             Search::Buckets => buckets::locate(continuum, hash),
         }
     }
@@ -84,6 +90,7 @@ impl Search {
             Search::AtOrBefore => at_or_before::locate_live(continuum, hash, live),
             Search::Nearest => nearest::locate_live(continuum, hash, live),
             Search::NoWrap => no_wrap::locate_live(continuum, hash, live),
+            Search::AfterNoWrap => after_no_wrap::locate_live(continuum, hash, live),
             Search::Buckets => buckets::locate_live(continuum, hash, live),
         }
     }
@@ -97,6 +104,7 @@ impl Search {
             Search::AtOrBefore => at_or_before::keyspace(points),
             Search::Nearest => nearest::keyspace(points),
             Search::NoWrap => no_wrap::keyspace(points),
+            Search::AfterNoWrap => after_no_wrap::keyspace(points),
             Search::Buckets => buckets::keyspace(points),
         }
     }
@@ -110,6 +118,7 @@ impl Search {
             Search::AtOrBefore => at_or_before::position(hash),
             Search::Nearest => nearest::position(hash),
             Search::NoWrap => no_wrap::position(hash),
+            Search::AfterNoWrap => after_no_wrap::position(hash),
             Search::Buckets => buckets::position(hash),
         }
     }

@@ -135,6 +135,7 @@ fn the_shared_machinery_names_no_client() {
         ("search/at_or_before.rs", include_str!("at_or_before.rs")),
         ("search/nearest.rs", include_str!("nearest.rs")),
         ("search/no_wrap.rs", include_str!("no_wrap.rs")),
+        ("search/after_no_wrap.rs", include_str!("after_no_wrap.rs")),
         ("search/buckets.rs", include_str!("buckets.rs")),
     ];
     let words = |text: &str| -> Vec<String> {

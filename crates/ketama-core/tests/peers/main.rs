@@ -30,6 +30,7 @@ mod pymemcache;
 mod python_memcached;
 mod redis_cluster;
 mod redis_rb;
+mod redis_shard;
 mod rust_memcache;
 mod sockiopool;
 mod spymemcached;

@@ -318,7 +318,14 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_RUST_MEMCACHE = 44}.
      */
-    RUST_MEMCACHE(44, "KETAMA_FLAVOUR_RUST_MEMCACHE");
+    RUST_MEMCACHE(44, "KETAMA_FLAVOUR_RUST_MEMCACHE"),
+    /**
+     * PyPI redis-shard: 128 CRC-32 points per named server, the first
+     * point after the key's hash and no wrap-around, greedy {@code {tag}}s.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_REDIS_SHARD = 45}.
+     */
+    REDIS_SHARD(45, "KETAMA_FLAVOUR_REDIS_SHARD");
 
     private final int id;
     private final String cName;
