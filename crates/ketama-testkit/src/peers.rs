@@ -48,6 +48,26 @@ impl ServerList {
         path
     }
 
+    /// The list in the library's peer syntax: `ADDRESS[:WEIGHT]` lines.
+    pub fn peer_syntax_lines(&self) -> String {
+        self.lines(':')
+    }
+
+    /// The list as `ADDRESS[<TAB>WEIGHT]` lines (what the peer programs read).
+    pub fn tab_lines(&self) -> String {
+        self.lines('\t')
+    }
+
+    fn lines(&self, separator: char) -> String {
+        self.servers
+            .iter()
+            .map(|s| match s.weight {
+                Some(w) => format!("{}{separator}{w}\n", s.address()),
+                None => format!("{}\n", s.address()),
+            })
+            .collect()
+    }
+
     /// The list as the library's server specs.
     pub fn specs(&self) -> Vec<ServerSpec> {
         self.servers

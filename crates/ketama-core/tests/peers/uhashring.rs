@@ -31,22 +31,8 @@ fn standard() -> Vec<Nodes> {
         .iter()
         .map(|list| Nodes {
             name: list.name.clone(),
-            ours: list
-                .servers
-                .iter()
-                .map(|s| match s.weight {
-                    Some(w) => format!("{}:{w}\n", s.address()),
-                    None => format!("{}\n", s.address()),
-                })
-                .collect(),
-            peer: list
-                .servers
-                .iter()
-                .map(|s| match s.weight {
-                    Some(w) => format!("{}\t{w}\n", s.address()),
-                    None => format!("{}\n", s.address()),
-                })
-                .collect(),
+            ours: list.peer_syntax_lines(),
+            peer: list.tab_lines(),
         })
         .collect();
     all.push(Nodes {
