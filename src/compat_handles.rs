@@ -19,6 +19,9 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Slots of the table (512 KiB of zeroed memory, mapped as it is touched).
 const SLOTS: usize = 1 << 16;
+/// Fibonacci hashing's multiplier: heap addresses differ mostly in their
+/// middle bits, and the product's top bits mix them all.
+const MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
 /// The most slots looked at from a handle's first one.
 const PROBES: usize = 32;
 /// A slot never used.
@@ -35,9 +38,7 @@ static OVERFLOWED: AtomicUsize = AtomicUsize::new(0);
 
 /// The slots of `address`'s probe, in order.
 fn probe(address: usize) -> impl Iterator<Item = &'static AtomicUsize> {
-    // Fibonacci hashing: heap addresses differ mostly in their middle bits.
-    let first =
-        (address as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SLOTS.trailing_zeros());
+    let first = (address as u64).wrapping_mul(MULTIPLIER) >> (64 - SLOTS.trailing_zeros());
     (0..PROBES).map(move |i| &TABLE[(first as usize + i) % SLOTS])
 }
 
@@ -113,15 +114,28 @@ mod tests {
     use super::*;
 
     /// Addresses no allocation of the tests has (odd, so no handle either),
-    /// all with the same first slot.
+    /// all with the same first slot: the hash multiplies by an odd constant,
+    /// so each address is made from the product it should have (the first
+    /// slot of `0x7777_0001` in the top bits, an odd count below) times the
+    /// constant's inverse, with no search (a search takes minutes in Miri).
     fn colliding(count: usize) -> Vec<usize> {
+        const K: u64 = MULTIPLIER;
+        let mut inverse = K;
+        for _ in 0..6 {
+            inverse = inverse.wrapping_mul(2u64.wrapping_sub(K.wrapping_mul(inverse)));
+        }
+        assert_eq!(K.wrapping_mul(inverse), 1);
+        let bits = SLOTS.trailing_zeros();
+        let top = 0x7777_0001u64.wrapping_mul(K) >> (64 - bits) << (64 - bits);
         let first = |a: usize| probe(a).next().unwrap() as *const AtomicUsize;
-        let target = first(0x7777_0001);
-        (0..)
-            .map(|i: usize| 0x7777_0001 + 2 * i)
-            .filter(|&a| first(a) == target)
-            .take(count)
-            .collect()
+        let made: Vec<usize> = (0..count as u64)
+            .map(|i| (top | (2 * i + 1)).wrapping_mul(inverse) as usize)
+            .collect();
+        assert!(
+            made.iter()
+                .all(|&a| a % 2 == 1 && first(a) == first(0x7777_0001))
+        );
+        made
     }
 
     #[test]
