@@ -9,10 +9,13 @@
 //! * Java's enums, `NativeStructs.java` and `MigrationStructs.java`
 //!   ([`java`]); the hand-written `KetamaNative.java` is checked against
 //!   the parsed prototypes.
+//! * Not generated but checked: the flavour tables of `README.md` and
+//!   `docs/flavours.md` against the registry ([`docs_tables`]).
 
 mod api;
 mod c_enums;
 mod diff;
+mod docs_tables;
 mod headers;
 mod java;
 
@@ -54,10 +57,15 @@ fn run(check: bool) -> Result<ExitCode, String> {
     let root = repo_root();
     let (files, _) = outputs(&root)?;
     let stale = stale(&root, &files);
+    let tables_agree = check_tables(&root)?;
     if check {
         if stale.is_empty() {
             println!("ketama-gen: {} generated files are current", files.len());
-            return Ok(ExitCode::SUCCESS);
+            return Ok(if tables_agree {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            });
         }
         for (_, report) in &stale {
             eprint!("{report}");
@@ -85,7 +93,29 @@ fn run(check: bool) -> Result<ExitCode, String> {
         files.len(),
         stale.len()
     );
-    Ok(ExitCode::SUCCESS)
+    Ok(if tables_agree {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Checks the hand-written flavour tables against the registry; prints
+/// each problem and returns false when there are any.
+fn check_tables(root: &Path) -> Result<bool, String> {
+    let drift = docs_tables::check(root)?;
+    for problem in &drift {
+        eprintln!("{problem}");
+    }
+    if !drift.is_empty() {
+        eprintln!(
+            "ketama-gen: the flavour tables of {} and {} disagree with the registry ({} problems); edit them by hand",
+            docs_tables::README,
+            docs_tables::FLAVOURS_MD,
+            drift.len()
+        );
+    }
+    Ok(drift.is_empty())
 }
 
 fn main() -> ExitCode {
