@@ -5,6 +5,9 @@
 //! Shares are exact when every ring involved is a continuum and they all
 //! hash keys the same way: the key-hash circle is cut at every point, and
 //! each arc is credited to the server the ring's own lookup returns for it.
+//! They are exact too for tables looked up by the key hash (Redis Cluster's
+//! slots, [`PerKeyPlacement::hash_table`](crate::placement::per_key::PerKeyPlacement::hash_table))
+//! of one flavour, key hash, options and length: entry by entry.
 //! Otherwise (a per-key placement, or two different key hashes or key
 //! preparations, so that one position on the circle is not one set of keys)
 //! shares are measured on a sample of keys: the caller's, or
@@ -31,11 +34,14 @@ pub enum Measure {
     Sampled(usize),
 }
 
-/// True when comparing `old` and `new` arc by arc is exact: both are
-/// continuums, they hash the same prepared key to the same position (the
+/// True when comparing `old` and `new` is exact: two tables of one length
+/// looked up alike (Redis Cluster slot maps), or two continuums that they hash the same prepared key to the same position (the
 /// same key hash and the same [`Preparation`](crate::placement::prepare::Preparation)),
 /// and their searches divide the circle alike.
 pub fn exactly_comparable(old: &Ring, new: &Ring) -> bool {
+    if tables_comparable(old, new).is_some() {
+        return true;
+    }
     match (old.search(), new.search()) {
         (Some(a), Some(b)) => {
             old.key_hash() == new.key_hash()
@@ -44,6 +50,27 @@ pub fn exactly_comparable(old: &Ring, new: &Ring) -> bool {
         }
         _ => false,
     }
+}
+
+/// The table a ring looks keys up in by their hash (Redis Cluster's
+/// slots), when it is one; `None` for continuums and other placements.
+fn hash_table(ring: &Ring) -> Option<&[u32]> {
+    ring.per_key()?
+        .hash_table()
+        .filter(|table| table.len().is_power_of_two())
+}
+
+/// True when `old` and `new` are tables of one length looked up by the same
+/// prepared key hash (one flavour, key hash and options): compared entry by
+/// entry, exactly.
+fn tables_comparable<'r>(old: &'r Ring, new: &'r Ring) -> Option<(&'r [u32], &'r [u32])> {
+    let (a, b) = (hash_table(old)?, hash_table(new)?);
+    let (was, is) = (old.config(), new.config());
+    (a.len() == b.len()
+        && was.flavour == is.flavour
+        && old.key_hash() == new.key_hash()
+        && was.options == is.options)
+        .then_some((a, b))
 }
 
 /// Each server's share (input order) of the keys in `keys`, and how many
@@ -78,6 +105,15 @@ pub fn keyspace_shares(ring: &Ring) -> Vec<f64> {
 
 /// [`keyspace_shares`], saying how the shares were measured.
 pub fn keyspace_shares_measured(ring: &Ring) -> (Vec<f64>, Measure) {
+    if let Some(table) = hash_table(ring) {
+        let mut shares = vec![0.0; ring.servers().len()];
+        for &owner in table {
+            if let Some(share) = shares.get_mut(owner as usize) {
+                *share += 1.0 / table.len() as f64;
+            }
+        }
+        return (shares, Measure::Exact);
+    }
     if !ring.is_continuum() {
         let (shares, placed) = sampled_shares(ring, default_sample());
         return (shares, Measure::Sampled(placed));
@@ -269,8 +305,7 @@ fn exact_movement(old: &Ring, new: &Ring) -> Movement {
     use std::collections::BTreeMap;
     let mut flows: BTreeMap<(usize, usize), u64> = BTreeMap::new();
     let mut moved = 0u64;
-    for_each_arc(&[old, new], |length, owners| {
-        let (from, to) = (owners[0], owners[1]);
+    let mut count = |length: u64, from: usize, to: usize| {
         let (Some(was), Some(is)) = (old.servers().get(from), new.servers().get(to)) else {
             return;
         };
@@ -278,7 +313,19 @@ fn exact_movement(old: &Ring, new: &Ring) -> Movement {
             moved += length;
             *flows.entry((from, to)).or_default() += length;
         }
-    });
+    };
+    match tables_comparable(old, new) {
+        Some((was, is)) => {
+            // Each entry is an equal share: 2^32 / len hashes of the circle.
+            let length = (CIRCLE as u64) / was.len() as u64;
+            for (&from, &to) in was.iter().zip(is) {
+                count(length, from as usize, to as usize);
+            }
+        }
+        None => for_each_arc(&[old, new], |length, owners| {
+            count(length, owners[0], owners[1])
+        }),
+    }
     let mut flows: Vec<(Vec<u8>, Vec<u8>, f64)> = flows
         .into_iter()
         .map(|((from, to), length)| {
@@ -289,7 +336,7 @@ fn exact_movement(old: &Ring, new: &Ring) -> Movement {
             )
         })
         .collect();
-    flows.sort_by(|a, b| b.2.total_cmp(&a.2));
+    flows.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
     Movement {
         moved: moved as f64 / CIRCLE,
         ideal: ideal_movement(old, new),

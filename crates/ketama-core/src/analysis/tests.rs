@@ -231,3 +231,54 @@ fn per_key_shares_are_sampled_and_follow_the_weights() {
     assert!((shares.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     assert!((shares[1] - 0.75).abs() < 0.01, "{shares:?}");
 }
+
+/// A Redis Cluster ring of `masters` with their slots, as `CLUSTER NODES`
+/// would give them (the name column holds each master's slots).
+fn cluster(masters: &[(&str, &str)]) -> Ring {
+    let specs = masters
+        .iter()
+        .map(|(address, slots)| ServerSpec {
+            name: Some(slots.as_bytes().to_vec()),
+            ..ServerSpec::unweighted(*address)
+        })
+        .collect();
+    Ring::new(specs, RingConfig::flavour(crate::Flavour::RedisCluster)).unwrap()
+}
+
+#[test]
+fn slot_maps_are_compared_slot_by_slot() {
+    let old = cluster(&[
+        ("10.0.0.1:6379", "0-5460"),
+        ("10.0.0.2:6379", "5461-10922"),
+        ("10.0.0.3:6379", "10923-16383"),
+    ]);
+    // 4096 slots handed to a fourth master: 1365, 1366 and 1365 of them.
+    let new = cluster(&[
+        ("10.0.0.1:6379", "0-4095"),
+        ("10.0.0.2:6379", "5461-9556"),
+        ("10.0.0.3:6379", "10923-15018"),
+        ("10.0.0.4:6379", "4096-5460 9557-10922 15019-16383"),
+    ]);
+    assert!(exactly_comparable(&old, &new));
+    let m = movement(&old, &new);
+    assert_eq!(m.measure, Measure::Exact);
+    assert_eq!(m.moved, 4096.0 / 16384.0);
+    let flows: Vec<(&[u8], f64)> = m.flows.iter().map(|f| (&f.0[..], f.2)).collect();
+    assert_eq!(
+        flows,
+        [
+            (&b"10.0.0.2:6379"[..], 1366.0 / 16384.0),
+            (&b"10.0.0.1:6379"[..], 1365.0 / 16384.0),
+            (&b"10.0.0.3:6379"[..], 1365.0 / 16384.0),
+        ]
+    );
+    let (shares, measure) = keyspace_shares_measured(&new);
+    assert_eq!(measure, Measure::Exact);
+    assert_eq!(shares[3], 4096.0 / 16384.0);
+    // Keys agree with the slot count to sampling accuracy.
+    let sampled = sampled_movement(&old, &new, default_sample());
+    assert!((sampled.moved - m.moved).abs() < 0.01, "{}", sampled.moved);
+    // Another flavour on the same addresses is sampled, not compared by slot.
+    let predis = flavoured(crate::Flavour::Predis, 3);
+    assert!(!exactly_comparable(&old, &predis));
+}

@@ -189,6 +189,10 @@ impl PerKeyPlacement for RedisCluster {
     fn prepare_key<'k>(&self, key: &'k [u8]) -> Cow<'k, [u8]> {
         REDIS_CLUSTER_TAG.apply(key)
     }
+
+    fn hash_table(&self) -> Option<&[u32]> {
+        Some(&self.owners)
+    }
 }
 
 #[cfg(test)]

@@ -46,6 +46,15 @@ pub trait PerKeyPlacement: std::fmt::Debug + Send + Sync {
         None
     }
 
+    /// For a placement that is a fixed table looked up by the low bits of
+    /// the key hash (Redis Cluster's 16384 slots: `hash & 0x3fff`): the
+    /// owner of each entry, the table's length a power of two. Capacity
+    /// planning counts entries instead of sampling keys (each entry is an
+    /// equal share of the keyspace); `None` (the default) for the others.
+    fn hash_table(&self) -> Option<&[u32]> {
+        None
+    }
+
     /// Where `key` lands with every server up, in one call from the ring:
     /// its hash (after [`prepare_key`](Self::prepare_key)) placed by
     /// [`locate_hash`](Self::locate_hash), or else [`locate`](Self::locate).

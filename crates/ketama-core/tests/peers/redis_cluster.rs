@@ -11,8 +11,12 @@
 //! `CLUSTER NODES` text read with the `redis-cluster-nodes` syntax. Keys:
 //! every byte key of the other Redis peers (tags, 245 to 300 bytes, bytes
 //! ≥ 0x80, control bytes, the empty key) and keys forged onto slot 0,
-//! slot 16383 and each end of every master's ranges.
+//! slot 16383 and each end of every master's ranges. Between the
+//! cluster's `CLUSTER NODES` before and after slots are moved, `ketama
+//! diff`'s exact measure (`analysis::movement`, slot by slot) names the
+//! slots the cluster moved, no more.
 
+use ketama_core::analysis::{Measure, movement};
 use ketama_core::flavour::redis_cluster::key_slot;
 use ketama_core::parser::{ParseMode, parse_server_file, peers as peer_lists};
 use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
@@ -204,9 +208,14 @@ fn hand_made_slot_maps_and_moved_slots_place_every_key_as_the_library_does() {
             .position(|r| r.iter().any(|&(a, b)| a <= slot && slot <= b))
             .unwrap()
     };
+    let before = nodes_ring(&cluster, 0);
+    let mut flows: std::collections::BTreeMap<(String, String), f64> = Default::default();
     for slot in [16383, 1, 777, 5000, 12345] {
         let from = owner_of(slot);
-        cluster.move_slot(slot, from, (from + 1) % nodes.len(), false);
+        let to = (from + 1) % nodes.len();
+        cluster.move_slot(slot, from, to, false);
+        let pair = (cluster.nodes[from].address(), cluster.nodes[to].address());
+        *flows.entry(pair).or_default() += 1.0 / 16384.0;
     }
     let open = 9999;
     cluster.move_slot(
@@ -220,12 +229,34 @@ fn hand_made_slot_maps_and_moved_slots_place_every_key_as_the_library_does() {
     let source = owner_of(open);
     let text = cluster.nodes[source].cluster_nodes();
     assert!(text.contains(&format!("[{open}->-")), "{text}");
+    // What moved, measured slot by slot between the two CLUSTER NODES
+    // texts, is what the cluster was told to move (the migrating slot is
+    // still its source's).
+    let m = movement(&before, &nodes_ring(&cluster, source));
+    assert_eq!(m.measure, Measure::Exact);
+    assert_eq!(m.moved, 5.0 / 16384.0);
+    let measured: std::collections::BTreeMap<(String, String), f64> = m
+        .flows
+        .iter()
+        .map(|(from, to, share)| {
+            let text = |a: &[u8]| String::from_utf8(a.to_vec()).unwrap();
+            ((text(from), text(to)), *share)
+        })
+        .collect();
+    assert_eq!(measured, flows);
     let name = "10 masters, 5 slots moved, 1 migrating";
     compared += compare(name, &cluster, false, source, &[0, source, 9], &[open]);
     println!(
         "{} | hand-made maps | {compared} keys compared | 0 differing",
         FLAVOUR.name()
     );
+}
+
+/// The library's ring of node `of`'s `CLUSTER NODES` text.
+fn nodes_ring(cluster: &Cluster, of: usize) -> Ring {
+    let text = cluster.nodes[of].cluster_nodes();
+    let servers = parse_server_file(text.as_bytes(), "nodes", ParseMode::RedisClusterNodes);
+    Ring::new(servers.unwrap(), RingConfig::flavour(FLAVOUR)).unwrap()
 }
 
 /// Waits until node 0's view and every other node's agree on the moved
