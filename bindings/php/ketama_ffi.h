@@ -145,7 +145,7 @@ typedef enum {
   KETAMA_FLAVOUR_PYTHON_MEMCACHED = 14,
   /**
    * Perl Cache::Memcached: `hash % buckets` over the weighted bucket list
-   * (not a continuum; no points to read).
+   * (not a continuum; no points to read); also nginx's plain `hash $key;`.
    */
   KETAMA_FLAVOUR_CACHE_MEMCACHED = 15,
   /**

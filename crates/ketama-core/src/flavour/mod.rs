@@ -104,8 +104,8 @@ crate::named_enum! {
         /// weighted bucket list (not a continuum; no points to read).
         PythonMemcached = 14, KETAMA_FLAVOUR_PYTHON_MEMCACHED, "python-memcached", ["python-memcache", "memcache-py", "python3-memcache"] => python_memcached::PLACEMENT;
         /// Perl Cache::Memcached: `hash % buckets` over the weighted bucket list
-        /// (not a continuum; no points to read).
-        CacheMemcached = 15, KETAMA_FLAVOUR_CACHE_MEMCACHED, "cache-memcached", ["perl", "perl-memcached", "cache::memcached"] => cache_memcached::PLACEMENT;
+        /// (not a continuum; no points to read); also nginx's plain `hash $key;`.
+        CacheMemcached = 15, KETAMA_FLAVOUR_CACHE_MEMCACHED, "cache-memcached", ["perl", "perl-memcached", "cache::memcached", "nginx-hash"] => cache_memcached::PLACEMENT;
         /// libmemcached MODULA, the default distribution of libmemcached,
         /// php-memcached and pylibmc: `hash % n`, weights ignored (not a
         /// continuum; no points to read).

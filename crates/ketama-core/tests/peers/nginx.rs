@@ -7,6 +7,9 @@
 //! upstream nginx chose must be the server the library places the key on,
 //! on 3, 10 and 100 servers, unweighted, equal and unequal weights, with
 //! ASCII and non-ASCII keys. The library reads the same `upstream` blocks.
+//! nginx's plain `hash $key;` (no `consistent`) is asked the same way and
+//! must place keys as the `cache-memcached` flavour does (nginx says it
+//! follows Cache::Memcached), keys whose 15-bit hash is 0 included.
 
 use ketama_testkit as common;
 use ketama_testkit::harness::report;
@@ -44,10 +47,11 @@ struct Upstream {
 }
 
 /// `server 127.0.0.1:PORT [weight=W];` lines over `ports`, weighted like
-/// the peer lists.
-fn upstream(name: &str, ports: &[u16], weights: Weights) -> Upstream {
+/// the peer lists, under the directive `hash` (`hash $http_x_key
+/// consistent`, or without `consistent`).
+fn upstream(name: &str, hash: &str, ports: &[u16], weights: Weights) -> Upstream {
     let list = peers::servers(ports.len(), weights);
-    let mut block = format!("upstream {name} {{\n    hash $http_x_key consistent;\n");
+    let mut block = format!("upstream {name} {{\n    {hash};\n");
     for (port, server) in ports.iter().zip(&list.servers) {
         block += &format!("    server 127.0.0.1:{port}");
         if let Some(w) = server.weight {
@@ -180,8 +184,10 @@ fn header_keys() -> Vec<Vec<u8>> {
     keys
 }
 
-#[test]
-fn nginx_consistent_hash_picks_the_library_s_server() {
+/// Asks nginx, upstreams of 3, 10 and 100 servers (unweighted, equal and
+/// unequal weights) under the directive `hash`, about `keys`; compares
+/// with `flavour`'s ring of the same blocks. Returns the keys compared.
+fn compare(hash: &str, flavour: Flavour, keys: &[Vec<u8>]) -> usize {
     let mut ports: Vec<u16> = Vec::new();
     while ports.len() < 100 {
         let port = common::free_port();
@@ -192,27 +198,60 @@ fn nginx_consistent_hash_picks_the_library_s_server() {
     let mut upstreams = Vec::new();
     for n in [3, 10, 100] {
         for w in [Weights::None, Weights::Equal, Weights::Unequal] {
-            upstreams.push(upstream("u", &ports[..n], w));
+            upstreams.push(upstream("u", hash, &ports[..n], w));
         }
     }
     let nginx = start(&upstreams, &ports);
-    let keys = header_keys();
     let mut compared = 0;
     for (n, u) in upstreams.iter().enumerate() {
         let servers = nginx_blocks::parse(u.block.as_bytes(), &u.name).unwrap();
-        let ring = Ring::new(servers, RingConfig::flavour(Flavour::Nginx)).unwrap();
-        let ours: Vec<String> = our_indices(&ring, &keys)
+        let ring = Ring::new(servers, RingConfig::flavour(flavour)).unwrap();
+        let ours: Vec<String> = our_indices(&ring, keys)
             .into_iter()
             .map(|i| String::from_utf8(ring.servers()[i].address().to_vec()).unwrap())
             .collect();
         compared += report(
-            Flavour::Nginx.name(),
-            &u.name,
-            &keys,
+            flavour.name(),
+            &format!("{hash}, {}", u.name),
+            keys,
             &ours,
-            &ask(&nginx, n, &keys),
+            &ask(&nginx, n, keys),
         );
     }
+    compared
+}
+
+#[test]
+fn nginx_consistent_hash_picks_the_library_s_server() {
+    let compared = compare(
+        "hash $http_x_key consistent",
+        Flavour::Nginx,
+        &header_keys(),
+    );
     assert!(compared >= 9 * 10_000);
     println!("9 upstreams, {compared} keys, 0 differences");
+}
+
+/// Keys whose 15-bit hash `(crc32 >> 16) & 0x7fff` is 0, where clients
+/// that say they follow Cache::Memcached part (python-memcached takes 1).
+fn zero_hash_keys(count: usize) -> Vec<Vec<u8>> {
+    let crc32 = ketama_core::hash::HashAlgorithm::from_name("crc32").unwrap();
+    (0u64..)
+        .map(|i| format!("zero:{i}").into_bytes())
+        .filter(|key| (crc32.hash(key) >> 16) & 0x7fff == 0)
+        .take(count)
+        .collect()
+}
+
+#[test]
+fn nginx_plain_hash_places_keys_as_cache_memcached() {
+    let mut keys = header_keys();
+    let zeros = zero_hash_keys(20);
+    keys.extend(zeros.iter().cloned());
+    let compared = compare("hash $http_x_key", Flavour::CacheMemcached, &keys);
+    assert!(compared >= 9 * 10_000);
+    println!(
+        "nginx plain hash | 9 upstreams | {compared} keys ({} with a 15-bit hash of 0 each) | 0 differing",
+        zeros.len()
+    );
 }

@@ -103,7 +103,7 @@ public enum Flavour {
     PYTHON_MEMCACHED(14, "KETAMA_FLAVOUR_PYTHON_MEMCACHED"),
     /**
      * Perl Cache::Memcached: {@code hash % buckets} over the weighted bucket list
-     * (not a continuum; no points to read).
+     * (not a continuum; no points to read); also nginx's plain {@code hash $key;}.
      *
      * <p>C: {@code KETAMA_FLAVOUR_CACHE_MEMCACHED = 15}.
      */
