@@ -25,6 +25,7 @@ mod npm_memcache;
 mod pecl_memcache_standard;
 mod php;
 mod phpredis;
+mod pingora_ketama;
 mod predis;
 mod pymemcache;
 mod python_memcached;
