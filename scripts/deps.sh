@@ -279,14 +279,14 @@ if [ ! -f "$memjs_peer/node_modules/memjs/package.json" ] \
   }
 fi
 # The PyPI clients Debian does not package (hashring for hashring-py,
-# emcache), pinned, in a venv of their own: target/pypi-peers.
+# emcache, libmc), pinned, in a venv of their own: target/pypi-peers.
 pypi_peers=target/pypi-peers
 if ! "$pypi_peers/bin/python" -c 'import importlib.metadata as m, sys
-sys.exit(not all(m.version(p) == v for p, v in [("hashring", "1.5.1"), ("emcache", "1.3.3")]))' >/dev/null 2>&1; then
-  other "PyPI hashring==1.5.1 and emcache==1.3.3 in $pypi_peers: run scripts/deps.sh" && {
-  echo "deps: installing PyPI hashring==1.5.1 and emcache==1.3.3 into $pypi_peers"
+sys.exit(not all(m.version(p) == v for p, v in [("hashring", "1.5.1"), ("emcache", "1.3.3"), ("libmc", "1.4.17")]))' >/dev/null 2>&1; then
+  other "PyPI hashring==1.5.1, emcache==1.3.3 and libmc==1.4.17 in $pypi_peers: run scripts/deps.sh" && {
+  echo "deps: installing PyPI hashring==1.5.1, emcache==1.3.3 and libmc==1.4.17 into $pypi_peers"
   python3 -m venv "$pypi_peers"
-  "$pypi_peers/bin/pip" install --quiet --disable-pip-version-check hashring==1.5.1 emcache==1.3.3
+  "$pypi_peers/bin/pip" install --quiet --disable-pip-version-check hashring==1.5.1 emcache==1.3.3 libmc==1.4.17
   }
 fi
 # npm memcache, 1.10.0 (npm-memcache) and 1.5.0 (npm-memcache-sha1), each in

@@ -16,6 +16,7 @@ mod groupcache;
 mod haproxy;
 mod harness;
 mod hashring_py;
+mod libmc;
 mod mcrouter;
 mod memcached_fast;
 mod memjs;
