@@ -180,12 +180,22 @@ impl TwoRings {
         if unused.is_some() || (source.file.is_none() && new_file.is_some()) {
             return Err(two_sides());
         }
+        // Two files OLD NEW: each is read as `find` reads a file under its
+        // side's flavour (a CLUSTER NODES file for redis-cluster), unless
+        // --libketama-parser says otherwise; one file for both sides is
+        // read in the base flavour's syntax.
+        let syntax = |config: RingConfig| match new_file.is_some() && !placement.libketama_parser {
+            true => config.flavour.file_syntax(),
+            false => source.parse_mode,
+        };
         let old_args = RingArgs {
             config: old_config,
+            parse_mode: syntax(old_config),
             ..source.clone()
         };
         let new_args = RingArgs {
             config: new_config,
+            parse_mode: syntax(new_config),
             file: new_file.map(Into::into).or(source.file.clone()),
             ..source.clone()
         };

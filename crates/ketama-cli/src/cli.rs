@@ -246,8 +246,9 @@ pub struct DiffArgs {
     /// Write one JSON document (fractions of 1)
     #[arg(long)]
     pub json: bool,
-    /// OLD_FILE NEW_FILE, or one server file for both sides (then --from-/--to- options tell
-    /// the sides apart); none with --servers or --servers-file
+    /// OLD_FILE NEW_FILE (each read as `find` reads it under its side's flavour), or one
+    /// server file for both sides (then --from-/--to- options tell the sides apart); none with
+    /// --servers or --servers-file
     #[arg(value_name = "FILE")]
     pub files: Vec<OsString>,
 }

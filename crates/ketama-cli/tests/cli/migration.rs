@@ -306,3 +306,50 @@ fn hashes_per_side_and_bad_requests_are_named() {
         )
     );
 }
+
+/// Two files OLD NEW are each read as `find` reads a file under its side's
+/// flavour: a Predis pool's server file against the cluster's `CLUSTER
+/// NODES` text, here the layout `redis-cli --cluster create` gives the same
+/// three masters (0-5460, 5461-10922, 10923-16383), measures what the same
+/// masters given once with `--servers` (the layout) measure.
+#[test]
+fn each_file_is_read_in_its_side_s_syntax() {
+    let masters = ["10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379"];
+    let dir = common::scratch_dir("cli-migration-cluster");
+    let pool = dir.join("predis.servers");
+    let lines: String = masters.iter().map(|m| format!("{m}\t1\n")).collect();
+    std::fs::write(&pool, lines).unwrap();
+    let nodes = dir.join("nodes.txt");
+    let slots = ["0-5460", "5461-10922", "10923-16383"];
+    let text: String = masters
+        .iter()
+        .zip(slots)
+        .enumerate()
+        .map(|(i, (m, s))| format!("id{i} {m}@16379 master - 0 0 {i} connected {s}\n"))
+        .collect();
+    std::fs::write(&nodes, text).unwrap();
+    let sides = [
+        "diff",
+        "--from-flavor",
+        "predis",
+        "--to-flavor",
+        "redis-cluster",
+    ];
+    let mut args: Vec<&OsStr> = sides.iter().map(OsStr::new).collect();
+    args.extend([pool.as_os_str(), nodes.as_os_str()]);
+    let from_files = stdout(&ketama(&args));
+    let mut args: Vec<&OsStr> = sides.iter().map(OsStr::new).collect();
+    let list = masters.join(",");
+    args.extend([OsStr::new("--servers"), OsStr::new(&list)]);
+    let from_list = stdout(&ketama(&args));
+    assert_eq!(from_files, from_list);
+    assert!(from_files.contains("generated keys"), "{from_files}");
+    // The cluster's file read as a server list of the other side fails,
+    // naming the line.
+    let mut args: Vec<&OsStr> = sides.iter().map(OsStr::new).collect();
+    args.extend([nodes.as_os_str(), pool.as_os_str()]);
+    let out = ketama(&args);
+    assert_ne!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("line 1"), "{stderr}");
+}
