@@ -3,7 +3,10 @@
 //! Python wheel. `make java` and `make deb` run once for the whole binary
 //! (`debian::built`).
 
+mod composer;
 mod debian;
 mod install;
+mod installed;
 mod php_fpm;
 mod python_wheel;
+mod upgrade;
