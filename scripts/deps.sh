@@ -233,7 +233,7 @@ fi
 # maturin, the Python binding's build backend (bindings/python/pyproject.toml),
 # kept as a wheel in target/python-wheels: pip installs it from there with no
 # network (`pip install --no-index --find-links target/python-wheels
-# ./bindings/python`; tests/bindings/python.rs, tests/packages/debian.rs). Fetched
+# ./bindings/python`; tests/bindings/python.rs, tests/packages/python_wheel.rs). Fetched
 # with the oracle venv's pip (Debian's python3 may have none).
 maturin_version=1.16.0
 wheelhouse=target/python-wheels
