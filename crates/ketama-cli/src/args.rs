@@ -9,7 +9,8 @@ use ketama_core::registry::Named;
 use ketama_core::{Flavour, Options, Ring, RingConfig, ServerSpec};
 
 use crate::Failure;
-use crate::cli::{PlacementArgs, ServerListArgs, SidesArgs};
+use crate::cli::{PlacementArgs, ServerListArgs};
+use ketama_cli::cli_ring::SidesArgs;
 
 /// Where the servers come from and how to build the ring.
 #[derive(Clone)]

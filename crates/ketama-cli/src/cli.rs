@@ -12,7 +12,7 @@ use std::ffi::OsString;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 pub use crate::cli_migrate::MigrateCommand;
-pub use crate::cli_ring::{PlacementArgs, ServerListArgs, SidesArgs};
+pub use crate::cli_ring::{ChangeArgs, PlacementArgs, ServerListArgs};
 
 /// Exit codes, as `ketama --help` and the man page state them.
 pub const EXIT_STATUS: &str = "\
@@ -122,7 +122,7 @@ ketama dist --servers 10.0.0.1:11211,10.0.0.2:11211 --weights 1,3 --keys keys.tx
 ketama diff --from-flavor libketama --to-flavor php-memcached /etc/memcached.servers\n  \
 ketama diff --flavor twemproxy --from-hash crc32 --to-hash crc32a --keys keys.txt pool.servers"
     )]
-    Diff(DiffArgs),
+    Diff(ChangeArgs),
     /// Carry a pool from one ring to another: routes, the plan, the keys at risk
     #[command(subcommand)]
     Migrate(MigrateCommand),
@@ -228,29 +228,6 @@ pub struct DistArgs {
     /// The server file (leave it out with --servers or --servers-file)
     #[arg(value_name = "SERVERS_FILE")]
     pub file: Option<OsString>,
-}
-
-/// `ketama diff`.
-#[derive(Debug, Args)]
-pub struct DiffArgs {
-    #[command(flatten)]
-    pub placement: PlacementArgs,
-    #[command(flatten)]
-    pub list: ServerListArgs,
-    #[command(flatten)]
-    pub sides: SidesArgs,
-    /// Measure on the keys of FILE (one per line) instead of exactly (two continuums hashing
-    /// keys alike) or on 100,000 generated keys key:0..key:99999 (otherwise)
-    #[arg(long, value_name = "FILE")]
-    pub keys: Option<OsString>,
-    /// Write one JSON document (fractions of 1)
-    #[arg(long)]
-    pub json: bool,
-    /// OLD_FILE NEW_FILE (each read as `find` reads it under its side's flavour), or one
-    /// server file for both sides (then --from-/--to- options tell the sides apart); none with
-    /// --servers or --servers-file
-    #[arg(value_name = "FILE")]
-    pub files: Vec<OsString>,
 }
 
 /// `ketama set …`.

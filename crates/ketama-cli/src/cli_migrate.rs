@@ -5,7 +5,7 @@ use std::ffi::OsString;
 
 use clap::{Args, Subcommand};
 
-use crate::cli_ring::{PlacementArgs, ServerListArgs, SidesArgs};
+use crate::cli_ring::{ChangeArgs, PlacementArgs, ServerListArgs, SidesArgs};
 
 /// `ketama migrate …`.
 #[derive(Debug, Subcommand)]
@@ -25,7 +25,7 @@ ketama migrate find --from-flavor pecl-memcache --to-flavor php-memcached pool.s
         after_help = "Examples:\n  ketama migrate plan old.servers new.servers\n  \
 ketama migrate plan --from-flavor twemproxy --to-flavor mcrouter-ch3 --json pool.servers pool.servers"
     )]
-    Plan(MigratePlanArgs),
+    Plan(ChangeArgs),
     /// Print the keys of a server's 'lru_crawler metadump all' listing (a file, or standard
     /// input) that the move would serve from it though the old ring does not place them there:
     /// delete them on it (or flush it) before the move starts
@@ -54,29 +54,6 @@ pub struct MigrateFindArgs {
     /// --servers-file), then the keys; put keys that begin with '-' after '--'
     #[arg(value_name = "OLD NEW KEY")]
     pub arguments: Vec<OsString>,
-}
-
-/// `ketama migrate plan`.
-#[derive(Debug, Args)]
-pub struct MigratePlanArgs {
-    #[command(flatten)]
-    pub placement: PlacementArgs,
-    #[command(flatten)]
-    pub list: ServerListArgs,
-    #[command(flatten)]
-    pub sides: SidesArgs,
-    /// Measure on the keys of FILE (one per line) instead of exactly (two continuums hashing
-    /// keys alike) or on 100,000 generated keys key:0..key:99999 (otherwise)
-    #[arg(long, value_name = "FILE")]
-    pub keys: Option<OsString>,
-    /// Write one JSON document (shares as fractions of 1)
-    #[arg(long)]
-    pub json: bool,
-    /// OLD_FILE NEW_FILE (each read as `find` reads it under its side's flavour), or one
-    /// server file for both sides (then --from-/--to- options tell the sides apart); none with
-    /// --servers or --servers-file
-    #[arg(value_name = "FILE")]
-    pub files: Vec<OsString>,
 }
 
 /// `ketama migrate at-risk`.

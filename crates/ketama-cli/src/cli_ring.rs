@@ -177,3 +177,27 @@ pub struct SidesArgs {
     #[arg(long = "to-options", value_name = "LIST")]
     pub to_options: Option<String>,
 }
+
+/// A change between two sides, as `ketama diff` and `ketama migrate plan`
+/// take it: the placement, the server lists and what differs per side.
+#[derive(Debug, Args)]
+pub struct ChangeArgs {
+    #[command(flatten)]
+    pub placement: PlacementArgs,
+    #[command(flatten)]
+    pub list: ServerListArgs,
+    #[command(flatten)]
+    pub sides: SidesArgs,
+    /// Measure on the keys of FILE (one per line) instead of exactly (two continuums hashing
+    /// keys alike) or on 100,000 generated keys key:0..key:99999 (otherwise)
+    #[arg(long, value_name = "FILE")]
+    pub keys: Option<std::ffi::OsString>,
+    /// Write one JSON document (shares as fractions of 1)
+    #[arg(long)]
+    pub json: bool,
+    /// OLD_FILE NEW_FILE (each read as `find` reads it under its side's flavour), or one
+    /// server file for both sides (then --from-/--to- options tell the sides apart); none with
+    /// --servers or --servers-file
+    #[arg(value_name = "FILE")]
+    pub files: Vec<std::ffi::OsString>,
+}

@@ -18,7 +18,8 @@ use crate::Failure;
 use crate::args::{TwoRings, for_each_key_argument};
 use crate::plan_commands::{read_keys, write_moved};
 use ketama_cli::cli::ServerListArgs;
-use ketama_cli::cli_migrate::{MigrateAtRiskArgs, MigrateFindArgs, MigratePlanArgs};
+use ketama_cli::cli_migrate::{MigrateAtRiskArgs, MigrateFindArgs};
+use ketama_cli::cli_ring::ChangeArgs;
 
 /// The migration between the two rings (its schedule matters to no
 /// command here: routes, plans and risks are the rings').
@@ -128,7 +129,7 @@ struct GainingJson<'a> {
 }
 
 /// `ketama migrate plan`.
-pub fn plan(args: MigratePlanArgs) -> Result<(), Failure> {
+pub fn plan(args: ChangeArgs) -> Result<(), Failure> {
     let rings = TwoRings::from_args(
         &args.placement,
         &args.list,

@@ -19,7 +19,8 @@ use serde::Serialize;
 
 use crate::Failure;
 use crate::args::{RingArgs, TwoRings};
-use crate::cli::{DiffArgs, DistArgs};
+use crate::cli::DistArgs;
+use ketama_cli::cli_ring::ChangeArgs;
 
 const BAR_WIDTH: f64 = 40.0;
 
@@ -243,7 +244,7 @@ fn sample_shares(ring: &Ring, path: &OsStr) -> Result<(Vec<f64>, usize), Failure
 /// `ketama diff [ring options] [--from-flavor F] [--to-flavor F]
 /// [--from-hash H] [--to-hash H] [--keys FILE] OLD [NEW]`: the same list on
 /// both sides when only one is given (or with `--servers`/`--servers-file`).
-pub fn diff(args: DiffArgs) -> Result<(), Failure> {
+pub fn diff(args: ChangeArgs) -> Result<(), Failure> {
     let TwoRings {
         old,
         new,
