@@ -331,6 +331,23 @@ typedef enum {
    * point after the key's hash and no wrap-around, greedy `{tag}`s.
    */
   KETAMA_FLAVOUR_REDIS_SHARD = 45,
+  /**
+   * Grafana dskit's `MemcachedJumpHashSelector` (Loki, Mimir, Cortex,
+   * Tempo; Thanos' alike): servers in natural order, the jump hash of
+   * the key's XXH64 (not a continuum).
+   */
+  KETAMA_FLAVOUR_DSKIT_JUMP = 46,
+  /**
+   * memcached's built-in proxy, a pool's default distribution: the
+   * jump hash of the key's XXH3 over the backends in pool order (not
+   * a continuum).
+   */
+  KETAMA_FLAVOUR_MEMCACHED_PROXY = 47,
+  /**
+   * go-redis v8/v9 `Ring`: rendezvous hashing over shard names with
+   * XXH64, `{tag}`s (not a continuum).
+   */
+  KETAMA_FLAVOUR_GO_REDIS_RING = 48,
 } ketama_flavour;
 
 /**
@@ -508,6 +525,11 @@ typedef enum {
    * flipped (unsigned order = JavaScript's order).
    */
   KETAMA_HASH_JS_SHA1 = 56,
+  /**
+   * XXH3 64-bit with seed 0 (`XXH3_64bits`), low 32 bits (memcached's
+   * proxy places keys with all 64).
+   */
+  KETAMA_HASH_XXH3 = 57,
 } ketama_hash;
 
 /**

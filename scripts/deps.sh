@@ -142,6 +142,17 @@ perl -MCache::Memcached -e 1 >/dev/null 2>&1 || need libcache-memcached-perl
   || need golang-github-bradfitz-gomemcache-dev
 [ -e /usr/include/apr-1.0/apr_memcache.h ] || need libaprutil1-dev
 # --- end of the modulo defaults' block
+# --- The jump-hash and go-redis Ring peers (crates/ketama-core/tests/peers/dskit_jump.rs,
+# memcached_proxy.rs, go_redis_ring.rs): Debian's Go xxhash and natsort sources, which
+# xxhash_natsort_peer.go builds against offline (GOPATH mode, go probed above); XXH3 from
+# libxxhash through python3-xxhash; Guava's jump hash (java probed above).
+[ -e /usr/share/gocode/src/github.com/cespare/xxhash/xxhash.go ] \
+  || need golang-github-cespare-xxhash-dev
+[ -e /usr/share/gocode/src/github.com/facette/natsort/natsort.go ] \
+  || need golang-github-facette-natsort-dev
+/usr/bin/python3 -c "import xxhash" >/dev/null 2>&1 || need python3-xxhash
+[ -e /usr/share/java/guava.jar ] || need libguava-java
+# --- end of the jump-hash block
 
 # --- Sanitizers (make test-sanitizers): gcc's AddressSanitizer and UBSan
 # runtimes, probed by building a program with them; without gcc they count

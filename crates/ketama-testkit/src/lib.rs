@@ -12,6 +12,7 @@ pub mod envoy_published;
 mod examples;
 pub mod harness;
 pub mod java;
+pub mod jump_peers;
 pub mod loopback_http;
 mod memcached;
 mod metadump;

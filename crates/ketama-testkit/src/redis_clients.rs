@@ -250,21 +250,13 @@ pub fn list_with_ties(flavour: ketama_core::Flavour) -> (Vec<String>, Vec<u32>) 
     panic!("no two of 100,000 servers generate an equal point");
 }
 
-/// Runs the peer `program` (interpreter first) once over every case (the
-/// peer's `servers` text and the keys, written one per line in hex); each
-/// case directory gets the peer's `out` (a server index per key, -1 for
-/// none) and `dump` (`point index` per ring entry; absent or empty when the
-/// peer does not show its ring). Returns the answers and what the peer
-/// printed.
-pub fn ask(
-    name: &str,
-    program: &[&OsStr],
-    cases: &[(String, &[Vec<u8>])],
-) -> (Vec<Answer>, String) {
+/// A fresh scratch directory per case, holding the peer's `servers` text
+/// and the keys, one per line in hex.
+pub fn case_dirs(name: &str, cases: &[(String, &[Vec<u8>])]) -> Vec<PathBuf> {
     static CALLS: AtomicUsize = AtomicUsize::new(0);
     let call = CALLS.fetch_add(1, Ordering::Relaxed);
     let root = crate::scratch_dir(&format!("{name}-cases-{call}"));
-    let dirs: Vec<PathBuf> = cases
+    cases
         .iter()
         .enumerate()
         .map(|(n, (servers, keys))| {
@@ -280,7 +272,21 @@ pub fn ask(
             let _ = std::fs::remove_file(dir.join("dump"));
             dir
         })
-        .collect();
+        .collect()
+}
+
+/// Runs the peer `program` (interpreter first) once over every case (the
+/// peer's `servers` text and the keys, written one per line in hex); each
+/// case directory gets the peer's `out` (a server index per key, -1 for
+/// none) and `dump` (`point index` per ring entry; absent or empty when the
+/// peer does not show its ring). Returns the answers and what the peer
+/// printed.
+pub fn ask(
+    name: &str,
+    program: &[&OsStr],
+    cases: &[(String, &[Vec<u8>])],
+) -> (Vec<Answer>, String) {
+    let dirs = case_dirs(name, cases);
     let output = crate::run_with_timeout(
         Command::new(program[0]).args(&program[1..]).args(&dirs),
         Duration::from_secs(600),
@@ -290,8 +296,17 @@ pub fn ask(
         "the {name} peer failed: {}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let answers = dirs
-        .iter()
+    (
+        read_answers(&dirs),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+    )
+}
+
+/// The answers a peer left in each case directory: `out` (a server index
+/// per key, -1 for none) and `dump` (`point index` per ring entry, when
+/// the peer shows its ring).
+pub fn read_answers(dirs: &[PathBuf]) -> Vec<Answer> {
+    dirs.iter()
         .map(|dir| {
             let ring: Vec<(u32, u32)> = std::fs::read_to_string(dir.join("dump"))
                 .unwrap_or_default()
@@ -310,11 +325,7 @@ pub fn ask(
                 continuum: (!ring.is_empty()).then_some(ring),
             }
         })
-        .collect();
-    (
-        answers,
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-    )
+        .collect()
 }
 
 /// Fails, naming the Debian package, unless PHP's `probe` (an expression)

@@ -23,8 +23,10 @@ pub mod apr_memcache;
 pub mod cache_memcached;
 pub mod dalli;
 pub mod django_redis;
+pub mod dskit;
 pub mod emcache;
 pub mod envoy;
+pub mod go_redis;
 pub mod gomemcache;
 pub mod groupcache;
 pub mod haproxy;
@@ -35,6 +37,7 @@ pub mod libketama_java;
 pub mod libmemcached;
 pub mod mcrouter;
 pub mod memcached_fast;
+pub mod memcached_proxy;
 pub mod memjs;
 pub mod nginx;
 pub mod node_memcached;
@@ -204,6 +207,17 @@ crate::named_enum! {
         /// PyPI redis-shard: 128 CRC-32 points per named server, the first
         /// point after the key's hash and no wrap-around, greedy `{tag}`s.
         RedisShard = 45, KETAMA_FLAVOUR_REDIS_SHARD, "redis-shard", ["python-redis-shard", "redisshard"] => redis_shard::PLACEMENT;
+        /// Grafana dskit's `MemcachedJumpHashSelector` (Loki, Mimir, Cortex,
+        /// Tempo; Thanos' alike): servers in natural order, the jump hash of
+        /// the key's XXH64 (not a continuum).
+        DskitJump = 46, KETAMA_FLAVOUR_DSKIT_JUMP, "dskit-jump", ["dskit", "thanos-jump", "memcached-jump-hash-selector"] => dskit::PLACEMENT;
+        /// memcached's built-in proxy, a pool's default distribution: the
+        /// jump hash of the key's XXH3 over the backends in pool order (not
+        /// a continuum).
+        MemcachedProxy = 47, KETAMA_FLAVOUR_MEMCACHED_PROXY, "memcached-proxy", ["mcp", "memcached-proxy-jump"] => memcached_proxy::PLACEMENT;
+        /// go-redis v8/v9 `Ring`: rendezvous hashing over shard names with
+        /// XXH64, `{tag}`s (not a continuum).
+        GoRedisRing = 48, KETAMA_FLAVOUR_GO_REDIS_RING, "go-redis-ring", ["go-redis", "go-redis-v9", "go-redis-v8"] => go_redis::PLACEMENT;
     }
 }
 

@@ -7,7 +7,8 @@
 //! [`furc`], [`spooky`], [`xxhash64`]; Rust's `DefaultHasher` in
 //! [`siphash`]; MurmurHash3_x64_128 and emcache's score in
 //! [`murmur128`]; npm memcache's FNV-1a and SHA-1 as
-//! its JavaScript computes them in [`javascript`]. Each is checked against its real peer by the integration
+//! its JavaScript computes them in [`javascript`]; memcached's proxy's
+//! XXH3 in [`xxh3`]. Each is checked against its real peer by the integration
 //! tests.
 
 pub mod crc;
@@ -27,6 +28,7 @@ pub mod one_at_a_time;
 pub mod sha256;
 pub mod siphash;
 pub mod spooky;
+pub mod xxh3;
 pub mod xxhash64;
 
 pub use md5::{md5_digest, md5_word};
@@ -143,6 +145,9 @@ crate::named_enum! {
         /// the key's UTF-8 text, big-endian and signed, its sign bit
         /// flipped (unsigned order = JavaScript's order).
         JsSha1 = 56, KETAMA_HASH_JS_SHA1, "js_sha1", ["npm-memcache-sha1", "sha1-int32"];
+        /// XXH3 64-bit with seed 0 (`XXH3_64bits`), low 32 bits (memcached's
+        /// proxy places keys with all 64).
+        Xxh3 = 57, KETAMA_HASH_XXH3, "xxh3", ["xxh3_64", "xxh3_64bits"];
     }
 }
 
@@ -176,6 +181,7 @@ impl HashAlgorithm {
             HashAlgorithm::Sha256 => sha256_top(key),
             HashAlgorithm::Furc => murmur64::murmur64a(key, murmur64::FURC_SEED) as u32,
             HashAlgorithm::XxHash64 => xxhash64::xxhash64(key, 0) as u32,
+            HashAlgorithm::Xxh3 => xxh3::xxh3_64(key, 0) as u32,
             HashAlgorithm::Siphash13Str => siphash::rust_str_hash(key) as u32,
             HashAlgorithm::EmcacheMurmur3 => murmur128::emcache_fold(key),
             HashAlgorithm::JsFnv1a => javascript::js_fnv1a_ordered(key),

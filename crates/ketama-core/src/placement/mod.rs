@@ -15,13 +15,17 @@
 //! * the two modulo schemes: [`bucket_list`] (`hash % buckets` over a
 //!   weighted bucket list) and [`server_modulo`] (`hash % n` over the
 //!   server list), with [`remainder`] (what is taken modulo, and the
-//!   division).
+//!   division);
+//! * [`jump`]: the jump consistent hash of a 64-bit key hash over `n`
+//!   buckets; [`natural_order`]: server names in `natsort`'s order.
 //!
 //! The searches on a continuum are in [`crate::search`].
 
 pub mod bucket_list;
 pub mod budget;
 pub mod hash_tags;
+pub mod jump;
+pub mod natural_order;
 pub mod options;
 pub mod per_key;
 pub mod points;

@@ -325,7 +325,30 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_REDIS_SHARD = 45}.
      */
-    REDIS_SHARD(45, "KETAMA_FLAVOUR_REDIS_SHARD");
+    REDIS_SHARD(45, "KETAMA_FLAVOUR_REDIS_SHARD"),
+    /**
+     * Grafana dskit's {@code MemcachedJumpHashSelector} (Loki, Mimir, Cortex,
+     * Tempo; Thanos' alike): servers in natural order, the jump hash of
+     * the key's XXH64 (not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_DSKIT_JUMP = 46}.
+     */
+    DSKIT_JUMP(46, "KETAMA_FLAVOUR_DSKIT_JUMP"),
+    /**
+     * memcached's built-in proxy, a pool's default distribution: the
+     * jump hash of the key's XXH3 over the backends in pool order (not
+     * a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_MEMCACHED_PROXY = 47}.
+     */
+    MEMCACHED_PROXY(47, "KETAMA_FLAVOUR_MEMCACHED_PROXY"),
+    /**
+     * go-redis v8/v9 {@code Ring}: rendezvous hashing over shard names with
+     * XXH64, {@code {tag}}s (not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_GO_REDIS_RING = 48}.
+     */
+    GO_REDIS_RING(48, "KETAMA_FLAVOUR_GO_REDIS_RING");
 
     private final int id;
     private final String cName;

@@ -255,7 +255,14 @@ public enum Hash {
      *
      * <p>C: {@code KETAMA_HASH_JS_SHA1 = 56}.
      */
-    JS_SHA1(56, "KETAMA_HASH_JS_SHA1");
+    JS_SHA1(56, "KETAMA_HASH_JS_SHA1"),
+    /**
+     * XXH3 64-bit with seed 0 ({@code XXH3_64bits}), low 32 bits (memcached's
+     * proxy places keys with all 64).
+     *
+     * <p>C: {@code KETAMA_HASH_XXH3 = 57}.
+     */
+    XXH3(57, "KETAMA_HASH_XXH3");
 
     private final int id;
     private final String cName;
