@@ -5,8 +5,8 @@
 //! Shares are exact when every ring involved is a continuum and they all
 //! hash keys the same way: the key-hash circle is cut at every point, and
 //! each arc is credited to the server the ring's own lookup returns for it.
-//! They are exact too for tables looked up by the key hash (Redis Cluster's
-//! slots, [`PerKeyPlacement::hash_table`](crate::placement::per_key::PerKeyPlacement::hash_table))
+//! They are exact too for tables looked up by the key hash (slot maps,
+//! [`PerKeyPlacement::hash_table`](crate::placement::per_key::PerKeyPlacement::hash_table))
 //! of one flavour, key hash, options and length: entry by entry.
 //! Otherwise (a per-key placement, or two different key hashes or key
 //! preparations, so that one position on the circle is not one set of keys)
@@ -35,9 +35,10 @@ pub enum Measure {
 }
 
 /// True when comparing `old` and `new` is exact: two tables of one length
-/// looked up alike (Redis Cluster slot maps), or two continuums that they hash the same prepared key to the same position (the
-/// same key hash and the same [`Preparation`](crate::placement::prepare::Preparation)),
-/// and their searches divide the circle alike.
+/// looked up alike (slot maps), or two continuums that hash the same
+/// prepared key to the same position (the same key hash and the same
+/// [`Preparation`](crate::placement::prepare::Preparation)), and whose
+/// searches divide the circle alike.
 pub fn exactly_comparable(old: &Ring, new: &Ring) -> bool {
     if tables_comparable(old, new).is_some() {
         return true;
@@ -52,8 +53,8 @@ pub fn exactly_comparable(old: &Ring, new: &Ring) -> bool {
     }
 }
 
-/// The table a ring looks keys up in by their hash (Redis Cluster's
-/// slots), when it is one; `None` for continuums and other placements.
+/// The table a ring looks keys up in by their hash (a slot map), when it
+/// is one; `None` for continuums and other placements.
 fn hash_table(ring: &Ring) -> Option<&[u32]> {
     ring.per_key()?
         .hash_table()

@@ -47,7 +47,7 @@ pub trait PerKeyPlacement: std::fmt::Debug + Send + Sync {
     }
 
     /// For a placement that is a fixed table looked up by the low bits of
-    /// the key hash (Redis Cluster's 16384 slots: `hash & 0x3fff`): the
+    /// the key hash (a slot map of 16384 slots: `hash & 0x3fff`): the
     /// owner of each entry, the table's length a power of two. Capacity
     /// planning counts entries instead of sampling keys (each entry is an
     /// equal share of the keyspace); `None` (the default) for the others.
