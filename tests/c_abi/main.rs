@@ -17,6 +17,7 @@ mod multiget;
 mod peer_disagreements;
 mod peer_libmemcached;
 mod reload_races;
+mod ring_cache;
 mod server_files;
 mod setcodec_c;
 mod setcodec_flip;
