@@ -242,12 +242,13 @@ print("`scripts/bench_php_fpm.sh`: a private PHP-FPM 8.2 (Debian's php8.2-fpm, d
       "conf.d, opcache on, JIT off) with the ini snippet php-ketama ships (`ffi.preload` + "
       "`opcache.preload`), one static worker on a unix socket, driven by `cgi-fcgi`. Load average at "
       f"the start: {', '.join(loads[0])}; at the end: {', '.join(loads[-1])}.\n")
-print(f"Per FastCGI request, as PHP-FPM times it (access log `%{{micro}}d`, accept to end of the "
-      f"response), median of {requests} sequential requests after a warm-up; a user request reads "
-      "the server file into a ring and looks up one key (`Ring::fromFile($file)->server($key)`):\n")
-print("| request | µs |\n|---|---|")
-for name, value in req.items():
-    print(f"| {name} | {value} |")
+if req:
+    print(f"Per FastCGI request, as PHP-FPM times it (access log `%{{micro}}d`, accept to end of the "
+          f"response), median of {requests} sequential requests after a warm-up; a user request reads "
+          "the server file into a ring and looks up one key (`Ring::fromFile($file)->server($key)`):\n")
+    print("| request | µs |\n|---|---|")
+    for name, value in req.items():
+        print(f"| {name} | {value} |")
 table = [[r[0][len("table: "):]] + r[1:] for r in rows if r[0].startswith("table: ")]
 if table:
     cases = [("fromFile", "`Ketama\\Ring::fromFile($f)->server($k)`"),
@@ -277,18 +278,19 @@ if workers:
     print("| worker | VmRSS | Pss |\n|---|---|---|")
     for pid, rss, pss in workers:
         print(f"| {pid} | {int(rss) / 1024:.1f} | {int(pss) / 1024:.1f} |")
-print("\nPer call inside one request (`bindings/php/bench.php` run as an FPM request and from the CLI, "
-      "same run, same keys; median ns per key, by number of servers):\n")
-sizes = ["10", "100", "1000", "10000"]
-def cells(values):
-    return " | ".join(f"{values[s]:.1f}" if s in values else "n/a" for s in sizes)
-print("| call | " + " | ".join(sizes) + " |\n|---|" + "---|" * len(sizes))
-for cli in [name for name in calls if not name.endswith("-fcgi)")]:
-    fpm = next((n for n in calls if n.startswith(cli[:-1] + ", ") and n.endswith("-fcgi)")), None)
-    print(f"| {cli} (CLI) | {cells(calls[cli])} |")
-    if fpm:
-        print(f"| {fpm} | {cells(calls[fpm])} |")
-        ratio = {s: calls[fpm][s] / calls[cli][s] for s in sizes if s in calls[fpm] and s in calls[cli]}
-        print(f"| FPM ÷ CLI | " + " | ".join(f"{ratio[s]:.2f}×" if s in ratio else "n/a" for s in sizes) + " |")
+if calls:
+    print("\nPer call inside one request (`bindings/php/bench.php` run as an FPM request and from the CLI, "
+          "same run, same keys; median ns per key, by number of servers):\n")
+    sizes = ["10", "100", "1000", "10000"]
+    def cells(values):
+        return " | ".join(f"{values[s]:.1f}" if s in values else "n/a" for s in sizes)
+    print("| call | " + " | ".join(sizes) + " |\n|---|" + "---|" * len(sizes))
+    for cli in [name for name in calls if not name.endswith("-fcgi)")]:
+        fpm = next((n for n in calls if n.startswith(cli[:-1] + ", ") and n.endswith("-fcgi)")), None)
+        print(f"| {cli} (CLI) | {cells(calls[cli])} |")
+        if fpm:
+            print(f"| {fpm} | {cells(calls[fpm])} |")
+            ratio = {s: calls[fpm][s] / calls[cli][s] for s in sizes if s in calls[fpm] and s in calls[cli]}
+            print(f"| FPM ÷ CLI | " + " | ".join(f"{ratio[s]:.2f}×" if s in ratio else "n/a" for s in sizes) + " |")
 PY
 echo "bench-php-fpm: wrote $out/php-fpm.md"
