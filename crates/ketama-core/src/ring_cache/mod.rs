@@ -27,23 +27,18 @@
 //!   holders.
 
 pub mod lru;
+mod process;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
 
 pub use lru::{Bounds, Lru};
+pub use process::{DEFAULT_BOUNDS, global, set_bounds};
 
 use crate::file_ring::{Followed, Refresh};
 use crate::parser::ParseMode;
 use crate::{Error, Ring, RingConfig, ServerSpec};
-
-/// The bounds of the process's cache unless set: 64 rings, 256 MiB (a
-/// libketama ring of 10,000 servers holds 1.6 M points, 13 MB).
-pub const DEFAULT_BOUNDS: Bounds = Bounds {
-    entries: 64,
-    weight: 256 << 20,
-};
 
 /// What a cached ring was built from.
 #[derive(Debug, PartialEq, Eq)]
@@ -267,37 +262,6 @@ impl RingCache {
 /// What a cached ring weighs: its heap bytes and those of its key.
 fn weight_of(key_bytes: usize, ring: &Ring) -> usize {
     key_bytes + ring.heap_bytes()
-}
-
-/// The process's cache, its bounds read from the environment at first use.
-pub fn global() -> &'static RingCache {
-    static CACHE: OnceLock<RingCache> = OnceLock::new();
-    CACHE.get_or_init(|| RingCache::new(bounds_from_env(|name| std::env::var(name).ok())))
-}
-
-/// Changes the bounds of the process's cache ([`global`]).
-pub fn set_bounds(bounds: Bounds) {
-    global().set_bounds(bounds);
-}
-
-/// [`DEFAULT_BOUNDS`] with what `KETAMA_RING_CACHE_RINGS` and
-/// `KETAMA_RING_CACHE_BYTES` say (`var` reads a variable); a value that is
-/// not a whole number is ignored, with a line on standard error naming it.
-fn bounds_from_env(var: impl Fn(&str) -> Option<String>) -> Bounds {
-    let read = |name: &str, default: usize| match var(name) {
-        None => default,
-        Some(text) => text.trim().parse().unwrap_or_else(|_| {
-            eprintln!(
-                "libketama: {name}='{}' is not a whole number; the default {default} is used",
-                crate::escape::escape_bytes(text.as_bytes())
-            );
-            default
-        }),
-    };
-    Bounds {
-        entries: read("KETAMA_RING_CACHE_RINGS", DEFAULT_BOUNDS.entries),
-        weight: read("KETAMA_RING_CACHE_BYTES", DEFAULT_BOUNDS.weight),
-    }
 }
 
 #[cfg(test)]
@@ -589,25 +553,5 @@ mod tests {
         let again = cache.from_serialized(bytes, config).unwrap();
         assert_eq!(again.servers().len(), 2);
         assert_eq!(listed.server_index(b"key"), again.server_index(b"key"));
-    }
-
-    #[test]
-    fn bounds_come_from_the_environment_or_the_defaults() {
-        let env = |rings: Option<&str>, bytes: Option<&str>| {
-            bounds_from_env(|name| match name {
-                "KETAMA_RING_CACHE_RINGS" => rings.map(str::to_string),
-                "KETAMA_RING_CACHE_BYTES" => bytes.map(str::to_string),
-                other => panic!("{other}"),
-            })
-        };
-        assert_eq!(env(None, None), DEFAULT_BOUNDS);
-        assert_eq!(
-            env(Some("0"), Some(" 1048576 ")),
-            Bounds {
-                entries: 0,
-                weight: 1 << 20
-            }
-        );
-        assert_eq!(env(Some("many"), Some("-1")), DEFAULT_BOUNDS);
     }
 }
