@@ -21,20 +21,50 @@
 #      the first, the first request of each row apart (it builds the ring),
 #      and the worker's resident memory after each row.
 #
+#   4. Memory across workers: one FPM with WORKERS (4) static workers, each
+#      made to serve Ring::fromFile on the 10,000-server file (requests held
+#      open so that each worker takes one), then each worker's VmRSS and Pss
+#      (smaps_rollup: shared pages divided among the processes mapping them).
+#
 # Writes bench-results/php-fpm.md (a section scripts/bench_report.py appends
 # to results.md) and bench-results/php-fpm.tsv (the raw figures). Run by
 # scripts/bench.sh; can run alone after `cargo build --release`
-# (TABLE_ONLY=1: the request table of part 3 alone).
+# (TABLE_ONLY=1: parts 3 and 4 alone).
+#
+# KETAMA_INSTALLED=ROOT takes the library and the binding from the Debian
+# packages libketama1 and php-ketama as installed under ROOT: `/` after
+# `dpkg -i`, or a directory the .debs were unpacked into with `dpkg -x`
+# (target/deb holds them after `make deb`); the snippet is the package's
+# own ketama.ini, and the requests load the binding as the package's users
+# do (`require_once 'Ketama/autoload.php'`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench-results
 work=$PWD/target/bench/php-fpm
-library_dir=$PWD/target/release
 REQUESTS=${REQUESTS:-2000}
 WARMUP=200
 mkdir -p "$out" "$work"
-[ -f "$library_dir/libketama.so" ] || { echo "bench-php-fpm: build the release library first (cargo build --release)" >&2; exit 1; }
-ln -sf libketama.so "$library_dir/libketama.so.1"
+installed=${KETAMA_INSTALLED:-}
+if [ -n "$installed" ]; then
+  installed=$(cd "$installed" && pwd)
+  library_dir=${installed%/}/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+  php_dir=${installed%/}/usr/share/php/Ketama
+  for f in "$library_dir/libketama.so.1" "$php_dir/preload.php" "${installed%/}/etc/php/8.2/mods-available/ketama.ini"; do
+    [ -f "$f" ] || { echo "bench-php-fpm: $f is missing: install libketama1 and php-ketama under $installed" >&2; exit 1; }
+  done
+  # The package's snippet, pointed at ROOT, and ROOT's /usr/share/php on the include_path.
+  snippet=$(sed "s|/usr/share/php/Ketama/|$php_dir/|" "${installed%/}/etc/php/8.2/mods-available/ketama.ini"
+    echo "include_path=\".:${installed%/}/usr/share/php:/usr/share/php\"")
+  layout=debian
+  origin="the Debian packages libketama1 and php-ketama as installed under $installed"
+else
+  library_dir=$PWD/target/release
+  [ -f "$library_dir/libketama.so" ] || { echo "bench-php-fpm: build the release library first (cargo build --release)" >&2; exit 1; }
+  ln -sf libketama.so "$library_dir/libketama.so.1"
+  snippet=$(sed "s|/usr/share/php/Ketama/|$PWD/bindings/php/|" packaging/deb/php-ketama.ini)
+  layout=checkout
+  origin="this checkout's release build and bindings/php"
+fi
 for tool in /usr/sbin/php-fpm8.2 php cgi-fcgi; do
   command -v "$tool" >/dev/null || { echo "bench-php-fpm: $tool is missing (scripts/deps.sh installs it)" >&2; exit 1; }
 done
@@ -66,9 +96,9 @@ stop_fpm() {
 }
 trap stop_fpm EXIT
 
-# start_fpm NAME INI_TEXT: a master with one static worker, INI_TEXT as an extra conf.d file.
+# start_fpm NAME INI_TEXT [WORKERS]: a master with WORKERS (1) static workers, INI_TEXT as an extra conf.d file.
 start_fpm() {
-  local name=$1 ini=$2 dir=$work/$1
+  local name=$1 ini=$2 workers=${3:-1} dir=$work/$1
   rm -rf "$dir" && mkdir -p "$dir/conf.d" && chmod 755 "$dir"
   printf '%s\n' "$ini" > "$dir/conf.d/30-bench.ini"
   local user=""
@@ -83,7 +113,7 @@ listen = $dir/fpm.sock
 listen.mode = 0600
 $user
 pm = static
-pm.max_children = 1
+pm.max_children = $workers
 access.log = $dir/access.log
 access.format = "%{micro}d %s"
 EOF
@@ -114,7 +144,6 @@ per_request() {
   printf '%s\t%s\n' "$label" "$median" >> "$out/php-fpm.tsv"
 }
 
-snippet=$(sed "s|/usr/share/php/Ketama/|$PWD/bindings/php/|" packaging/deb/php-ketama.ini)
 : > "$out/php-fpm.tsv"
 cut -d' ' -f1-3 /proc/loadavg > "$work/load"
 
@@ -138,7 +167,7 @@ fi
 # recorded as such. Then the worker's resident memory.
 table_row() {
   local n=$1 case=$2 log=$work/$current/access.log answer failed=0 i
-  local script=$PWD/bindings/php/bench_request.php query="case=$2&servers=$work/servers$1&key=user:"
+  local script=$PWD/bindings/php/bench_request.php query="layout=$layout&case=$2&servers=$work/servers$1&key=user:"
   : > "$log"
   for i in $(seq $((1 + TABLE_REQUESTS))); do
     answer=$(ask "$script" "$query$i" 2>/dev/null) || true
@@ -154,7 +183,7 @@ table_row() {
     median=$(tail -n +2 "$log" | awk '$2 == 200 { print $1 }' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
   fi
   printf 'table: %s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$n" "$median" "$first" "$failed" \
-    "$(ask "$script" 'case=rss')" >> "$out/php-fpm.tsv"
+    "$(ask "$script" "layout=$layout&case=rss")" >> "$out/php-fpm.tsv"
 }
 
 for n in 10 100 1000 10000; do
@@ -169,6 +198,24 @@ for n in 10 100 1000 10000; do
   stop_fpm
 done
 
+# Part 4: WORKERS workers, each holding the 10,000-server ring of fromFile.
+WORKERS=${WORKERS:-4}
+echo "bench-php-fpm: memory across $WORKERS workers"
+current=workers
+start_fpm "$current" "$snippet" "$WORKERS"
+script=$PWD/bindings/php/bench_request.php
+for case in fromFile memory; do
+  # WORKERS requests at once, each held open 0.5 s after answering: each worker serves one.
+  for i in $(seq "$WORKERS"); do
+    ask "$script" "layout=$layout&case=$case&hold=1&servers=$work/servers10000&key=user:$i" > "$work/workers.$case.$i" &
+  done
+  wait $(jobs -p | grep -vx "$fpm_pid") 2>/dev/null || true
+done
+for i in $(seq "$WORKERS"); do
+  printf 'workers: %s\t%s\n' "$WORKERS" "$(cat "$work/workers.memory.$i")" >> "$out/php-fpm.tsv"
+done
+stop_fpm
+
 if [ "${TABLE_ONLY:-0}" != 1 ]; then
 echo "bench-php-fpm: ffi.enable=true, not preloaded"
 current=ffi-enabled
@@ -180,7 +227,7 @@ stop_fpm
 fi
 cut -d' ' -f1-3 /proc/loadavg >> "$work/load"
 
-python3 - "$out/php-fpm.tsv" "$work/load" "$REQUESTS" "$TABLE_REQUESTS" > "$out/php-fpm.md" <<'PY'
+python3 - "$out/php-fpm.tsv" "$work/load" "$REQUESTS" "$TABLE_REQUESTS" "$origin" > "$out/php-fpm.md" <<'PY'
 import sys
 rows = [line.rstrip("\n").split("\t") for line in open(sys.argv[1])]
 loads = [l.split() for l in open(sys.argv[2])]
@@ -195,12 +242,13 @@ print("`scripts/bench_php_fpm.sh`: a private PHP-FPM 8.2 (Debian's php8.2-fpm, d
       "conf.d, opcache on, JIT off) with the ini snippet php-ketama ships (`ffi.preload` + "
       "`opcache.preload`), one static worker on a unix socket, driven by `cgi-fcgi`. Load average at "
       f"the start: {', '.join(loads[0])}; at the end: {', '.join(loads[-1])}.\n")
-print(f"Per FastCGI request, as PHP-FPM times it (access log `%{{micro}}d`, accept to end of the "
-      f"response), median of {requests} sequential requests after a warm-up; a user request reads "
-      "the server file into a ring and looks up one key (`Ring::fromFile($file)->server($key)`):\n")
-print("| request | µs |\n|---|---|")
-for name, value in req.items():
-    print(f"| {name} | {value} |")
+if req:
+    print(f"Per FastCGI request, as PHP-FPM times it (access log `%{{micro}}d`, accept to end of the "
+          f"response), median of {requests} sequential requests after a warm-up; a user request reads "
+          "the server file into a ring and looks up one key (`Ring::fromFile($file)->server($key)`):\n")
+    print("| request | µs |\n|---|---|")
+    for name, value in req.items():
+        print(f"| {name} | {value} |")
 table = [[r[0][len("table: "):]] + r[1:] for r in rows if r[0].startswith("table: ")]
 if table:
     cases = [("fromFile", "`Ketama\\Ring::fromFile($f)->server($k)`"),
@@ -217,23 +265,32 @@ if table:
     for case, label in cases:
         cell = lambda r: "n/a" if r is None else f"{r[2]} ({r[3]})"
         print(f"| {label} | " + " | ".join(cell(got.get((case, s))) for s in sizes) + " |")
+    print(f"\nThe library and the binding: {sys.argv[5]}.")
     print("\nThe worker's resident memory after each row (MiB, VmRSS; each row adds its ring to the worker):\n")
     print("| after | " + " | ".join(f"{int(s):,}" for s in sizes) + " |\n|---|" + "---|" * len(sizes))
     for case, label in cases:
         mib = lambda r: "n/a" if r is None or not r[5].isdigit() else f"{int(r[5]) / 1024:.1f}"
         print(f"| {case} | " + " | ".join(mib(got.get((case, s))) for s in sizes) + " |")
-print("\nPer call inside one request (`bindings/php/bench.php` run as an FPM request and from the CLI, "
-      "same run, same keys; median ns per key, by number of servers):\n")
-sizes = ["10", "100", "1000", "10000"]
-def cells(values):
-    return " | ".join(f"{values[s]:.1f}" if s in values else "n/a" for s in sizes)
-print("| call | " + " | ".join(sizes) + " |\n|---|" + "---|" * len(sizes))
-for cli in [name for name in calls if not name.endswith("-fcgi)")]:
-    fpm = next((n for n in calls if n.startswith(cli[:-1] + ", ") and n.endswith("-fcgi)")), None)
-    print(f"| {cli} (CLI) | {cells(calls[cli])} |")
-    if fpm:
-        print(f"| {fpm} | {cells(calls[fpm])} |")
-        ratio = {s: calls[fpm][s] / calls[cli][s] for s in sizes if s in calls[fpm] and s in calls[cli]}
-        print(f"| FPM ÷ CLI | " + " | ".join(f"{ratio[s]:.2f}×" if s in ratio else "n/a" for s in sizes) + " |")
+workers = [r[1:] for r in rows if r[0].startswith("workers: ")]
+if workers:
+    print(f"\n{len(workers)} workers, each after a `fromFile` request on the 10,000-server file "
+          "(MiB; Pss divides each shared page among the processes mapping it):\n")
+    print("| worker | VmRSS | Pss |\n|---|---|---|")
+    for pid, rss, pss in workers:
+        print(f"| {pid} | {int(rss) / 1024:.1f} | {int(pss) / 1024:.1f} |")
+if calls:
+    print("\nPer call inside one request (`bindings/php/bench.php` run as an FPM request and from the CLI, "
+          "same run, same keys; median ns per key, by number of servers):\n")
+    sizes = ["10", "100", "1000", "10000"]
+    def cells(values):
+        return " | ".join(f"{values[s]:.1f}" if s in values else "n/a" for s in sizes)
+    print("| call | " + " | ".join(sizes) + " |\n|---|" + "---|" * len(sizes))
+    for cli in [name for name in calls if not name.endswith("-fcgi)")]:
+        fpm = next((n for n in calls if n.startswith(cli[:-1] + ", ") and n.endswith("-fcgi)")), None)
+        print(f"| {cli} (CLI) | {cells(calls[cli])} |")
+        if fpm:
+            print(f"| {fpm} | {cells(calls[fpm])} |")
+            ratio = {s: calls[fpm][s] / calls[cli][s] for s in sizes if s in calls[fpm] and s in calls[cli]}
+            print(f"| FPM ÷ CLI | " + " | ".join(f"{ratio[s]:.2f}×" if s in ratio else "n/a" for s in sizes) + " |")
 PY
 echo "bench-php-fpm: wrote $out/php-fpm.md"

@@ -106,6 +106,8 @@ pub mod hash;
 pub mod migration;
 pub mod names;
 pub mod ring;
+pub mod ring_cache;
+pub mod ring_named;
 pub mod set;
 pub mod status;
 

@@ -345,6 +345,32 @@ pub unsafe extern "C" fn ketama_find_server_index(
     })
 }
 
+/// The address of the server for `key_len` bytes at `key`, as a
+/// NUL-terminated string owned by the ring (valid while the ring is): the
+/// same server as `ketama_find_server`, for callers that turn a returned
+/// `const char *` into a string themselves (PHP's FFI) and would otherwise
+/// read it out of a struct. NULL on failure, with the message readable
+/// through `ketama_error()` (`ketama_find_server_index` gives its status).
+///
+/// # Safety
+/// As `ketama_find_server_index`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_find_server_address(
+    ring: *const ketama_ring,
+    key: *const c_char,
+    key_len: usize,
+) -> *const c_char {
+    let mut address = std::ptr::null();
+    guard_status(|| {
+        let ring = param!(handle_ref(ring))?;
+        let key = param!(arg_chars(key, key_len))?;
+        let at = ring.locate(key).ok_or_else(Error::no_points)?;
+        address = ring.servers()[at.server_index].address_c().as_ptr();
+        Ok(())
+    });
+    address
+}
+
 /// Failover lookup: like `ketama_find_server`, but servers whose indices are
 /// listed in `down` are skipped by walking on along the continuum to the
 /// next live server (the ring is not rebuilt). Fails with

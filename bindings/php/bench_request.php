@@ -16,11 +16,20 @@
  *                kept): new Memcached('bench-N') + getServerByKey($key)
  *   empty        nothing (`ok`)
  *   rss          the worker's resident memory (`VmRSS:  N kB` of /proc/self/status)
+ *   memory       PID<TAB>VmRSS<TAB>Pss of the worker (kB; Pss from /proc/self/smaps_rollup)
+ *
+ * `layout=debian` loads the binding as the php-ketama package's users do;
+ * `hold=1` keeps the worker busy for 0.5 s after the answer is sent (so
+ * that requests sent at once go to different workers).
  */
 
 declare(strict_types=1);
 
-require_once __DIR__ . '/ketama.php';
+if (($_GET['layout'] ?? '') === 'debian') {
+    require_once 'Ketama/autoload.php'; // as the php-ketama package's users load it
+} else {
+    require_once __DIR__ . '/ketama.php';
+}
 
 header('Content-Type: text/plain');
 $case = (string) ($_GET['case'] ?? '');
@@ -60,7 +69,16 @@ switch ($case) {
         preg_match('/^VmRSS:\s+(\d+) kB/m', (string) file_get_contents('/proc/self/status'), $m);
         echo $m[1] ?? 'unknown', "\n";
         break;
+    case 'memory':
+        preg_match('/^VmRSS:\s+(\d+) kB/m', (string) file_get_contents('/proc/self/status'), $rss);
+        preg_match('/^Pss:\s+(\d+) kB/m', (string) file_get_contents('/proc/self/smaps_rollup'), $pss);
+        echo getmypid(), "\t", $rss[1] ?? 'unknown', "\t", $pss[1] ?? 'unknown', "\n";
+        break;
     default:
         http_response_code(400);
         echo "unknown case '{$case}'\n";
+}
+if (($_GET['hold'] ?? '') === '1') {
+    fastcgi_finish_request();
+    usleep(500000);
 }

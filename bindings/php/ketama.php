@@ -3,7 +3,7 @@
 /*
  * libketama for PHP 8 over FFI: `require 'bindings/php/ketama.php';`
  *
- *  - namespace Ketama: Ring (find, findAvoiding, servers, points),
+ *  - namespace Ketama: Ring (find, findAvoiding, servers, points), RingCache,
  *    Location, Set (set codec: decode, encode, planRead, compacted,
  *    union/inter/diff), SetWriter (the APPEND/ADD write recipe),
  *    KetamaException, Library (finds and loads libketama.so), Migration
@@ -22,6 +22,7 @@ require_once __DIR__ . '/src/KetamaException.php';
 require_once __DIR__ . '/src/Library.php';
 require_once __DIR__ . '/src/Location.php';
 require_once __DIR__ . '/src/Ring.php';
+require_once __DIR__ . '/src/RingCache.php';
 require_once __DIR__ . '/src/Continuum.php';
 require_once __DIR__ . '/src/Bytes.php';
 require_once __DIR__ . '/src/Set.php';

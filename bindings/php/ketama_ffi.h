@@ -1348,6 +1348,41 @@ typedef struct {
 } ketama_server_info;
 
 /**
+ * What the process's ring cache holds and has done
+ * (`ketama_ring_cache_get_stats`).
+ */
+typedef struct {
+  /**
+   * Rings kept now.
+   */
+  size_t rings;
+  /**
+   * Bytes the kept rings weigh (their arrays and their keys).
+   */
+  size_t bytes;
+  /**
+   * The most rings kept (the bound in force).
+   */
+  size_t max_rings;
+  /**
+   * The most bytes kept (the bound in force; the newest ring stays even alone over it).
+   */
+  size_t max_bytes;
+  /**
+   * Ring constructions answered with a ring already built.
+   */
+  uint64_t hits;
+  /**
+   * Ring constructions that read a file or built a ring.
+   */
+  uint64_t misses;
+  /**
+   * Rings dropped to keep within the bounds.
+   */
+  uint64_t evictions;
+} ketama_ring_cache_stats;
+
+/**
  * A member passed in: `len` bytes at `data` (any bytes).
  */
 typedef struct {
@@ -2094,6 +2129,19 @@ ketama_status ketama_find_server(const ketama_ring *ring, const char *key, size_
 int64_t ketama_find_server_index(const ketama_ring *ring, const char *key, size_t key_len);
 
 /**
+ * The address of the server for `key_len` bytes at `key`, as a
+ * NUL-terminated string owned by the ring (valid while the ring is): the
+ * same server as `ketama_find_server`, for callers that turn a returned
+ * `const char *` into a string themselves (PHP's FFI) and would otherwise
+ * read it out of a struct. NULL on failure, with the message readable
+ * through `ketama_error()` (`ketama_find_server_index` gives its status).
+ *
+ * # Safety
+ * As `ketama_find_server_index`.
+ */
+const char *ketama_find_server_address(const ketama_ring *ring, const char *key, size_t key_len);
+
+/**
  * Failover lookup: like `ketama_find_server`, but servers whose indices are
  * listed in `down` are skipped by walking on along the continuum to the
  * next live server (the ring is not rebuilt). Fails with
@@ -2145,6 +2193,59 @@ ketama_status ketama_ring_point(const ketama_ring *ring, size_t index, uint32_t 
  * The library version, e.g. `"1.0.0"` (static string).
  */
 const char *ketama_version(void);
+
+/**
+ * Sets the bounds of the process's ring cache, which the `ketama_ring_new*`
+ * constructors share rings through: at most `rings` rings and `bytes`
+ * bytes kept (the least recently used dropped first, at once when the new
+ * bounds are lower; 0 rings: nothing is kept). Overrides
+ * `KETAMA_RING_CACHE_RINGS` and `KETAMA_RING_CACHE_BYTES`. Rings handed
+ * out stay valid when dropped. Always `KETAMA_OK`.
+ */
+ketama_status ketama_ring_cache_configure(size_t rings, size_t bytes);
+
+/**
+ * Writes what the process's ring cache holds and has done into `*out`.
+ *
+ * # Safety
+ * `out` is writable.
+ */
+ketama_status ketama_ring_cache_get_stats(ketama_ring_cache_stats *out);
+
+/**
+ * `ketama_ring_new_from_file_with_options` with names: `flavour` a
+ * flavour's name or alias (`"libketama"`, `"php-memcached"`), `hash` a key
+ * hash as the flavour's peer spells it or `"default"` (NULL: the
+ * flavour's own), `parse_mode` a reading's name (`"strict"`,
+ * `"libketama"`, `"peers"`, `"flavour"`, ...; NULL: strict), `options`
+ * NULL (none) or option text. An unknown name fails with
+ * `KETAMA_ERR_INVALID_ARGUMENT` listing the known ones. Shared through
+ * the ring cache as `ketama_ring_new_from_file` is.
+ *
+ * # Safety
+ * `path` and `flavour` are NUL-terminated strings; `hash`, `parse_mode`
+ * and `options` are NULL or NUL-terminated strings; `ring_out` is writable.
+ */
+ketama_status ketama_ring_new_from_file_named(const char *path, const char *flavour, const char *hash, const char *parse_mode, const char *options, const ketama_ring **ring_out);
+
+/**
+ * A ring from a server list as PHP's `serialize()` writes an array of
+ * servers, `serialized_len` bytes at `serialized`: a list of addresses
+ * (`a:2:{i:0;s:14:"10.0.0.1:11211";i:1;...}`) or a map of address =>
+ * integer weight (`a:1:{s:14:"10.0.0.1:11211";i:100;}`; 0: not given),
+ * configured by names as `ketama_ring_new_from_file_named`. An equal
+ * string with the same configuration is answered from the ring cache
+ * without being read; an equal list given any other way shares the ring.
+ * Another entry form (a nested array, a float, a negative weight) fails
+ * with `KETAMA_ERR_INVALID_ARGUMENT` saying where; so does a server
+ * `ketama_ring_new` would refuse.
+ *
+ * # Safety
+ * `serialized` is valid for `serialized_len` bytes (NULL only with 0);
+ * `flavour` is a NUL-terminated string; `hash` and `options` are NULL or
+ * NUL-terminated strings; `ring_out` is writable.
+ */
+ketama_status ketama_ring_new_serialized(const char *serialized, size_t serialized_len, const char *flavour, const char *hash, const char *options, const ketama_ring **ring_out);
 
 /**
  * Releases a set. NULL is ignored.

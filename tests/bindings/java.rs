@@ -47,7 +47,7 @@ fn junit(props: &[String], class: &str, min: usize) {
 
 #[test]
 fn java_ring_api() {
-    junit(&[], "net.ketama.RingTest", 12);
+    junit(&[], "net.ketama.RingTest", 13);
 }
 
 /// `Ring.serverIndices` (List<String>, byte[][], packed) and `Ring.serversFor`

@@ -195,6 +195,96 @@ fn fpm_workers_reuse_the_preloaded_scope_across_requests() {
     );
 }
 
+/// Writes `text` to `path` in place, modified an hour ago, and waits past
+/// the 100 ms its ctime takes to settle.
+fn write_settled(path: &std::path::Path, text: &str) {
+    std::fs::write(path, text).unwrap();
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(3600))
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+}
+
+/// A counter of `Ketama\RingCache::stats()`'s JSON line.
+fn counter(json: &str, name: &str) -> u64 {
+    let at = json
+        .find(&format!("\"{name}\":"))
+        .unwrap_or_else(|| panic!("{name} in {json}"));
+    let digits: String = json[at + name.len() + 3..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().unwrap()
+}
+
+/// A worker keeps its rings across requests: the first request builds the
+/// ring, the next ones find it (the library's ring cache, counted by
+/// `Ketama\RingCache::stats()`), from a file and from a list; a file edited
+/// in place between two requests is read by the next request once it has
+/// settled, and the requests after that find the new ring.
+#[test]
+fn fpm_workers_keep_rings_across_requests_and_see_an_edit_once_settled() {
+    let site = Site::new("fpm-cache-site");
+    let data = ServiceDir::new("fpm-cache-data");
+    let servers = data.path().join("servers");
+    let list = data.path().join("list.php");
+    std::fs::write(
+        &list,
+        "<?php return ['10.0.0.1:11211' => 100, '10.0.0.2:11211' => 200];\n",
+    )
+    .unwrap();
+    write_settled(&servers, "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n");
+    data.open_to_all();
+    let fpm = Fpm::start("fpm-cache", 1, &site.snippet(), &site.library_env());
+    let ask = |extra: &[(&str, &str)]| {
+        let mut pairs = vec![
+            ("case", "cache"),
+            ("servers", servers.to_str().unwrap()),
+            ("key", "user:1"),
+        ];
+        pairs.extend_from_slice(extra);
+        let response = fpm.request(&site.script(), &query(&pairs));
+        response.assert_ok("cache");
+        let (answer, json) = response.data().split_once('\n').unwrap();
+        let stats = (counter(json, "hits"), counter(json, "misses"));
+        (response.origin().0, answer.to_string(), stats)
+    };
+    let (worker, first, (hits, misses)) = ask(&[]);
+    assert!(
+        first.starts_with("user:1\t10.0.0.") && first.ends_with("\t2"),
+        "{first}"
+    );
+    assert_eq!(
+        (hits, misses),
+        (0, 1),
+        "the worker's first request reads the file"
+    );
+    for n in 1..=3 {
+        assert_eq!(
+            ask(&[]),
+            (worker, first.clone(), (n, 1)),
+            "request {n} after the first"
+        );
+    }
+    let listed = ask(&[("list", list.to_str().unwrap())]);
+    assert_eq!(listed.2, (3, 2), "a list: built once...");
+    assert_eq!(
+        ask(&[("list", list.to_str().unwrap())]).2,
+        (4, 2),
+        "...then found"
+    );
+    write_settled(
+        &servers,
+        "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n10.0.0.3:11211\t100\n",
+    );
+    let (_, edited, stats) = ask(&[]);
+    assert!(edited.ends_with("\t3"), "the edit is read: {edited}");
+    assert_eq!(stats, (4, 3));
+    let (same_worker, again, stats) = ask(&[]);
+    assert_eq!((same_worker, again, stats), (worker, edited, (5, 3)));
+    assert!(!fpm.log().contains("WARNING"), "{}", fpm.log());
+}
+
 /// PHP's default restriction without the snippet: the request fails with
 /// an error naming ffi.enable, the SAPI and the two ways out, each of which
 /// then works.

@@ -120,6 +120,7 @@ fn plausible(ty: &str, name: &str, slot: usize) -> Option<String> {
         | "ketama_server_ref *"
         | "ketama_server_info *"
         | "ketama_set_stats *"
+        | "ketama_ring_cache_stats *"
         | "ketama_set_error *"
         | "ketama_set_compaction *"
         | "ketama_set_policy *"
@@ -207,6 +208,31 @@ const NULL_ALLOWED: &[(&str, &str, &str)] = &[
         "ketama_ring_new_packed",
         "options",
         "`options` is NULL or a NUL-terminated string",
+    ),
+    (
+        "ketama_ring_new_from_file_named",
+        "hash",
+        "(NULL: the flavour's own)",
+    ),
+    (
+        "ketama_ring_new_from_file_named",
+        "parse_mode",
+        "NULL: strict",
+    ),
+    (
+        "ketama_ring_new_from_file_named",
+        "options",
+        "`options` NULL (none)",
+    ),
+    (
+        "ketama_ring_new_serialized",
+        "hash",
+        "`hash` and `options` are NULL or NUL-terminated strings",
+    ),
+    (
+        "ketama_ring_new_serialized",
+        "options",
+        "`hash` and `options` are NULL or NUL-terminated strings",
     ),
     (
         "ketama_file_ring_open_with_options",

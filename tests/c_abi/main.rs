@@ -3,8 +3,8 @@
 //! swept with bad arguments, the original API against the original C code
 //! (and the SysV IPC it leaves), inputs that break the original, server
 //! files read with bounds in every entry point, reloads under concurrent
-//! writers, the multi-GET plan, the set codec from C, and the C API beside
-//! libmemcached. One module per concept; shared helpers come from
+//! writers, the ring cache (shared, counted, bounded), the multi-GET plan,
+//! the set codec from C, and the C API beside libmemcached. One module per concept; shared helpers come from
 //! `ketama_testkit`.
 
 mod abi;
@@ -17,6 +17,7 @@ mod multiget;
 mod peer_disagreements;
 mod peer_libmemcached;
 mod reload_races;
+mod ring_cache;
 mod server_files;
 mod setcodec_c;
 mod setcodec_flip;

@@ -42,7 +42,8 @@ final class Library
     public static function path(): string
     {
         self::ffi();
-        return self::$path;
+        return self::$path !== '' ? self::$path
+            : 'FFI scope ' . self::SCOPE . ' (ffi.preload=' . ini_get('ffi.preload') . ')';
     }
 
     /**
@@ -74,14 +75,16 @@ final class Library
 
     private static function load(): FFI
     {
-        if (!extension_loaded('ffi')) {
-            throw new KetamaException('the PHP FFI extension is not loaded (Debian: php8.2-cli ships it; check ffi.enable)');
-        }
+        // The preloaded scope first, with nothing else asked: this runs in every request.
         try {
-            $ffi = FFI::scope(self::SCOPE);
-            self::$path = 'FFI scope ' . self::SCOPE . ' (ffi.preload=' . ini_get('ffi.preload') . ')';
-            return $ffi;
-        } catch (FFI\Exception $e) {
+            return FFI::scope(self::SCOPE);
+        } catch (\Error $e) {
+            if (!extension_loaded('ffi')) {
+                throw new KetamaException('the PHP FFI extension is not loaded (Debian: php8.2-cli ships it; check ffi.enable)');
+            }
+            if (!$e instanceof FFI\Exception) {
+                throw $e;
+            }
             // "Failed loading scope": nothing preloaded, read the header below.
             self::throwIfRestricted($e);
         }

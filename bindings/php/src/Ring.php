@@ -33,9 +33,12 @@ final class Ring
      */
     private ?array $addresses = null;
     private FFI $ffi;
-    /** The lookup result struct and a pointer to it, reused by every lookup. */
-    private CData $out;
-    private CData $outPtr;
+    /**
+     * The lookup result struct and a pointer to it, reused by every lookup;
+     * made at the first lookup that reads a struct ({@see Ring::find()}).
+     */
+    private ?CData $out = null;
+    private ?CData $outPtr = null;
     /** Batch lookup arrays (`uint32_t[batchCapacity]`: lengths in, server indices out), grown as needed. */
     private ?CData $batchLengths = null;
     private ?CData $batchOut = null;
@@ -44,8 +47,6 @@ final class Ring
     private function __construct(private ?CData $ring)
     {
         $this->ffi = Library::ffi();
-        $this->out = $this->ffi->new('ketama_server_ref');
-        $this->outPtr = FFI::addr($this->out);
     }
 
     /** @return list<string> the server addresses by index */
@@ -69,17 +70,20 @@ final class Ring
      */
     public static function fromFile(string $path, string $flavour = 'libketama', string $hash = 'default', bool|string $parse = false, ?string $options = null): self
     {
+        // One crossing: the library resolves the names and answers from its ring cache.
         $ffi = Library::ffi();
         $ring = $ffi->new('const ketama_ring*');
-        $flavourId = self::flavourId($flavour);
-        Library::check($ffi->ketama_ring_new_from_file_with_options(
+        $status = $ffi->ketama_ring_new_from_file_named(
             $path,
-            $flavourId,
-            self::hashId($hash, $flavourId),
-            self::parseModeId(is_string($parse) ? $parse : ($parse ? 'libketama' : 'strict')),
+            $flavour,
+            $hash,
+            is_string($parse) ? $parse : ($parse ? 'libketama' : 'strict'),
             $options,
             FFI::addr($ring),
-        ));
+        );
+        if ($status !== 0) {
+            Library::check($status);
+        }
         return new self($ring);
     }
 
@@ -94,6 +98,17 @@ final class Ring
      */
     public static function fromServers(array $servers, string $flavour = 'libketama', string $hash = 'default', ?string $options = null): self
     {
+        // The usual forms (a list of addresses, a map of address => weight) cross
+        // as one string made in C (serialize()), which the library reads, or finds
+        // in its ring cache by the bytes alone: no PHP loop over the list.
+        $ffi = Library::ffi();
+        $serialized = serialize($servers);
+        $ring = $ffi->new('const ketama_ring*');
+        if ($ffi->ketama_ring_new_serialized($serialized, strlen($serialized), $flavour, $hash, $options, FFI::addr($ring)) === 0) {
+            return new self($ring);
+        }
+        // Refused (another entry form, a bad server or name): the list is read
+        // entry by entry, which takes every form and names each mistake.
         // The list crosses in one call as NUL-separated columns (ketama_ring_new_packed),
         // not one FFI write per field; the library finds the ring it built from an equal list.
         $addresses = [];
@@ -214,12 +229,10 @@ final class Ring
             $index = $this->ffi->ketama_find_server_index($this->ring ?? $this->handle(), $key, strlen($key));
             return $this->addresses[$index >= 0 ? $index : self::fail($index)];
         }
-        // The address read from the lookup's answer: no server list read back into PHP.
-        $status = $this->ffi->ketama_find_server($this->ring ?? $this->handle(), $key, strlen($key), $this->outPtr);
-        if ($status !== 0) {
-            Library::check($status);
-        }
-        return FFI::string($this->out->address, $this->out->address_len);
+        // The address as the library returns it (a string the ring owns, which
+        // FFI copies): no server list read back into PHP, no struct read.
+        return $this->ffi->ketama_find_server_address($this->ring ?? $this->handle(), $key, strlen($key))
+            ?? self::fail($this->ffi->ketama_find_server_index($this->ring ?? $this->handle(), $key, strlen($key)));
     }
 
     /**
@@ -356,11 +369,21 @@ final class Ring
         }
     }
 
+    /** The pointer to $this->out, made at the first lookup that reads the struct. */
+    private function outPtr(): CData
+    {
+        if ($this->outPtr === null) {
+            $this->out = $this->ffi->new('ketama_server_ref');
+            $this->outPtr = FFI::addr($this->out);
+        }
+        return $this->outPtr;
+    }
+
     /** One ketama_find_server call into $this->out. */
     private function lookup(string $key): void
     {
         // A PHP string passes as `const char *` without a copy.
-        $status = $this->ffi->ketama_find_server($this->ring ?? $this->handle(), $key, strlen($key), $this->outPtr);
+        $status = $this->ffi->ketama_find_server($this->ring ?? $this->handle(), $key, strlen($key), $this->outPtr());
         if ($status !== 0) {
             Library::check($status);
         }
@@ -391,7 +414,7 @@ final class Ring
             $indices[$i] = $server;
         }
         Library::check($ffi->ketama_find_server_avoiding(
-            $this->handle(), $key, strlen($key), $indices, count($down), $this->outPtr,
+            $this->handle(), $key, strlen($key), $indices, count($down), $this->outPtr(),
         ));
         return $this->location();
     }
@@ -528,15 +551,6 @@ final class Ring
         $ffi = Library::ffi();
         $id = $ffi->new('uint32_t');
         Library::check($ffi->ketama_flavour_from_name($name, FFI::addr($id)));
-        return $id->cdata;
-    }
-
-    /** The `ketama_parse_mode` id of a reading's name, as the library resolves it. */
-    private static function parseModeId(string $name): int
-    {
-        $ffi = Library::ffi();
-        $id = $ffi->new('uint32_t');
-        Library::check($ffi->ketama_parse_mode_from_name($name, FFI::addr($id)));
         return $id->cdata;
     }
 

@@ -151,6 +151,32 @@ $status = $ffi->ketama_ring_new_packed(2, "a:1\0b:2", 7, "10\0x", 4, null, 0, 0,
 check($status === $ffi->KETAMA_ERR_INVALID_ARGUMENT && str_starts_with(ketama_error(), "server 1: weight 'x' is not a whole number"),
     'ketama_ring_new_packed: a weight that is not a number is refused naming the server');
 
+// The usual forms cross as serialize($servers) (ketama_ring_new_serialized): the ring
+// the other forms give, built once per process and then found (Ketama\RingCache).
+$stats = Ketama\RingCache::stats();
+$serialized = Ring::fromServers(['10.2.0.1:11211' => 100, '10.2.0.2:11211' => 200]);
+Ring::fromServers(['10.2.0.1:11211' => 100, '10.2.0.2:11211' => 200]);
+$now = Ketama\RingCache::stats();
+check([$now['hits'] - $stats['hits'], $now['misses'] - $stats['misses']] === [1, 1],
+    'fromServers: built once, then found (RingCache::stats)');
+$structs = Ring::fromServers([['address' => '10.2.0.1:11211', 'weight' => 100], ['address' => '10.2.0.2:11211', 'weight' => 200]]);
+check(Ketama\RingCache::stats()['misses'] === $now['misses'] && $structs->server('k') === $serialized->server('k'),
+    'fromServers: the same list in another form is the same ring');
+$status = $ffi->ketama_ring_new_serialized('a:1:{i:0;d:1.5;}', 16, 'libketama', null, null, FFI::addr($raw));
+check($status === $ffi->KETAMA_ERR_INVALID_ARGUMENT && str_contains(ketama_error(), 'at byte 9'),
+    'ketama_ring_new_serialized: an entry of another form is refused saying where');
+check($now['rings'] >= 1 && $now['bytes'] > 0 && $now['max_rings'] === 64 && $now['max_bytes'] === 256 << 20,
+    'RingCache::stats: rings, bytes and the default bounds');
+Ketama\RingCache::configure(0, 0);
+$none = Ketama\RingCache::stats();
+check([$none['rings'], $none['bytes'], $none['max_rings'], $none['max_bytes']] === [0, 0, 0, 0], 'RingCache::configure(0, 0): nothing kept');
+Ring::fromServers(['10.2.0.1:11211' => 100, '10.2.0.2:11211' => 200]);
+check(Ketama\RingCache::stats()['misses'] === $none['misses'] + 1 && $serialized->server('k') === $structs->server('k'),
+    'with nothing kept each build builds; rings made before stay valid');
+Ketama\RingCache::configure($now['max_rings'], $now['max_bytes']);
+check(Ketama\RingCache::stats()['max_rings'] === 64, 'RingCache::configure: bounds back');
+throws(fn () => Ketama\RingCache::configure(-1, 0), 'negative ring cache bounds');
+
 // Closing.
 $closed = Ring::fromFile($file);
 $closed->close();

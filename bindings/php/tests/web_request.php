@@ -19,6 +19,10 @@
  *                                                   the members encoded (add, remove; t1, b1)
  *   compat  servers=FILE keys=FILE missing=FILE     php_ketama functions: KEY<TAB>IP<TAB>POINT per
  *                                                   key, then the failed roll's error and ketama_error()
+ *   cache   servers=FILE key=KEY [list=FILE]        KEY<TAB>SERVER<TAB>COUNT (the ring's server
+ *                                                   count) from Ring::fromFile, or from
+ *                                                   Ring::fromServers(require FILE) with `list`,
+ *                                                   then Ketama\RingCache::stats() as JSON
  *   info                                            preloaded Ketama classes and functions
  *
  * `layout=debian` loads the binding as the php-ketama package is loaded
@@ -69,6 +73,12 @@ switch ($_GET['case'] ?? '') {
 
     case 'key':
         echo $_GET['key'], "\t", Ring::fromFile($_GET['servers'])->server($_GET['key']), "\n";
+        break;
+
+    case 'cache':
+        $ring = isset($_GET['list']) ? Ring::fromServers(require $_GET['list']) : Ring::fromFile($_GET['servers']);
+        echo $_GET['key'], "\t", $ring->server($_GET['key']), "\t", $ring->serverCount(), "\n";
+        echo json_encode(Ketama\RingCache::stats()), "\n";
         break;
 
     case 'set':

@@ -71,6 +71,8 @@ from ._ketama import (
     hashi,
     names,
     parse_mode_id,
+    ring_cache_configure,
+    ring_cache_stats,
 )
 from ._types import Compaction, KetamaError, Location, Stats
 
@@ -101,4 +103,6 @@ __all__ = [
     "library_path",
     "names",
     "parse_mode_id",
+    "ring_cache_configure",
+    "ring_cache_stats",
 ]

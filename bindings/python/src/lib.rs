@@ -13,6 +13,7 @@
 use pyo3::exceptions::PyImportError;
 use pyo3::prelude::*;
 
+mod cache;
 mod continuum;
 mod errors;
 mod fast;
@@ -52,6 +53,8 @@ fn _ketama(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(names::parse_mode_id, m)?)?;
     m.add_function(wrap_pyfunction!(names::hashi, m)?)?;
     m.add_function(wrap_pyfunction!(names::names, m)?)?;
+    m.add_function(wrap_pyfunction!(cache::ring_cache_configure, m)?)?;
+    m.add_function(wrap_pyfunction!(cache::ring_cache_stats, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("DETACH_KEYS", shared::DETACH_KEYS)?;
     Ok(())

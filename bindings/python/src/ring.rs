@@ -12,7 +12,8 @@ use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
 use ketama_core::flavour::{Flavour, Options};
 use ketama_core::parser::ParseMode;
 use ketama_core::ring::Location;
-use ketama_core::{Error, Ring as CoreRing, RingConfig, ServerSpec, split_packed};
+use ketama_core::ring_cache;
+use ketama_core::{Error, RingConfig, ServerSpec, split_packed};
 
 use crate::errors::{OrRaise, ketama_error, types};
 use crate::keys::{Held, bytes_of, name_of};
@@ -135,7 +136,7 @@ impl Ring {
         mode: ParseMode,
     ) -> PyResult<Ring> {
         let shared = Shared::build(py, kind, move || {
-            CoreRing::from_file(Path::new(OsStr::from_bytes(&path)), config, mode)
+            ring_cache::global().from_file(Path::new(OsStr::from_bytes(&path)), config, mode)
         })?;
         Ok(Ring {
             shared,
@@ -195,7 +196,9 @@ impl Ring {
     ) -> PyResult<Ring> {
         let specs = server_specs(servers)?;
         let config = config(py, flavour, hash, options)?;
-        let shared = Shared::build(py, "Ring", move || CoreRing::new(specs, config))?;
+        let shared = Shared::build(py, "Ring", move || {
+            ring_cache::global().from_servers(specs, config)
+        })?;
         Ok(Ring {
             shared,
             flavour: config.flavour.name(),

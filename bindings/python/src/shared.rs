@@ -47,12 +47,14 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// Builds a ring with the interpreter detached (a large ring takes
-    /// milliseconds; reading a file may wait for a writer to finish).
+    /// Builds a ring, or finds it in the process's ring cache
+    /// (`ketama_core::ring_cache`), with the interpreter detached (a large
+    /// ring takes milliseconds; reading a file may wait for a writer to
+    /// finish).
     pub fn build(
         py: Python<'_>,
         kind: &'static str,
-        build: impl FnOnce() -> Result<Ring, Error> + Send,
+        build: impl FnOnce() -> Result<Arc<Ring>, Error> + Send,
     ) -> PyResult<Shared> {
         let ring = py.detach(build).or_raise(py)?;
         let addresses = ring
@@ -61,7 +63,7 @@ impl Shared {
             .map(|server| decoded(py, server.address()))
             .collect::<PyResult<Vec<_>>>()?;
         Ok(Shared {
-            ring: AtomicPtr::new(Arc::into_raw(Arc::new(ring)).cast_mut()),
+            ring: AtomicPtr::new(Arc::into_raw(ring).cast_mut()),
             addresses,
             kind,
         })

@@ -318,6 +318,69 @@ class RingTests(unittest.TestCase):
         self.assertEqual(results, [True] * 8)
 
 
+class RingCacheTests(unittest.TestCase):
+    """The process's ring cache: Ring, Ring.from_file and Continuum built
+    again from the same file state or list are the ring already built; an
+    edit is read once it has settled; the bounds are set at run time."""
+
+    @staticmethod
+    def write_settled(path, content):
+        with open(path, "w") as f:
+            f.write(content)
+        hour_ago = time.time() - 3600
+        os.utime(path, (hour_ago, hour_ago))
+        time.sleep(0.2)  # past the 100 ms its ctime takes to settle
+
+    @staticmethod
+    def counted(before):
+        after = ketama.ring_cache_stats()
+        return after["hits"] - before["hits"], after["misses"] - before["misses"]
+
+    def test_a_second_construction_is_the_ring_already_built(self):
+        path = os.path.join(tempfile.mkdtemp(), "servers")
+        self.write_settled(path, "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n")
+        before = ketama.ring_cache_stats()
+        first = ketama.Ring.from_file(path)
+        second = ketama.Ring.from_file(path)
+        self.assertEqual(self.counted(before), (1, 1))
+        self.assertEqual(first.servers_for(KEYS), second.servers_for(KEYS))
+        # A list given as a dict or as tuples is the same list.
+        servers = {"10.9.0.1:11211": 100, "10.9.0.2:11211": 200}
+        before = ketama.ring_cache_stats()
+        ketama.Ring(servers)
+        ketama.Ring(list(servers.items()))
+        self.assertEqual(self.counted(before), (1, 1))
+        # Edited in place: read again once settled; the ring made before is untouched.
+        self.write_settled(path, "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n10.0.0.3:11211\t100\n")
+        before = ketama.ring_cache_stats()
+        edited = ketama.Ring.from_file(path)
+        self.assertEqual((len(edited), len(first)), (3, 2))
+        self.assertEqual(self.counted(before), (0, 1))
+        self.assertEqual(ketama.Ring.from_file(path).servers, edited.servers)
+        self.assertEqual(self.counted(before), (1, 1))
+
+    def test_bounds_set_at_run_time(self):
+        stats = ketama.ring_cache_stats()
+        self.assertEqual(
+            sorted(stats), ["bytes", "evictions", "hits", "max_bytes", "max_rings", "misses", "rings"]
+        )
+        path = os.path.join(tempfile.mkdtemp(), "servers")
+        self.write_settled(path, "10.0.0.1:11211\t100\n")
+        held = ketama.Ring.from_file(path)
+        try:
+            ketama.ring_cache_configure(0, 0)
+            now = ketama.ring_cache_stats()
+            self.assertEqual((now["rings"], now["bytes"], now["max_rings"], now["max_bytes"]), (0, 0, 0, 0))
+            before = ketama.ring_cache_stats()
+            ketama.Ring.from_file(path)
+            ketama.Ring.from_file(path)
+            self.assertEqual(self.counted(before), (0, 2))
+            self.assertEqual(held.servers, ["10.0.0.1:11211"])  # dropped, still whole
+        finally:
+            ketama.ring_cache_configure(stats["max_rings"], stats["max_bytes"])
+        self.assertEqual(ketama.ring_cache_stats()["max_rings"], stats["max_rings"])
+
+
 class SetTests(unittest.TestCase):
     def test_encode_decode_and_compaction(self):
         value = ketama.Set.encode(["bob", "carol", "dave"]) + ketama.Set.encode(["carol"], "remove")

@@ -71,6 +71,7 @@ pub mod ring_cache;
 #[cfg(test)]
 mod scratch;
 pub mod search;
+pub mod serialized_servers;
 pub mod server;
 pub mod server_file;
 pub mod setcodec;

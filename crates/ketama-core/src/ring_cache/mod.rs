@@ -15,7 +15,9 @@
 //!   file that cannot be read or parsed now fails as a first read does
 //!   (the last good ring stays kept for when it is good again).
 //! * **A list** is keyed by its servers (address, weight, name, in order)
-//!   and the configuration.
+//!   and the configuration; a list handed over as PHP's `serialize()` of
+//!   the array ([`crate::serialized_servers`]) also by those bytes, so that
+//!   an equal string finds its ring without being read.
 //! * **Bounded**: at most [`DEFAULT_BOUNDS`] rings and bytes
 //!   ([`Ring::heap_bytes`]) are kept, the least recently used dropped first
 //!   ([`Lru`]); [`set_bounds`], or the environment variables
@@ -25,22 +27,18 @@
 //!   holders.
 
 pub mod lru;
+mod process;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 pub use lru::{Bounds, Lru};
+pub use process::{DEFAULT_BOUNDS, global, set_bounds};
 
 use crate::file_ring::{Followed, Refresh};
 use crate::parser::ParseMode;
 use crate::{Error, Ring, RingConfig, ServerSpec};
-
-/// The bounds of the process's cache unless set: 64 rings, 256 MiB (a
-/// libketama ring of 10,000 servers holds 1.6 M points, 13 MB).
-pub const DEFAULT_BOUNDS: Bounds = Bounds {
-    entries: 64,
-    weight: 256 << 20,
-};
 
 /// What a cached ring was built from.
 #[derive(Debug, PartialEq, Eq)]
@@ -54,6 +52,9 @@ enum Source {
         servers: Vec<ServerSpec>,
         config: RingConfig,
     },
+    /// A list as PHP's `serialize()` wrote it: the ring of its servers,
+    /// found again by the bytes alone.
+    Serialized { bytes: Vec<u8>, config: RingConfig },
 }
 
 /// A cached ring: a followed file's, or a list's.
@@ -67,6 +68,27 @@ enum Cached {
 #[derive(Debug)]
 pub struct RingCache {
     rings: Lru<Source, Cached>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+/// What a cache holds and has done, as [`RingCache::stats`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stats {
+    /// Rings kept now.
+    pub rings: usize,
+    /// Bytes the kept rings weigh ([`Ring::heap_bytes`] and their keys).
+    pub bytes: usize,
+    /// The bounds in force.
+    pub bounds: Bounds,
+    /// Builds answered with a ring already built (a file looked at and
+    /// found unchanged or not yet settled counts here).
+    pub hits: u64,
+    /// Builds that read or rolled: a first build, a changed file, a ring
+    /// dropped earlier.
+    pub misses: u64,
+    /// Rings dropped to keep within the bounds.
+    pub evictions: u64,
 }
 
 impl RingCache {
@@ -74,6 +96,26 @@ impl RingCache {
     pub const fn new(bounds: Bounds) -> RingCache {
         RingCache {
             rings: Lru::new(bounds),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+
+    /// Counts one build, answered from the cache (`hit`) or not.
+    fn count(&self, hit: bool) {
+        let counter = if hit { &self.hits } else { &self.misses };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// What the cache holds and has done so far.
+    pub fn stats(&self) -> Stats {
+        Stats {
+            rings: self.len(),
+            bytes: self.bytes(),
+            bounds: self.bounds(),
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
+            evictions: self.evictions(),
         }
     }
 
@@ -94,7 +136,9 @@ impl RingCache {
         };
         let build = |servers, _: &_| Ring::new(servers, config);
         if let Some(Cached::File(followed)) = self.rings.find(same) {
-            return match followed.look(build) {
+            let refreshed = followed.look(build);
+            self.count(!matches!(refreshed, Refresh::Changed(_)));
+            return match refreshed {
                 Refresh::Changed(good) => {
                     self.rings
                         .reweigh(same, weight_of(path.as_os_str().len(), &good.value));
@@ -104,6 +148,7 @@ impl RingCache {
                 Refresh::KeptLastGood { problem, .. } => Err(problem),
             };
         }
+        self.count(false);
         let followed = Followed::open(path, mode, build)?;
         let ring = followed.last_good().value;
         let source = Source::File {
@@ -124,9 +169,45 @@ impl RingCache {
         servers: Vec<ServerSpec>,
         config: RingConfig,
     ) -> Result<Arc<Ring>, Error> {
+        let (ring, hit) = self.list_ring(servers, config)?;
+        self.count(hit);
+        Ok(ring)
+    }
+
+    /// The ring of the servers PHP's `serialize()` wrote into `bytes`
+    /// ([`crate::serialized_servers`]), as [`RingCache::from_servers`]
+    /// gives it: found by the bytes alone when an equal string was read
+    /// before with this configuration.
+    pub fn from_serialized(&self, bytes: &[u8], config: RingConfig) -> Result<Arc<Ring>, Error> {
+        let same = |source: &Source| matches!(source, Source::Serialized { bytes: b, config: c } if b.as_slice() == bytes && *c == config);
+        if let Some(Cached::List(ring)) = self.rings.find(same) {
+            self.count(true);
+            return Ok(ring);
+        }
+        let servers = crate::serialized_servers::specs(bytes)?;
+        let (ring, hit) = self.list_ring(servers, config)?;
+        self.count(hit);
+        // Weighed with its ring although the list's entry may hold the same
+        // ring: the bytes bound is kept, never overrun.
+        let weight = weight_of(bytes.len(), &ring);
+        let source = Source::Serialized {
+            bytes: bytes.to_vec(),
+            config,
+        };
+        self.rings
+            .insert(source, Cached::List(Arc::clone(&ring)), weight);
+        Ok(ring)
+    }
+
+    /// The ring of `servers` and whether it was already built.
+    fn list_ring(
+        &self,
+        servers: Vec<ServerSpec>,
+        config: RingConfig,
+    ) -> Result<(Arc<Ring>, bool), Error> {
         let same = |source: &Source| matches!(source, Source::List { servers: s, config: c } if *s == servers && *c == config);
         if let Some(Cached::List(ring)) = self.rings.find(same) {
-            return Ok(ring);
+            return Ok((ring, true));
         }
         let ring = Arc::new(Ring::new(servers.clone(), config)?);
         let key_bytes: usize = servers
@@ -139,7 +220,7 @@ impl RingCache {
         let source = Source::List { servers, config };
         self.rings
             .insert(source, Cached::List(Arc::clone(&ring)), weight);
-        Ok(ring)
+        Ok((ring, false))
     }
 
     /// Changes the bounds, dropping the least recently used rings over them.
@@ -181,37 +262,6 @@ impl RingCache {
 /// What a cached ring weighs: its heap bytes and those of its key.
 fn weight_of(key_bytes: usize, ring: &Ring) -> usize {
     key_bytes + ring.heap_bytes()
-}
-
-/// The process's cache, its bounds read from the environment at first use.
-pub fn global() -> &'static RingCache {
-    static CACHE: OnceLock<RingCache> = OnceLock::new();
-    CACHE.get_or_init(|| RingCache::new(bounds_from_env(|name| std::env::var(name).ok())))
-}
-
-/// Changes the bounds of the process's cache ([`global`]).
-pub fn set_bounds(bounds: Bounds) {
-    global().set_bounds(bounds);
-}
-
-/// [`DEFAULT_BOUNDS`] with what `KETAMA_RING_CACHE_RINGS` and
-/// `KETAMA_RING_CACHE_BYTES` say (`var` reads a variable); a value that is
-/// not a whole number is ignored, with a line on standard error naming it.
-fn bounds_from_env(var: impl Fn(&str) -> Option<String>) -> Bounds {
-    let read = |name: &str, default: usize| match var(name) {
-        None => default,
-        Some(text) => text.trim().parse().unwrap_or_else(|_| {
-            eprintln!(
-                "libketama: {name}='{}' is not a whole number; the default {default} is used",
-                crate::escape::escape_bytes(text.as_bytes())
-            );
-            default
-        }),
-    };
-    Bounds {
-        entries: read("KETAMA_RING_CACHE_RINGS", DEFAULT_BOUNDS.entries),
-        weight: read("KETAMA_RING_CACHE_BYTES", DEFAULT_BOUNDS.weight),
-    }
 }
 
 #[cfg(test)]
@@ -422,22 +472,86 @@ mod tests {
     }
 
     #[test]
-    fn bounds_come_from_the_environment_or_the_defaults() {
-        let env = |rings: Option<&str>, bytes: Option<&str>| {
-            bounds_from_env(|name| match name {
-                "KETAMA_RING_CACHE_RINGS" => rings.map(str::to_string),
-                "KETAMA_RING_CACHE_BYTES" => bytes.map(str::to_string),
-                other => panic!("{other}"),
-            })
-        };
-        assert_eq!(env(None, None), DEFAULT_BOUNDS);
+    fn stats_count_hits_and_misses() {
+        let dir = ScratchDir::new("ring-cache-stats");
+        let path = dir.join("servers");
+        write_settled(&path, TWO);
+        let cache = RingCache::new(DEFAULT_BOUNDS);
+        let config = RingConfig::default();
+        let zero = cache.stats();
         assert_eq!(
-            env(Some("0"), Some(" 1048576 ")),
-            Bounds {
-                entries: 0,
-                weight: 1 << 20
-            }
+            (zero.rings, zero.bytes, zero.hits, zero.misses),
+            (0, 0, 0, 0)
         );
-        assert_eq!(env(Some("many"), Some("-1")), DEFAULT_BOUNDS);
+        assert_eq!(zero.bounds, DEFAULT_BOUNDS);
+        cache.from_file(&path, config, ParseMode::Strict).unwrap();
+        cache.from_file(&path, config, ParseMode::Strict).unwrap();
+        cache.from_servers(list(3), config).unwrap();
+        cache.from_servers(list(3), config).unwrap();
+        cache.from_servers(list(3), config).unwrap();
+        let stats = cache.stats();
+        assert_eq!((stats.rings, stats.hits, stats.misses), (2, 3, 2));
+        assert_eq!(stats.bytes, cache.bytes());
+        assert!(stats.bytes > 0);
+        // An edit, once settled, is a miss: the file was read again.
+        write_settled(&path, THREE);
+        assert_eq!(
+            cache
+                .from_file(&path, config, ParseMode::Strict)
+                .unwrap()
+                .servers()
+                .len(),
+            3
+        );
+        assert_eq!((cache.stats().hits, cache.stats().misses), (3, 3));
+        // A failed first build is a miss too, and keeps nothing.
+        assert!(
+            cache
+                .from_file(&dir.join("missing"), config, ParseMode::Strict)
+                .is_err()
+        );
+        assert_eq!((cache.stats().rings, cache.stats().misses), (2, 4));
+    }
+
+    #[test]
+    fn a_serialized_list_finds_the_ring_of_its_servers() {
+        let cache = RingCache::new(DEFAULT_BOUNDS);
+        let config = RingConfig::default();
+        // PHP's serialize(['10.0.0.1:11211' => 100, '10.0.0.2:11211' => 100]).
+        let bytes = br#"a:2:{s:14:"10.0.0.1:11211";i:100;s:14:"10.0.0.2:11211";i:100;}"#;
+        let listed = cache
+            .from_servers(
+                vec![
+                    ServerSpec::new("10.0.0.1:11211", 100),
+                    ServerSpec::new("10.0.0.2:11211", 100),
+                ],
+                config,
+            )
+            .unwrap();
+        let serialized = cache.from_serialized(bytes, config).unwrap();
+        assert!(Arc::ptr_eq(&listed, &serialized));
+        assert!(Arc::ptr_eq(
+            &listed,
+            &cache.from_serialized(bytes, config).unwrap()
+        ));
+        assert_eq!((cache.stats().hits, cache.stats().misses), (2, 1));
+        // Another configuration is another ring; a bad string is refused and kept nowhere.
+        let other = RingConfig::from_names("php-memcached", None, None).unwrap();
+        assert!(!Arc::ptr_eq(
+            &listed,
+            &cache.from_serialized(bytes, other).unwrap()
+        ));
+        let rings = cache.len();
+        assert!(cache.from_serialized(b"a:1:{i:0;d:1.5;}", config).is_err());
+        assert!(cache.from_serialized(b"a:0:{}", config).is_err());
+        assert_eq!(cache.len(), rings);
+        // Dropped from the cache (bounds of one ring), the alias is rebuilt, not dangling.
+        cache.set_bounds(Bounds {
+            entries: 1,
+            weight: usize::MAX,
+        });
+        let again = cache.from_serialized(bytes, config).unwrap();
+        assert_eq!(again.servers().len(), 2);
+        assert_eq!(listed.server_index(b"key"), again.server_index(b"key"));
     }
 }

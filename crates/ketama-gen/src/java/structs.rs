@@ -32,6 +32,7 @@ pub const STRUCT_FILES: &[StructFile] = &[
             "ketama_set_stats",
             "ketama_set_policy",
             "ketama_set_compaction",
+            "ketama_ring_cache_stats",
         ],
     },
     StructFile {
@@ -145,7 +146,7 @@ mod tests {
     /// compiled with, for every struct a binding reads or writes.
     #[test]
     fn parsed_layouts_equal_the_rust_structs() {
-        use ketama::{migration, ring, set};
+        use ketama::{migration, ring, ring_cache, set};
         let api = crate::tests::api();
         let rust: Vec<(&str, RustLayout)> = vec![
             (
@@ -177,6 +178,18 @@ mod tests {
                     name_len,
                     weight,
                     point_count
+                }),
+            ),
+            (
+                "ketama_ring_cache_stats",
+                rust_layout!(ring_cache::ketama_ring_cache_stats {
+                    rings,
+                    bytes,
+                    max_rings,
+                    max_bytes,
+                    hits,
+                    misses,
+                    evictions
                 }),
             ),
             (

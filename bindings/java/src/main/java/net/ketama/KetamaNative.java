@@ -117,6 +117,11 @@ final class KetamaNative {
 
     static native void ketama_ring_free(long ring);
 
+    // ---- the process's ring cache (RingCache) ----
+    static native int ketama_ring_cache_configure(long rings, long bytes);
+
+    static native int ketama_ring_cache_get_stats(Pointer out);
+
     /** {@code out} receives a {@code ketama_server_ref} ({@link NativeStructs.KetamaServerRef}). */
     static native int ketama_find_server(long ring, byte[] key, long keyLen, Pointer out);
 

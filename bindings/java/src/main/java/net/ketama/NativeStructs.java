@@ -431,4 +431,80 @@ final class NativeStructs {
             p.setByte(36, (byte) (value ? 1 : 0));
         }
     }
+
+    /**
+     * What the process's ring cache holds and has done
+     * ({@code ketama_ring_cache_get_stats}).
+     *
+     * <p>The C struct {@code ketama_ring_cache_stats} of include/ketama.h.
+     */
+    static final class KetamaRingCacheStats {
+        private KetamaRingCacheStats() {}
+
+        /** {@code sizeof(ketama_ring_cache_stats)}. */
+        static final int SIZE = 56;
+
+        /** {@code size_t rings} at offset 0: Rings kept now. */
+        static long getRings(Pointer p) {
+            return p.getLong(0);
+        }
+
+        static void setRings(Pointer p, long value) {
+            p.setLong(0, value);
+        }
+
+        /** {@code size_t bytes} at offset 8: Bytes the kept rings weigh (their arrays and their keys). */
+        static long getBytes(Pointer p) {
+            return p.getLong(8);
+        }
+
+        static void setBytes(Pointer p, long value) {
+            p.setLong(8, value);
+        }
+
+        /** {@code size_t max_rings} at offset 16: The most rings kept (the bound in force). */
+        static long getMaxRings(Pointer p) {
+            return p.getLong(16);
+        }
+
+        static void setMaxRings(Pointer p, long value) {
+            p.setLong(16, value);
+        }
+
+        /** {@code size_t max_bytes} at offset 24: The most bytes kept (the bound in force; the newest ring stays even alone over it). */
+        static long getMaxBytes(Pointer p) {
+            return p.getLong(24);
+        }
+
+        static void setMaxBytes(Pointer p, long value) {
+            p.setLong(24, value);
+        }
+
+        /** {@code uint64_t hits} at offset 32: Ring constructions answered with a ring already built. */
+        static long getHits(Pointer p) {
+            return p.getLong(32);
+        }
+
+        static void setHits(Pointer p, long value) {
+            p.setLong(32, value);
+        }
+
+        /** {@code uint64_t misses} at offset 40: Ring constructions that read a file or built a ring. */
+        static long getMisses(Pointer p) {
+            return p.getLong(40);
+        }
+
+        static void setMisses(Pointer p, long value) {
+            p.setLong(40, value);
+        }
+
+        /** {@code uint64_t evictions} at offset 48: Rings dropped to keep within the bounds. */
+        static long getEvictions(Pointer p) {
+            return p.getLong(48);
+        }
+
+        static void setEvictions(Pointer p, long value) {
+            p.setLong(48, value);
+        }
+    }
 }

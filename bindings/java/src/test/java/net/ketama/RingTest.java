@@ -358,4 +358,47 @@ public class RingTest {
             }
         }
     }
+
+    /** Writes {@code text} in place, modified an hour ago, and waits past the 100 ms its ctime takes to settle. */
+    private static void writeSettled(Path path, String text) throws Exception {
+        Files.writeString(path, text);
+        Files.setLastModifiedTime(path, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 3_600_000));
+        Thread.sleep(200);
+    }
+
+    /** The ring cache of libketama.so: a second construction is the ring already built, an edit is read once settled. */
+    @Test
+    public void aSecondConstructionIsTheRingAlreadyBuilt() throws Exception {
+        Path path = dir.resolve("cached");
+        writeSettled(path, "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n");
+        RingCache.Stats before = RingCache.stats();
+        try (Ring first = Ring.fromFile(path); Ring second = Ring.fromFile(path)) {
+            RingCache.Stats after = RingCache.stats();
+            assertEquals(1, after.misses() - before.misses());
+            assertEquals(1, after.hits() - before.hits());
+            assertTrue(after.rings() >= 1 && after.bytes() > 0);
+            assertEquals(first.server("user:1"), second.server("user:1"));
+            writeSettled(path, "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n10.0.0.3:11211\t100\n");
+            before = RingCache.stats();
+            try (Ring edited = Ring.fromFile(path)) {
+                assertEquals(3, edited.serverCount());
+                assertEquals(2, first.serverCount());
+                assertEquals(1, RingCache.stats().misses() - before.misses());
+            }
+        }
+        RingCache.Stats bounds = RingCache.stats();
+        try {
+            RingCache.configure(0, 0);
+            RingCache.Stats none = RingCache.stats();
+            assertEquals(List.of(0L, 0L, 0L, 0L), List.of(none.rings(), none.bytes(), none.maxRings(), none.maxBytes()));
+            try (Ring a = Ring.fromFile(path); Ring b = Ring.fromFile(path)) {
+                assertEquals(2, RingCache.stats().misses() - none.misses());
+                assertEquals(a.server("k"), b.server("k"));
+            }
+            assertThrows(IllegalArgumentException.class, () -> RingCache.configure(-1, 0));
+        } finally {
+            RingCache.configure(bounds.maxRings(), bounds.maxBytes());
+        }
+        assertEquals(bounds.maxRings(), RingCache.stats().maxRings());
+    }
 }
