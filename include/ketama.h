@@ -331,6 +331,31 @@ typedef enum {
    * point after the key's hash and no wrap-around, greedy `{tag}`s.
    */
   KETAMA_FLAVOUR_REDIS_SHARD = 45,
+  /**
+   * go-redis v5 to v7 `Ring`: 100 CRC-32 points per shard name
+   * (`"<i><name>"`), keys' `{tag}` as Redis Cluster's.
+   */
+  KETAMA_FLAVOUR_GO_REDIS_RING_V5 = 49,
+  /**
+   * xmemcached `KetamaMemcachedSessionLocator`: 160 × weight MD5
+   * points of `/ip:port`, ties by label order and `point % count`.
+   */
+  KETAMA_FLAVOUR_XMEMCACHED = 50,
+  /**
+   * xmemcached `ArrayMemcachedSessionLocator` (its default):
+   * `String.hashCode % n`, weights as copies (not a continuum).
+   */
+  KETAMA_FLAVOUR_XMEMCACHED_ARRAY = 51,
+  /**
+   * xmemcached `LibmemcachedMemcachedSessionLocator`: 100 points of
+   * `host[:port]-i`, one-at-a-time over unsigned bytes.
+   */
+  KETAMA_FLAVOUR_XMEMCACHED_LIBMEMCACHED = 52,
+  /**
+   * xmemcached `PHPMemcacheSessionLocator`: `(hash >> 16) & 0x7fff`
+   * modulo the entries, weights as copies (not a continuum).
+   */
+  KETAMA_FLAVOUR_XMEMCACHED_PHP = 53,
 } ketama_flavour;
 
 /**
@@ -508,6 +533,12 @@ typedef enum {
    * flipped (unsigned order = JavaScript's order).
    */
   KETAMA_HASH_JS_SHA1 = 56,
+  /**
+   * Jenkins' one-at-a-time over unsigned bytes (xmemcached's
+   * `ONE_AT_A_TIME` of a key's UTF-8 bytes, `bt & 0xFF`); equal to
+   * `one_at_a_time` on ASCII.
+   */
+  KETAMA_HASH_ONE_AT_A_TIME_UNSIGNED = 60,
 } ketama_hash;
 
 /**

@@ -25,6 +25,7 @@ pub mod dalli;
 pub mod django_redis;
 pub mod emcache;
 pub mod envoy;
+pub mod go_redis_v5;
 pub mod gomemcache;
 pub mod groupcache;
 pub mod haproxy;
@@ -53,6 +54,7 @@ pub mod spymemcached;
 pub mod twemproxy;
 pub mod uhashring;
 pub mod varnish;
+pub mod xmemcached;
 
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
@@ -204,6 +206,21 @@ crate::named_enum! {
         /// PyPI redis-shard: 128 CRC-32 points per named server, the first
         /// point after the key's hash and no wrap-around, greedy `{tag}`s.
         RedisShard = 45, KETAMA_FLAVOUR_REDIS_SHARD, "redis-shard", ["python-redis-shard", "redisshard"] => redis_shard::PLACEMENT;
+        /// go-redis v5 to v7 `Ring`: 100 CRC-32 points per shard name
+        /// (`"<i><name>"`), keys' `{tag}` as Redis Cluster's.
+        GoRedisRingV5 = 49, KETAMA_FLAVOUR_GO_REDIS_RING_V5, "go-redis-ring-v5", ["go-redis-v5", "redis-v5-ring", "go-redis-v6", "go-redis-v7"] => go_redis_v5::PLACEMENT;
+        /// xmemcached `KetamaMemcachedSessionLocator`: 160 × weight MD5
+        /// points of `/ip:port`, ties by label order and `point % count`.
+        Xmemcached = 50, KETAMA_FLAVOUR_XMEMCACHED, "xmemcached", ["xmemcached-ketama"] => xmemcached::KETAMA;
+        /// xmemcached `ArrayMemcachedSessionLocator` (its default):
+        /// `String.hashCode % n`, weights as copies (not a continuum).
+        XmemcachedArray = 51, KETAMA_FLAVOUR_XMEMCACHED_ARRAY, "xmemcached-array", ["xmemcached-default"] => xmemcached::ARRAY;
+        /// xmemcached `LibmemcachedMemcachedSessionLocator`: 100 points of
+        /// `host[:port]-i`, one-at-a-time over unsigned bytes.
+        XmemcachedLibmemcached = 52, KETAMA_FLAVOUR_XMEMCACHED_LIBMEMCACHED, "xmemcached-libmemcached", [] => xmemcached::LIBMEMCACHED;
+        /// xmemcached `PHPMemcacheSessionLocator`: `(hash >> 16) & 0x7fff`
+        /// modulo the entries, weights as copies (not a continuum).
+        XmemcachedPhp = 53, KETAMA_FLAVOUR_XMEMCACHED_PHP, "xmemcached-php", ["xmemcached-phpmemcache"] => xmemcached::PHP;
     }
 }
 

@@ -143,6 +143,10 @@ crate::named_enum! {
         /// the key's UTF-8 text, big-endian and signed, its sign bit
         /// flipped (unsigned order = JavaScript's order).
         JsSha1 = 56, KETAMA_HASH_JS_SHA1, "js_sha1", ["npm-memcache-sha1", "sha1-int32"];
+        /// Jenkins' one-at-a-time over unsigned bytes (xmemcached's
+        /// `ONE_AT_A_TIME` of a key's UTF-8 bytes, `bt & 0xFF`); equal to
+        /// `one_at_a_time` on ASCII.
+        OneAtATimeUnsigned = 60, KETAMA_HASH_ONE_AT_A_TIME_UNSIGNED, "one_at_a_time_unsigned", ["oaat_unsigned", "java-one_at_a_time"];
     }
 }
 
@@ -155,6 +159,7 @@ impl HashAlgorithm {
             HashAlgorithm::Crc => crc::crc15(key),
             HashAlgorithm::Crc32 => crc::crc32(key),
             HashAlgorithm::OneAtATime => one_at_a_time::one_at_a_time(key),
+            HashAlgorithm::OneAtATimeUnsigned => one_at_a_time::one_at_a_time_unsigned(key),
             HashAlgorithm::Fnv1_32 => fnv1(c_chars(key), FNV32_INIT, FNV32_PRIME),
             HashAlgorithm::Fnv1a32 => fnv1a(c_chars(key), FNV32_INIT, FNV32_PRIME),
             HashAlgorithm::Fnv1_64 => fnv1(c_chars(key), FNV64_INIT_LOW, FNV64_PRIME_LOW),
@@ -258,6 +263,12 @@ mod tests {
         );
         assert_eq!(HashAlgorithm::SpyNative.hash(b"hello"), 99_162_322);
         assert_eq!(HashAlgorithm::Hsieh.hash(b""), 0);
+        // Jenkins' one-at-a-time published vectors (unsigned bytes).
+        assert_eq!(HashAlgorithm::OneAtATimeUnsigned.hash(b"a"), 0xca2e_9442);
+        assert_eq!(
+            HashAlgorithm::OneAtATimeUnsigned.hash(b"The quick brown fox jumps over the lazy dog"),
+            0x519e_91f5
+        );
         // SHA-256("abc") = ba7816bf...
         assert_eq!(HashAlgorithm::Sha256.hash(b"abc"), 0xba78_16bf);
         // MurmurHash3 x86_32 published vectors (seed 0).

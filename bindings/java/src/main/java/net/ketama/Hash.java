@@ -255,7 +255,15 @@ public enum Hash {
      *
      * <p>C: {@code KETAMA_HASH_JS_SHA1 = 56}.
      */
-    JS_SHA1(56, "KETAMA_HASH_JS_SHA1");
+    JS_SHA1(56, "KETAMA_HASH_JS_SHA1"),
+    /**
+     * Jenkins' one-at-a-time over unsigned bytes (xmemcached's
+     * {@code ONE_AT_A_TIME} of a key's UTF-8 bytes, {@code bt & 0xFF}); equal to
+     * {@code one_at_a_time} on ASCII.
+     *
+     * <p>C: {@code KETAMA_HASH_ONE_AT_A_TIME_UNSIGNED = 60}.
+     */
+    ONE_AT_A_TIME_UNSIGNED(60, "KETAMA_HASH_ONE_AT_A_TIME_UNSIGNED");
 
     private final int id;
     private final String cName;
