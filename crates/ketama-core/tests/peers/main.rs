@@ -11,6 +11,7 @@ mod dalli;
 mod django_redis;
 mod emcache;
 mod envoy;
+mod go_redis_v5;
 mod gomemcache;
 mod groupcache;
 mod haproxy;
