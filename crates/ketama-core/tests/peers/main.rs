@@ -39,3 +39,4 @@ mod spymemcached_array;
 mod twemproxy;
 mod uhashring;
 mod varnish;
+mod xmemcached;
