@@ -65,41 +65,69 @@ fn ring(flavour: Flavour, specs: Vec<ServerSpec>, hash: Option<HashAlgorithm>) -
     Ring::new(specs, RingConfig::new(flavour, hash)).expect("the library builds the ring")
 }
 
+/// One published test: a locator over servers, some closed, and the
+/// session it expects for each key.
+struct Published {
+    flavour: String,
+    test: String,
+    servers: String,
+    down: String,
+    keys: Vec<Vec<u8>>,
+    expected: Vec<String>,
+}
+
 #[test]
 fn the_published_locator_tests_hold() {
     let text = std::fs::read_to_string(published()).unwrap();
-    let mut rows: Vec<(String, Vec<Vec<u8>>, Vec<String>, Vec<String>)> = Vec::new();
-    let mut order: Vec<(String, String, String, String)> = Vec::new();
+    let mut tests: Vec<Published> = Vec::new();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let f: Vec<&str> = line.split('\t').collect();
         assert_eq!(f.len(), 6, "a published row has 6 fields: {line}");
-        let case = (f[0].into(), f[1].into(), f[2].into(), f[3].into());
-        if order.last() != Some(&case) {
-            order.push(case);
-            rows.push((format!("{} {}", f[0], f[1]), vec![], vec![], vec![]));
+        let same = tests.last().is_some_and(|t| {
+            (
+                t.flavour.as_str(),
+                t.test.as_str(),
+                t.servers.as_str(),
+                t.down.as_str(),
+            ) == (f[0], f[1], f[2], f[3])
+        });
+        if !same {
+            tests.push(Published {
+                flavour: f[0].into(),
+                test: f[1].into(),
+                servers: f[2].into(),
+                down: f[3].into(),
+                keys: Vec::new(),
+                expected: Vec::new(),
+            });
         }
-        let row = rows.last_mut().unwrap();
-        row.1.push(f[4].as_bytes().to_vec());
-        row.2.push(f[5].to_string());
+        let test = tests.last_mut().unwrap();
+        test.keys.push(f[4].as_bytes().to_vec());
+        test.expected.push(f[5].to_string());
     }
     let mut compared = 0;
-    for ((flavour, _, servers, down), (name, keys, expected, ours)) in order.iter().zip(&mut rows) {
-        let flavour = Flavour::from_name(flavour).expect("a flavour of ours");
-        let addresses: Vec<&str> = servers.split(',').collect();
+    for t in &tests {
+        let flavour = Flavour::from_name(&t.flavour).expect("a flavour of ours");
+        let addresses: Vec<&str> = t.servers.split(',').collect();
         let specs = addresses
             .iter()
             .map(|a| ServerSpec::unweighted(*a))
             .collect();
         let ring = ring(flavour, specs, None);
-        let down: Vec<usize> = match down.as_str() {
+        let down: Vec<usize> = match t.down.as_str() {
             "-" => vec![],
             list => list.split(',').map(|d| d.parse().unwrap()).collect(),
         };
-        for key in keys.iter() {
-            let at = ring.locate_live(key, |s| down.contains(&s)).unwrap();
-            ours.push(addresses[at.server_index].to_string());
-        }
-        compared += report(flavour.name(), name, keys, ours, expected);
+        let ours: Vec<String> = t
+            .keys
+            .iter()
+            .map(|key| {
+                let at = ring.locate_live(key, |s| down.contains(&s)).unwrap();
+                addresses[at.server_index].to_string()
+            })
+            .collect();
+        let name = format!("{} (down: {})", t.test, t.down);
+        compared += report(flavour.name(), &name, &t.keys, &ours, &t.expected);
     }
     assert_eq!(compared, 33);
 }
