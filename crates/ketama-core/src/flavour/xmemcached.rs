@@ -88,15 +88,16 @@ const OAAT_HASHES: &[H] = &[
     H::SpyFnv1a32,
 ];
 
-/// xmemcached's spellings of its hashes.
+/// xmemcached's spellings of its hashes (`CRC32_HASH` and the like: the
+/// `_hash` suffix is dropped before the lookup).
 const SPELLINGS: &[(&str, H)] = &[
-    ("native_hash", H::SpyNative),
-    ("ketama_hash", H::Md5),
-    ("crc32_hash", H::Crc),
-    ("fnv1_64_hash", H::SpyFnv1_64),
-    ("fnv1a_64_hash", H::SpyFnv1a64),
-    ("fnv1_32_hash", H::SpyFnv1_32),
-    ("fnv1a_32_hash", H::SpyFnv1a32),
+    ("native", H::SpyNative),
+    ("ketama", H::Md5),
+    ("crc32", H::Crc),
+    ("fnv1_64", H::SpyFnv1_64),
+    ("fnv1a_64", H::SpyFnv1a64),
+    ("fnv1_32", H::SpyFnv1_32),
+    ("fnv1a_32", H::SpyFnv1a32),
     ("one_at_a_time", H::OneAtATimeUnsigned),
 ];
 
@@ -290,6 +291,21 @@ mod tests {
         assert_eq!(settled, vec![(7, 0), (9, 1)]);
         let settled = settle_ties(vec![(6, 0), (6, 1), (6, 0)], &labels);
         assert_eq!(settled, vec![(6, 1)]);
+    }
+
+    #[test]
+    fn xmemcached_spells_its_hashes_as_its_enum_does() {
+        use crate::Flavour;
+        for flavour in [Flavour::Xmemcached, Flavour::XmemcachedArray] {
+            assert_eq!(flavour.hash_from_name("CRC32_HASH"), Some(H::Crc));
+            assert_eq!(
+                flavour.hash_from_name("ONE_AT_A_TIME"),
+                Some(H::OneAtATimeUnsigned)
+            );
+            assert_eq!(flavour.hash_from_name("FNV1A_32_HASH"), Some(H::SpyFnv1a32));
+            assert_eq!(flavour.hash_from_name("KETAMA_HASH"), Some(H::Md5));
+            assert_eq!(flavour.hash_from_name("MYSQL_HASH"), None);
+        }
     }
 
     #[test]
