@@ -6,7 +6,8 @@
 //! [`Preparation`]), and in whether a weight means anything (gomemcache
 //! users list a server twice). Each client's [`Rule`] is in its own file:
 //! `spymemcached.rs` (`ArrayModNodeLocator`), `gomemcache.rs`, `memjs.rs`,
-//! `apr_memcache.rs`, `libmemcached.rs` (MODULA).
+//! `apr_memcache.rs`, `libmemcached.rs` (MODULA), `xmemcached.rs` (array
+//! and PHP locators, the array one over a session list of its own making).
 
 use std::borrow::Cow;
 
