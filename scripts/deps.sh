@@ -124,6 +124,11 @@ command -v go >/dev/null 2>&1 || need golang-go
 command -v redis-server >/dev/null 2>&1 || need redis-server
 command -v redis-cli >/dev/null 2>&1 || need redis-tools
 # --- end of Redis Cluster's block
+# --- go-redis v5's Ring (crates/ketama-core/tests/peers/go_redis_v5.rs): the
+# Debian sources, built offline, asked offline and against live redis-servers.
+[ -f /usr/share/gocode/src/gopkg.in/redis.v5/internal/consistenthash/consistenthash.go ] \
+  || need golang-gopkg-redis.v5-dev
+# --- end of go-redis v5's block
 # --- Proxies observed live on loopback (crates/ketama-core/tests/peers/haproxy.rs,
 # crates/ketama-core/tests/peers/varnish.rs): HAProxy, and varnishd with its bundled directors
 # and blob vmods (it compiles each VCL with gcc, probed above).

@@ -323,6 +323,31 @@ typedef enum {
    * XXH64, `{tag}`s (not a continuum).
    */
   KETAMA_FLAVOUR_GO_REDIS_RING = 48,
+  /**
+   * go-redis v5 to v7 `Ring`: 100 CRC-32 points per shard name
+   * (`"<i><name>"`), keys' `{tag}` as Redis Cluster's.
+   */
+  KETAMA_FLAVOUR_GO_REDIS_RING_V5 = 49,
+  /**
+   * xmemcached `KetamaMemcachedSessionLocator`: 160 × weight MD5
+   * points of `/ip:port`, ties by label order and `point % count`.
+   */
+  KETAMA_FLAVOUR_XMEMCACHED = 50,
+  /**
+   * xmemcached `ArrayMemcachedSessionLocator` (its default):
+   * `String.hashCode % n`, weights as copies (not a continuum).
+   */
+  KETAMA_FLAVOUR_XMEMCACHED_ARRAY = 51,
+  /**
+   * xmemcached `LibmemcachedMemcachedSessionLocator`: 100 points of
+   * `host[:port]-i`, one-at-a-time over unsigned bytes.
+   */
+  KETAMA_FLAVOUR_XMEMCACHED_LIBMEMCACHED = 52,
+  /**
+   * xmemcached `PHPMemcacheSessionLocator`: `(hash >> 16) & 0x7fff`
+   * modulo the entries, weights as copies (not a continuum).
+   */
+  KETAMA_FLAVOUR_XMEMCACHED_PHP = 53,
 } ketama_flavour;
 
 /**
@@ -505,6 +530,12 @@ typedef enum {
    * proxy places keys with all 64).
    */
   KETAMA_HASH_XXH3 = 57,
+  /**
+   * Jenkins' one-at-a-time over unsigned bytes (xmemcached's
+   * `ONE_AT_A_TIME` of a key's UTF-8 bytes, `bt & 0xFF`); equal to
+   * `one_at_a_time` on ASCII.
+   */
+  KETAMA_HASH_ONE_AT_A_TIME_UNSIGNED = 58,
 } ketama_hash;
 
 /**

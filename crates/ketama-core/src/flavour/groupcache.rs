@@ -44,9 +44,19 @@ pub const REPLICAS: PointsOption = PointsOption {
 
 /// The map with `replicas` points per peer.
 pub fn generate(servers: &[ServerSpec], replicas: u32) -> Result<GeneratedPoints, Error> {
-    refuse_weights(servers, "groupcache")?;
+    consistenthash("groupcache", servers, replicas)
+}
+
+/// A `consistenthash.Map` of `replicas` points per name, as `peer` builds
+/// it (its errors name `peer`): the points of [`generate`], no preparation.
+pub fn consistenthash(
+    peer: &str,
+    servers: &[ServerSpec],
+    replicas: u32,
+) -> Result<GeneratedPoints, Error> {
+    refuse_weights(servers, peer)?;
     let count = servers.len() as u64 * u64::from(replicas);
-    let mut points = Vec::with_capacity(budget::check("groupcache", count)?);
+    let mut points = Vec::with_capacity(budget::check(peer, count)?);
     for (index, server) in servers.iter().enumerate() {
         let name = name_or_address(server);
         for i in 0..replicas {

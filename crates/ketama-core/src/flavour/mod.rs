@@ -27,6 +27,7 @@ pub mod dskit;
 pub mod emcache;
 pub mod envoy;
 pub mod go_redis;
+pub mod go_redis_v5;
 pub mod gomemcache;
 pub mod groupcache;
 pub mod haproxy;
@@ -56,6 +57,7 @@ pub mod spymemcached;
 pub mod twemproxy;
 pub mod uhashring;
 pub mod varnish;
+pub mod xmemcached;
 
 use crate::hash::HashAlgorithm;
 use crate::parser::ParseMode;
@@ -218,6 +220,21 @@ crate::named_enum! {
         /// go-redis v8/v9 `Ring`: rendezvous hashing over shard names with
         /// XXH64, `{tag}`s (not a continuum).
         GoRedisRing = 48, KETAMA_FLAVOUR_GO_REDIS_RING, "go-redis-ring", ["go-redis", "go-redis-v9", "go-redis-v8"] => go_redis::PLACEMENT;
+        /// go-redis v5 to v7 `Ring`: 100 CRC-32 points per shard name
+        /// (`"<i><name>"`), keys' `{tag}` as Redis Cluster's.
+        GoRedisRingV5 = 49, KETAMA_FLAVOUR_GO_REDIS_RING_V5, "go-redis-ring-v5", ["go-redis-v5", "redis-v5-ring", "go-redis-v6", "go-redis-v7"] => go_redis_v5::PLACEMENT;
+        /// xmemcached `KetamaMemcachedSessionLocator`: 160 × weight MD5
+        /// points of `/ip:port`, ties by label order and `point % count`.
+        Xmemcached = 50, KETAMA_FLAVOUR_XMEMCACHED, "xmemcached", ["xmemcached-ketama"] => xmemcached::KETAMA;
+        /// xmemcached `ArrayMemcachedSessionLocator` (its default):
+        /// `String.hashCode % n`, weights as copies (not a continuum).
+        XmemcachedArray = 51, KETAMA_FLAVOUR_XMEMCACHED_ARRAY, "xmemcached-array", ["xmemcached-default"] => xmemcached::ARRAY;
+        /// xmemcached `LibmemcachedMemcachedSessionLocator`: 100 points of
+        /// `host[:port]-i`, one-at-a-time over unsigned bytes.
+        XmemcachedLibmemcached = 52, KETAMA_FLAVOUR_XMEMCACHED_LIBMEMCACHED, "xmemcached-libmemcached", [] => xmemcached::LIBMEMCACHED;
+        /// xmemcached `PHPMemcacheSessionLocator`: `(hash >> 16) & 0x7fff`
+        /// modulo the entries, weights as copies (not a continuum).
+        XmemcachedPhp = 53, KETAMA_FLAVOUR_XMEMCACHED_PHP, "xmemcached-php", ["xmemcached-phpmemcache"] => xmemcached::PHP;
     }
 }
 

@@ -148,6 +148,10 @@ crate::named_enum! {
         /// XXH3 64-bit with seed 0 (`XXH3_64bits`), low 32 bits (memcached's
         /// proxy places keys with all 64).
         Xxh3 = 57, KETAMA_HASH_XXH3, "xxh3", ["xxh3_64", "xxh3_64bits"];
+        /// Jenkins' one-at-a-time over unsigned bytes (xmemcached's
+        /// `ONE_AT_A_TIME` of a key's UTF-8 bytes, `bt & 0xFF`); equal to
+        /// `one_at_a_time` on ASCII.
+        OneAtATimeUnsigned = 58, KETAMA_HASH_ONE_AT_A_TIME_UNSIGNED, "one_at_a_time_unsigned", ["oaat_unsigned", "java-one_at_a_time"];
     }
 }
 
@@ -160,6 +164,7 @@ impl HashAlgorithm {
             HashAlgorithm::Crc => crc::crc15(key),
             HashAlgorithm::Crc32 => crc::crc32(key),
             HashAlgorithm::OneAtATime => one_at_a_time::one_at_a_time(key),
+            HashAlgorithm::OneAtATimeUnsigned => one_at_a_time::one_at_a_time_unsigned(key),
             HashAlgorithm::Fnv1_32 => fnv1(c_chars(key), FNV32_INIT, FNV32_PRIME),
             HashAlgorithm::Fnv1a32 => fnv1a(c_chars(key), FNV32_INIT, FNV32_PRIME),
             HashAlgorithm::Fnv1_64 => fnv1(c_chars(key), FNV64_INIT_LOW, FNV64_PRIME_LOW),
@@ -264,6 +269,12 @@ mod tests {
         );
         assert_eq!(HashAlgorithm::SpyNative.hash(b"hello"), 99_162_322);
         assert_eq!(HashAlgorithm::Hsieh.hash(b""), 0);
+        // Jenkins' one-at-a-time published vectors (unsigned bytes).
+        assert_eq!(HashAlgorithm::OneAtATimeUnsigned.hash(b"a"), 0xca2e_9442);
+        assert_eq!(
+            HashAlgorithm::OneAtATimeUnsigned.hash(b"The quick brown fox jumps over the lazy dog"),
+            0x519e_91f5
+        );
         // SHA-256("abc") = ba7816bf...
         assert_eq!(HashAlgorithm::Sha256.hash(b"abc"), 0xba78_16bf);
         // MurmurHash3 x86_32 published vectors (seed 0).

@@ -17,6 +17,9 @@ pub enum Select {
     /// pecl memcache's standard strategy: `(hash >> 16) & 0x7fff`, and 0
     /// read as 1.
     Bits16To30OrOne,
+    /// xmemcached's `PHPMemcacheSessionLocator`: `(hash >> 16) & 0x7fff`,
+    /// 0 kept.
+    Bits16To30,
 }
 
 impl Select {
@@ -28,6 +31,7 @@ impl Select {
             Select::SignedAbs => (hash as i32).unsigned_abs(),
             Select::ZeroIsOne => hash.max(1),
             Select::Bits16To30OrOne => ((hash >> 16) & 0x7fff).max(1),
+            Select::Bits16To30 => (hash >> 16) & 0x7fff,
         }
     }
 }

@@ -6,7 +6,8 @@
 //! [`Preparation`]), and in whether a weight means anything (gomemcache
 //! users list a server twice). Each client's [`Rule`] is in its own file:
 //! `spymemcached.rs` (`ArrayModNodeLocator`), `gomemcache.rs`, `memjs.rs`,
-//! `apr_memcache.rs`, `libmemcached.rs` (MODULA).
+//! `apr_memcache.rs`, `libmemcached.rs` (MODULA), `xmemcached.rs` (array
+//! and PHP locators, the array one over a session list of its own making).
 
 use std::borrow::Cow;
 
@@ -81,6 +82,19 @@ impl ServerModulo {
         let mut slots = Vec::with_capacity(total);
         for (index, server) in servers.iter().enumerate() {
             slots.extend(std::iter::repeat_n(index as u32, copies(server) as usize));
+        }
+        Self::from_slots(slots, rule)
+    }
+
+    /// The placement over a list of server indices the client built its own
+    /// way (xmemcached merges a server's consecutive entries); an empty or
+    /// over-budget list is refused.
+    pub fn from_slots(slots: Vec<u32>, rule: Rule) -> Result<Self, Error> {
+        budget::check("the server list", slots.len() as u64)?;
+        if slots.is_empty() {
+            return Err(Error::InvalidArgument(
+                "no server is listed: the list is empty or every weight is 0".into(),
+            ));
         }
         Ok(ServerModulo {
             count: Divisor::new(slots.len() as u32),

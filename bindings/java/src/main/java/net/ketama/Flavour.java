@@ -348,7 +348,42 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_GO_REDIS_RING = 48}.
      */
-    GO_REDIS_RING(48, "KETAMA_FLAVOUR_GO_REDIS_RING");
+    GO_REDIS_RING(48, "KETAMA_FLAVOUR_GO_REDIS_RING"),
+    /**
+     * go-redis v5 to v7 {@code Ring}: 100 CRC-32 points per shard name
+     * ({@code "<i><name>"}), keys' {@code {tag}} as Redis Cluster's.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_GO_REDIS_RING_V5 = 49}.
+     */
+    GO_REDIS_RING_V5(49, "KETAMA_FLAVOUR_GO_REDIS_RING_V5"),
+    /**
+     * xmemcached {@code KetamaMemcachedSessionLocator}: 160 \u00d7 weight MD5
+     * points of {@code /ip:port}, ties by label order and {@code point % count}.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_XMEMCACHED = 50}.
+     */
+    XMEMCACHED(50, "KETAMA_FLAVOUR_XMEMCACHED"),
+    /**
+     * xmemcached {@code ArrayMemcachedSessionLocator} (its default):
+     * {@code String.hashCode % n}, weights as copies (not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_XMEMCACHED_ARRAY = 51}.
+     */
+    XMEMCACHED_ARRAY(51, "KETAMA_FLAVOUR_XMEMCACHED_ARRAY"),
+    /**
+     * xmemcached {@code LibmemcachedMemcachedSessionLocator}: 100 points of
+     * {@code host[:port]-i}, one-at-a-time over unsigned bytes.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_XMEMCACHED_LIBMEMCACHED = 52}.
+     */
+    XMEMCACHED_LIBMEMCACHED(52, "KETAMA_FLAVOUR_XMEMCACHED_LIBMEMCACHED"),
+    /**
+     * xmemcached {@code PHPMemcacheSessionLocator}: {@code (hash >> 16) & 0x7fff}
+     * modulo the entries, weights as copies (not a continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_XMEMCACHED_PHP = 53}.
+     */
+    XMEMCACHED_PHP(53, "KETAMA_FLAVOUR_XMEMCACHED_PHP");
 
     private final int id;
     private final String cName;

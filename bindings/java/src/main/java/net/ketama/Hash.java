@@ -262,7 +262,15 @@ public enum Hash {
      *
      * <p>C: {@code KETAMA_HASH_XXH3 = 57}.
      */
-    XXH3(57, "KETAMA_HASH_XXH3");
+    XXH3(57, "KETAMA_HASH_XXH3"),
+    /**
+     * Jenkins' one-at-a-time over unsigned bytes (xmemcached's
+     * {@code ONE_AT_A_TIME} of a key's UTF-8 bytes, {@code bt & 0xFF}); equal to
+     * {@code one_at_a_time} on ASCII.
+     *
+     * <p>C: {@code KETAMA_HASH_ONE_AT_A_TIME_UNSIGNED = 58}.
+     */
+    ONE_AT_A_TIME_UNSIGNED(58, "KETAMA_HASH_ONE_AT_A_TIME_UNSIGNED");
 
     private final int id;
     private final String cName;
