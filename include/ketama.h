@@ -331,6 +331,11 @@ typedef enum {
    * point after the key's hash and no wrap-around, greedy `{tag}`s.
    */
   KETAMA_FLAVOUR_REDIS_SHARD = 45,
+  /**
+   * Netflix EVCache's `EVCacheNodeLocator`: spymemcached's MD5 ketama
+   * over node keys `name/ip:11211` (the port never in them).
+   */
+  KETAMA_FLAVOUR_EVCACHE = 54,
 } ketama_flavour;
 
 /**

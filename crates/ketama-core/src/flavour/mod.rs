@@ -25,6 +25,7 @@ pub mod dalli;
 pub mod django_redis;
 pub mod emcache;
 pub mod envoy;
+pub mod evcache;
 pub mod gomemcache;
 pub mod groupcache;
 pub mod haproxy;
@@ -204,6 +205,9 @@ crate::named_enum! {
         /// PyPI redis-shard: 128 CRC-32 points per named server, the first
         /// point after the key's hash and no wrap-around, greedy `{tag}`s.
         RedisShard = 45, KETAMA_FLAVOUR_REDIS_SHARD, "redis-shard", ["python-redis-shard", "redisshard"] => redis_shard::PLACEMENT;
+        /// Netflix EVCache's `EVCacheNodeLocator`: spymemcached's MD5 ketama
+        /// over node keys `name/ip:11211` (the port never in them).
+        Evcache = 54, KETAMA_FLAVOUR_EVCACHE, "evcache", ["netflix-evcache", "evcache-ketama"] => evcache::PLACEMENT;
     }
 }
 

@@ -11,6 +11,7 @@ mod dalli;
 mod django_redis;
 mod emcache;
 mod envoy;
+mod evcache;
 mod gomemcache;
 mod groupcache;
 mod haproxy;

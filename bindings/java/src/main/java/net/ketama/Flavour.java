@@ -325,7 +325,14 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_REDIS_SHARD = 45}.
      */
-    REDIS_SHARD(45, "KETAMA_FLAVOUR_REDIS_SHARD");
+    REDIS_SHARD(45, "KETAMA_FLAVOUR_REDIS_SHARD"),
+    /**
+     * Netflix EVCache's {@code EVCacheNodeLocator}: spymemcached's MD5 ketama
+     * over node keys {@code name/ip:11211} (the port never in them).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_EVCACHE = 54}.
+     */
+    EVCACHE(54, "KETAMA_FLAVOUR_EVCACHE");
 
     private final int id;
     private final String cName;
