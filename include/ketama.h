@@ -336,6 +336,12 @@ typedef enum {
    * over node keys `name/ip:11211` (the port never in them).
    */
   KETAMA_FLAVOUR_EVCACHE = 54,
+  /**
+   * Jedis' `ShardedJedis` / `JedisSharding`: 160 × weight
+   * MurmurHash64A points per shard (`SHARD-i-NODE-n` or `name*n`),
+   * signed 64-bit order (not a 32-bit continuum).
+   */
+  KETAMA_FLAVOUR_JEDIS = 57,
 } ketama_flavour;
 
 /**
@@ -513,6 +519,23 @@ typedef enum {
    * flipped (unsigned order = JavaScript's order).
    */
   KETAMA_HASH_JS_SHA1 = 56,
+  /**
+   * FNV-1a 32 over the key's bytes read unsigned, from the offset
+   * basis (EnyimMemcachedCore's `FNV1a(true)`; `fnv1a_32` reads them
+   * as signed `char`s).
+   */
+  KETAMA_HASH_FNV1A_32_BYTES = 63,
+  /**
+   * FNV-1a 32 over the bytes from 0, not the offset basis: the first
+   * hash of EnyimMemcached's never-initialized `FNV1a` instance, the
+   * key hash of its `DefaultNodeLocator`.
+   */
+  KETAMA_HASH_ENYIM_FNV1A = 64,
+  /**
+   * Jedis' `Hashing.MURMUR_HASH`: MurmurHash64A with seed
+   * `0x1234ABCD`, low 32 bits (its sharding takes all 64, signed).
+   */
+  KETAMA_HASH_JEDIS_MURMUR64A = 65,
 } ketama_hash;
 
 /**

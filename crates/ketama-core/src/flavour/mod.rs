@@ -31,6 +31,7 @@ pub mod groupcache;
 pub mod haproxy;
 pub mod hash_names;
 pub mod hashring_py;
+pub mod jedis;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
@@ -208,6 +209,10 @@ crate::named_enum! {
         /// Netflix EVCache's `EVCacheNodeLocator`: spymemcached's MD5 ketama
         /// over node keys `name/ip:11211` (the port never in them).
         Evcache = 54, KETAMA_FLAVOUR_EVCACHE, "evcache", ["netflix-evcache", "evcache-ketama"] => evcache::PLACEMENT;
+        /// Jedis' `ShardedJedis` / `JedisSharding`: 160 × weight
+        /// MurmurHash64A points per shard (`SHARD-i-NODE-n` or `name*n`),
+        /// signed 64-bit order (not a 32-bit continuum).
+        Jedis = 57, KETAMA_FLAVOUR_JEDIS, "jedis", ["sharded-jedis", "jedis-sharding", "shardedjedis"] => jedis::PLACEMENT;
     }
 }
 

@@ -17,6 +17,7 @@ mod groupcache;
 mod haproxy;
 mod harness;
 mod hashring_py;
+mod jedis;
 mod mcrouter;
 mod memcached_fast;
 mod memjs;

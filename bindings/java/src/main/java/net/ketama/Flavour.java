@@ -332,7 +332,15 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_EVCACHE = 54}.
      */
-    EVCACHE(54, "KETAMA_FLAVOUR_EVCACHE");
+    EVCACHE(54, "KETAMA_FLAVOUR_EVCACHE"),
+    /**
+     * Jedis' {@code ShardedJedis} / {@code JedisSharding}: 160 \u00d7 weight
+     * MurmurHash64A points per shard ({@code SHARD-i-NODE-n} or {@code name*n}),
+     * signed 64-bit order (not a 32-bit continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_JEDIS = 57}.
+     */
+    JEDIS(57, "KETAMA_FLAVOUR_JEDIS");
 
     private final int id;
     private final String cName;

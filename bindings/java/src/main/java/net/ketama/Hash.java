@@ -255,7 +255,30 @@ public enum Hash {
      *
      * <p>C: {@code KETAMA_HASH_JS_SHA1 = 56}.
      */
-    JS_SHA1(56, "KETAMA_HASH_JS_SHA1");
+    JS_SHA1(56, "KETAMA_HASH_JS_SHA1"),
+    /**
+     * FNV-1a 32 over the key's bytes read unsigned, from the offset
+     * basis (EnyimMemcachedCore's {@code FNV1a(true)}; {@code fnv1a_32} reads them
+     * as signed {@code char}s).
+     *
+     * <p>C: {@code KETAMA_HASH_FNV1A_32_BYTES = 63}.
+     */
+    FNV1A_32_BYTES(63, "KETAMA_HASH_FNV1A_32_BYTES"),
+    /**
+     * FNV-1a 32 over the bytes from 0, not the offset basis: the first
+     * hash of EnyimMemcached's never-initialized {@code FNV1a} instance, the
+     * key hash of its {@code DefaultNodeLocator}.
+     *
+     * <p>C: {@code KETAMA_HASH_ENYIM_FNV1A = 64}.
+     */
+    ENYIM_FNV1A(64, "KETAMA_HASH_ENYIM_FNV1A"),
+    /**
+     * Jedis' {@code Hashing.MURMUR_HASH}: MurmurHash64A with seed
+     * {@code 0x1234ABCD}, low 32 bits (its sharding takes all 64, signed).
+     *
+     * <p>C: {@code KETAMA_HASH_JEDIS_MURMUR64A = 65}.
+     */
+    JEDIS_MURMUR64A(65, "KETAMA_HASH_JEDIS_MURMUR64A");
 
     private final int id;
     private final String cName;
