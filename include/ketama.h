@@ -337,6 +337,17 @@ typedef enum {
    */
   KETAMA_FLAVOUR_EVCACHE = 54,
   /**
+   * EnyimMemcached's `DefaultNodeLocator` (.NET; EnyimMemcachedCore's
+   * `LegacyNodeLocator`): 100 FNV-1a points per endpoint, its
+   * uninitialized-FNV quirk, a hash below the first point to the last.
+   */
+  KETAMA_FLAVOUR_ENYIM = 55,
+  /**
+   * EnyimMemcachedCore's `DefaultNodeLocator` (since 2024): labels
+   * `i-endpoint`, plain FNV-1a 32, the same search.
+   */
+  KETAMA_FLAVOUR_ENYIM_CORE = 56,
+  /**
    * Jedis' `ShardedJedis` / `JedisSharding`: 160 × weight
    * MurmurHash64A points per shard (`SHARD-i-NODE-n` or `name*n`),
    * signed 64-bit order (not a 32-bit continuum).

@@ -25,6 +25,7 @@ pub mod dalli;
 pub mod django_redis;
 pub mod emcache;
 pub mod envoy;
+pub mod enyim;
 pub mod evcache;
 pub mod gomemcache;
 pub mod groupcache;
@@ -209,6 +210,13 @@ crate::named_enum! {
         /// Netflix EVCache's `EVCacheNodeLocator`: spymemcached's MD5 ketama
         /// over node keys `name/ip:11211` (the port never in them).
         Evcache = 54, KETAMA_FLAVOUR_EVCACHE, "evcache", ["netflix-evcache", "evcache-ketama"] => evcache::PLACEMENT;
+        /// EnyimMemcached's `DefaultNodeLocator` (.NET; EnyimMemcachedCore's
+        /// `LegacyNodeLocator`): 100 FNV-1a points per endpoint, its
+        /// uninitialized-FNV quirk, a hash below the first point to the last.
+        Enyim = 55, KETAMA_FLAVOUR_ENYIM, "enyim", ["enyimmemcached", "enyim-legacy", "enyim-default"] => enyim::LEGACY;
+        /// EnyimMemcachedCore's `DefaultNodeLocator` (since 2024): labels
+        /// `i-endpoint`, plain FNV-1a 32, the same search.
+        EnyimCore = 56, KETAMA_FLAVOUR_ENYIM_CORE, "enyim-core", ["enyimmemcachedcore", "enyim-memcached-core"] => enyim::CORE;
         /// Jedis' `ShardedJedis` / `JedisSharding`: 160 × weight
         /// MurmurHash64A points per shard (`SHARD-i-NODE-n` or `name*n`),
         /// signed 64-bit order (not a 32-bit continuum).

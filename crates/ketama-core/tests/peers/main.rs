@@ -11,6 +11,7 @@ mod dalli;
 mod django_redis;
 mod emcache;
 mod envoy;
+mod enyim;
 mod evcache;
 mod gomemcache;
 mod groupcache;

@@ -334,6 +334,21 @@ public enum Flavour {
      */
     EVCACHE(54, "KETAMA_FLAVOUR_EVCACHE"),
     /**
+     * EnyimMemcached's {@code DefaultNodeLocator} (.NET; EnyimMemcachedCore's
+     * {@code LegacyNodeLocator}): 100 FNV-1a points per endpoint, its
+     * uninitialized-FNV quirk, a hash below the first point to the last.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_ENYIM = 55}.
+     */
+    ENYIM(55, "KETAMA_FLAVOUR_ENYIM"),
+    /**
+     * EnyimMemcachedCore's {@code DefaultNodeLocator} (since 2024): labels
+     * {@code i-endpoint}, plain FNV-1a 32, the same search.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_ENYIM_CORE = 56}.
+     */
+    ENYIM_CORE(56, "KETAMA_FLAVOUR_ENYIM_CORE"),
+    /**
      * Jedis' {@code ShardedJedis} / {@code JedisSharding}: 160 \u00d7 weight
      * MurmurHash64A points per shard ({@code SHARD-i-NODE-n} or {@code name*n}),
      * signed 64-bit order (not a 32-bit continuum).
