@@ -31,6 +31,8 @@ declare -A tools=(
   [php]=php8.2-cli [java]=openjdk-17-jdk-headless [javac]=openjdk-17-jdk-headless
   [cgi-fcgi]=libfcgi-bin
   [groff]=groff-base
+  # Mono: the .NET runtime ketama-testkit/peers/EnyimPeer.cs runs on (peers::enyim)
+  [mcs]=mono-mcs [mono]=mono-runtime
 )
 for tool in "${!tools[@]}"; do
   command -v "$tool" >/dev/null 2>&1 || need "${tools[$tool]}"
@@ -48,6 +50,7 @@ declare -A files=(
   [/usr/include/openssl/crypto.h]=libssl-dev
   [/usr/share/java/jna.jar]=libjna-java
   [/usr/share/java/spymemcached.jar]=libspymemcached-java
+  [/usr/lib/mono/4.5/System.dll]=libmono-system4.0-cil
   [/usr/share/java/junit4.jar]=junit4
   [/usr/sbin/php-fpm8.2]=php8.2-fpm
   [/usr/bin/php-cgi8.2]=php8.2-cgi

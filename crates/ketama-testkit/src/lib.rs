@@ -8,6 +8,7 @@
 //! and the comparison harness of the peer suites, and the bindings'
 //! runtimes (Java, Python, PHP-FPM).
 
+pub mod dotnet;
 pub mod envoy_published;
 mod examples;
 pub mod harness;

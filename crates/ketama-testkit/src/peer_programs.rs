@@ -252,7 +252,7 @@ pub fn spymemcached_answers(cases: &[SpyCase]) -> Vec<PeerAnswer> {
 
 /// Reads a peer's `out` (a node index per key) and `dump` (`point
 /// index` per continuum entry) files in `dir`.
-fn read_peer_answer(dir: &Path) -> PeerAnswer {
+pub fn read_peer_answer(dir: &Path) -> PeerAnswer {
     PeerAnswer {
         nodes: std::fs::read_to_string(dir.join("out"))
             .unwrap()
