@@ -13,6 +13,7 @@ pub mod envoy_published;
 mod examples;
 pub mod harness;
 pub mod java;
+pub mod jedis;
 pub mod loopback_http;
 mod memcached;
 mod metadump;

@@ -91,6 +91,19 @@ impl Sharded {
         })
     }
 
+    /// The ring of `hash` as Jedis' `TreeMap` holds it: (signed point,
+    /// shard index) in signed order.
+    pub fn points(&self, hash: HashAlgorithm) -> Vec<(i64, usize)> {
+        let ring = self.ring(hash);
+        (0..ring.len())
+            .map(|i| {
+                let (point, shard) = ring.entry(i);
+                let value = u64::from_be_bytes(point) ^ (1 << 63);
+                (value as i64, shard)
+            })
+            .collect()
+    }
+
     /// The ring of `hash`, built on first use.
     fn ring(&self, hash: HashAlgorithm) -> &WideRing<8> {
         let cell = match hash {

@@ -73,6 +73,11 @@ impl<const N: usize> WideRing<N> {
         self.points.len()
     }
 
+    /// Point `i` in ring order and its owner.
+    pub fn entry(&self, i: usize) -> ([u8; N], usize) {
+        (self.points[i], self.index.owners()[i] as usize)
+    }
+
     /// True when the ring has no point.
     pub fn is_empty(&self) -> bool {
         self.points.is_empty()

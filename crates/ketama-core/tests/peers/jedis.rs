@@ -9,13 +9,23 @@
 //! its other sharding tests bound how 1,000 keys spread over three shards
 //! and check that names, not list order or addresses, place keys: those are
 //! asserted as published, on the library's answers.
+//!
+//! Beyond them the ring is asked on the Java runtime
+//! (`ketama-testkit/peers/JedisPeer.java`): written from the rules of
+//! Jedis' `Sharded`, `Hashing.MD5` and `MurmurHash` (its MurmurHash64A
+//! checked against the same published vectors in the run), with Java's own
+//! label strings, UTF-8, MD5 and the `TreeMap<Long, …>` that makes the order
+//! signed, keeps the later of equal points and wraps with `tailMap`.
 
 use std::path::{Path, PathBuf};
 
+use ketama_core::flavour::jedis::{Sharded, jedis_hash};
 use ketama_core::hash::HashAlgorithm;
 use ketama_core::hash::murmur64::murmur64a;
 use ketama_core::{Flavour, Ring, RingConfig, ServerSpec};
 use ketama_testkit::harness::{self, Answer, Case};
+use ketama_testkit::jedis::{JedisCase, jedis_answers, jedis_murmur_vectors};
+use ketama_testkit::peers::{self, Weights};
 
 const FLAVOUR: Flavour = Flavour::Jedis;
 
@@ -196,6 +206,176 @@ fn murmur64a_matches_jedis_published_vectors() {
         &ours,
         &theirs,
     );
+    // The Java peer's MurmurHash64A, on the same published vectors.
+    let java = jedis_murmur_vectors(
+        &table
+            .iter()
+            .zip(&keys)
+            .map(|(r, key)| (key.clone(), u64::from_str_radix(&r[1], 16).unwrap()))
+            .collect::<Vec<_>>(),
+    );
+    harness::report(
+        FLAVOUR.name(),
+        "MurmurHash64A vectors, JedisPeer.java",
+        &keys,
+        &java,
+        &theirs,
+    );
+}
+
+/// One ring to ask the Java peer about.
+struct Question {
+    name: String,
+    hash: HashAlgorithm,
+    shards: Vec<ServerSpec>,
+}
+
+fn question(name: &str, hash: HashAlgorithm, shards: Vec<ServerSpec>) -> Question {
+    Question {
+        name: format!("{name}, {}", hash.name()),
+        hash,
+        shards,
+    }
+}
+
+/// The generated list of `n` servers, each named by `name(i)` (or unnamed).
+fn shards(n: usize, weights: Weights, name: impl Fn(usize) -> Option<String>) -> Vec<ServerSpec> {
+    peers::servers(n, weights)
+        .specs()
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut spec)| {
+            spec.name = name(i).map(String::into_bytes);
+            spec
+        })
+        .collect()
+}
+
+/// Keys that are point labels (each lands exactly on a point), keys past
+/// the last point (they wrap), with the standard, non-ASCII and long keys.
+fn keys(q: &Question, points: &[(i64, usize)]) -> Vec<Vec<u8>> {
+    let mut keys = peers::keys();
+    for (i, spec) in q.shards.iter().enumerate() {
+        keys.extend((0..40).map(|n| match &spec.name {
+            Some(name) => [name.as_slice(), format!("*{n}").as_bytes()].concat(),
+            None => format!("SHARD-{i}-NODE-{n}").into_bytes(),
+        }));
+    }
+    let last = points.last().unwrap().0;
+    keys.extend(
+        (0..2_000_000u32)
+            .map(|i| format!("past:{i}").into_bytes())
+            .filter(|k| jedis_hash(q.hash, k) > last)
+            .take(5),
+    );
+    keys.extend(
+        peers::non_ascii_keys()
+            .into_iter()
+            .filter(|k| std::str::from_utf8(k).is_ok()),
+    );
+    keys.extend(peers::odd_keys());
+    keys
+}
+
+#[test]
+fn jedis_sharding_on_the_java_runtime() {
+    let mut questions = Vec::new();
+    for hash in [HashAlgorithm::JedisMurmur64a, HashAlgorithm::Md5] {
+        for n in [3, 10, 100] {
+            let list = format!("{n} unnamed shards");
+            questions.push(question(&list, hash, shards(n, Weights::None, |_| None)));
+        }
+        let unequal = shards(10, Weights::Unequal, |_| None);
+        questions.push(question(
+            "10 unnamed shards, unequal weights",
+            hash,
+            unequal,
+        ));
+        let named = shards(10, Weights::None, |i| Some(format!("HOST{i}:1234")));
+        questions.push(question("10 named shards", hash, named));
+        let both = shards(10, Weights::Unequal, |i| Some(format!("redis-é{i}")));
+        questions.push(question(
+            "10 named shards (UTF-8), unequal weights",
+            hash,
+            both,
+        ));
+        let tied = shards(4, Weights::None, |i| Some(format!("twin{}", i % 2)));
+        questions.push(question(
+            "4 shards, two names each twice (tied points)",
+            hash,
+            tied,
+        ));
+        questions.push(question(
+            "1 shard",
+            hash,
+            shards(1, Weights::None, |_| None),
+        ));
+    }
+    let points: Vec<Vec<(i64, usize)>> = questions
+        .iter()
+        .map(|q| Sharded::new(&q.shards).unwrap().points(q.hash))
+        .collect();
+    let table: Vec<Case<&Question>> = questions
+        .iter()
+        .zip(&points)
+        .map(|(q, p)| Case::new(q.name.clone(), q, keys(q, p)))
+        .collect();
+    let asked: Vec<JedisCase> = table
+        .iter()
+        .map(|c| JedisCase {
+            hash: match c.input.hash {
+                HashAlgorithm::Md5 => "MD5",
+                _ => "MURMUR",
+            },
+            shards: c
+                .input
+                .shards
+                .iter()
+                .map(|s| {
+                    let name = s.name.clone().map(|n| String::from_utf8(n).unwrap());
+                    (name, s.weight.unwrap_or(1))
+                })
+                .collect(),
+            keys: &c.keys,
+        })
+        .collect();
+    let answers = jedis_answers(&asked);
+    for ((case, answer), ours) in table.iter().zip(&answers).zip(&points) {
+        let differing = ours
+            .iter()
+            .zip(&answer.ring)
+            .filter(|(a, b)| a != b)
+            .count();
+        println!(
+            "jedis | {} | ring of {} points | {differing} differing",
+            case.name,
+            answer.ring.len()
+        );
+        assert!(
+            ours.len() == answer.ring.len() && differing == 0,
+            "jedis | {} | the ring differs: {} points here, {} in Java",
+            case.name,
+            ours.len(),
+            answer.ring.len()
+        );
+    }
+    let mut answers = answers.into_iter();
+    let compared = harness::compare(
+        FLAVOUR.name(),
+        &table,
+        |cases| {
+            answers
+                .by_ref()
+                .take(cases.len())
+                .map(|a| Answer {
+                    servers: a.shards.into_iter().map(Some).collect(),
+                    continuum: None,
+                })
+                .collect()
+        },
+        |case| ring(case.input.shards.clone(), case.input.hash),
+    );
+    assert!(compared > 100_000);
 }
 
 #[test]
