@@ -11,8 +11,9 @@ use crate::continuum::Continuum;
 
 /// The index of the first point ≥ `hash`; the last point when `hash` is
 /// below every point; the first when it is above every point. `None` when
-/// the continuum is empty.
-#[inline]
+/// the continuum is empty. Out of line, so that the other searches'
+/// lookups keep their size.
+#[inline(never)]
 pub fn locate(continuum: &Continuum, hash: u32) -> Option<usize> {
     let last = continuum.len().checked_sub(1)?;
     let found = continuum.first_at_or_after(hash);
