@@ -348,6 +348,28 @@ typedef enum {
    * modulo the entries, weights as copies (not a continuum).
    */
   KETAMA_FLAVOUR_XMEMCACHED_PHP = 53,
+  /**
+   * Netflix EVCache's `EVCacheNodeLocator`: spymemcached's MD5 ketama
+   * over node keys `name/ip:11211` (the port never in them).
+   */
+  KETAMA_FLAVOUR_EVCACHE = 54,
+  /**
+   * EnyimMemcached's `DefaultNodeLocator` (.NET; EnyimMemcachedCore's
+   * `LegacyNodeLocator`): 100 FNV-1a points per endpoint, its
+   * uninitialized-FNV quirk, a hash below the first point to the last.
+   */
+  KETAMA_FLAVOUR_ENYIM = 55,
+  /**
+   * EnyimMemcachedCore's `DefaultNodeLocator` (since 2024): labels
+   * `i-endpoint`, plain FNV-1a 32, the same search.
+   */
+  KETAMA_FLAVOUR_ENYIM_CORE = 56,
+  /**
+   * Jedis' `ShardedJedis` / `JedisSharding`: 160 × weight
+   * MurmurHash64A points per shard (`SHARD-i-NODE-n` or `name*n`),
+   * signed 64-bit order (not a 32-bit continuum).
+   */
+  KETAMA_FLAVOUR_JEDIS = 57,
 } ketama_flavour;
 
 /**
@@ -536,6 +558,23 @@ typedef enum {
    * `one_at_a_time` on ASCII.
    */
   KETAMA_HASH_ONE_AT_A_TIME_UNSIGNED = 58,
+  /**
+   * FNV-1a 32 over the key's bytes read unsigned, from the offset
+   * basis (EnyimMemcachedCore's `FNV1a(true)`; `fnv1a_32` reads them
+   * as signed `char`s).
+   */
+  KETAMA_HASH_FNV1A_32_BYTES = 59,
+  /**
+   * FNV-1a 32 over the bytes from 0, not the offset basis: the first
+   * hash of EnyimMemcached's never-initialized `FNV1a` instance, the
+   * key hash of its `DefaultNodeLocator`.
+   */
+  KETAMA_HASH_ENYIM_FNV1A = 60,
+  /**
+   * Jedis' `Hashing.MURMUR_HASH`: MurmurHash64A with seed
+   * `0x1234ABCD`, low 32 bits (its sharding takes all 64, signed).
+   */
+  KETAMA_HASH_JEDIS_MURMUR64A = 61,
 } ketama_hash;
 
 /**

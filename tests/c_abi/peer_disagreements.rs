@@ -45,6 +45,7 @@ fn spy_servers(list: &ServerList, weighted: bool) -> Vec<SpyServer> {
 fn spymemcached(list: &ServerList, weighted: bool, keys: &[Vec<u8>]) -> Vec<usize> {
     let case = SpyCase {
         format: "SPYMEMCACHED",
+        repetitions: None,
         hash: "KETAMA_HASH",
         weighted,
         servers: spy_servers(list, weighted),

@@ -3,7 +3,8 @@
 // are MemcachedNode stand-ins that only answer getSocketAddress().
 //
 //   java SpyPeer ring CASE...   each CASE file holds
-//       format SPYMEMCACHED|LIBMEMCACHED
+//       format SPYMEMCACHED|LIBMEMCACHED|EVCACHE
+//       repetitions N                    (EVCACHE: its bucket.size; 160 if absent)
 //       hash KETAMA_HASH|NATIVE_HASH|CRC_HASH|FNV1_64_HASH|...
 //       weighted 0|1
 //       server HOSTNAME IP PORT WEIGHT   (HOSTNAME "-": an IP literal without a name)
@@ -31,6 +32,32 @@ import net.spy.memcached.*;
 import net.spy.memcached.util.DefaultKetamaNodeLocatorConfiguration;
 
 public class SpyPeer {
+    /**
+     * Netflix EVCache's node keys on the real KetamaNodeLocator, written from
+     * the rule of EVCacheKetamaNodeLocatorConfiguration.getKeyForNode
+     * (Netflix/EVCache, evcache-core/src/main/java/com/netflix/evcache/pool/,
+     * commit fa8721e6): host name, '/', host address and ":11211" whatever
+     * the node's port, then "-" and the repetition; bucket.size repetitions.
+     */
+    static class EvcacheConfiguration extends DefaultKetamaNodeLocatorConfiguration {
+        final int repetitions;
+
+        EvcacheConfiguration(int repetitions) {
+            this.repetitions = repetitions;
+        }
+
+        @Override
+        public int getNodeRepetitions() {
+            return repetitions;
+        }
+
+        @Override
+        public String getKeyForNode(MemcachedNode node, int repetition) {
+            InetSocketAddress isa = (InetSocketAddress) node.getSocketAddress();
+            return isa.getHostName() + '/' + isa.getAddress().getHostAddress() + ":11211" + "-" + repetition;
+        }
+    }
+
     static MemcachedNode node(InetSocketAddress address) {
         InvocationHandler handler = (proxy, method, args) -> {
             switch (method.getName()) {
@@ -60,7 +87,8 @@ public class SpyPeer {
 
     @SuppressWarnings("unchecked")
     static void ring(String casePath) throws Exception {
-        KetamaNodeKeyFormatter.Format format = KetamaNodeKeyFormatter.Format.SPYMEMCACHED;
+        String format = "SPYMEMCACHED";
+        int repetitions = 160;
         HashAlgorithm hash = DefaultHashAlgorithm.KETAMA_HASH;
         boolean weighted = false;
         List<MemcachedNode> nodes = new ArrayList<>();
@@ -69,7 +97,8 @@ public class SpyPeer {
         for (String line : Files.readAllLines(Paths.get(casePath))) {
             String[] f = line.trim().split(" ");
             switch (f[0]) {
-                case "format": format = KetamaNodeKeyFormatter.Format.valueOf(f[1]); break;
+                case "format": format = f[1]; break;
+                case "repetitions": repetitions = Integer.parseInt(f[1]); break;
                 case "hash": hash = DefaultHashAlgorithm.valueOf(f[1]); break;
                 case "weighted": weighted = f[1].equals("1"); break;
                 case "server": {
@@ -87,8 +116,10 @@ public class SpyPeer {
                 default: throw new IllegalArgumentException("unknown case line: " + line);
             }
         }
-        DefaultKetamaNodeLocatorConfiguration config =
-            new DefaultKetamaNodeLocatorConfiguration(new KetamaNodeKeyFormatter(format));
+        DefaultKetamaNodeLocatorConfiguration config = format.equals("EVCACHE")
+            ? new EvcacheConfiguration(repetitions)
+            : new DefaultKetamaNodeLocatorConfiguration(
+                new KetamaNodeKeyFormatter(KetamaNodeKeyFormatter.Format.valueOf(format)));
         KetamaNodeLocator locator = weighted
             ? new KetamaNodeLocator(nodes, hash, weights, config)
             : new KetamaNodeLocator(nodes, hash, config);

@@ -182,8 +182,11 @@ pub struct SpyServer {
 
 /// One `KetamaNodeLocator` to ask about.
 pub struct SpyCase<'a> {
-    /// `SPYMEMCACHED` or `LIBMEMCACHED`.
+    /// `SPYMEMCACHED`, `LIBMEMCACHED`, or `EVCACHE` (Netflix EVCache's node
+    /// keys, `SpyPeer.EvcacheConfiguration`).
     pub format: &'static str,
+    /// `getNodeRepetitions` (EVCache's `bucket.size`); `None`: 160.
+    pub repetitions: Option<u32>,
     /// A `DefaultHashAlgorithm` name.
     pub hash: &'static str,
     /// Whether to pass the weights map (the weighted path).
@@ -227,6 +230,9 @@ pub fn spymemcached_answers(cases: &[SpyCase]) -> Vec<PeerAnswer> {
                 c.hash,
                 u8::from(c.weighted)
             );
+            if let Some(repetitions) = c.repetitions {
+                text += &format!("repetitions {repetitions}\n");
+            }
             for s in &c.servers {
                 text += &format!("server {} {} {} {}\n", s.java_name, s.ip, s.port, s.weight);
             }
@@ -246,7 +252,7 @@ pub fn spymemcached_answers(cases: &[SpyCase]) -> Vec<PeerAnswer> {
 
 /// Reads a peer's `out` (a node index per key) and `dump` (`point
 /// index` per continuum entry) files in `dir`.
-fn read_peer_answer(dir: &Path) -> PeerAnswer {
+pub fn read_peer_answer(dir: &Path) -> PeerAnswer {
     PeerAnswer {
         nodes: std::fs::read_to_string(dir.join("out"))
             .unwrap()

@@ -26,6 +26,8 @@ pub mod django_redis;
 pub mod dskit;
 pub mod emcache;
 pub mod envoy;
+pub mod enyim;
+pub mod evcache;
 pub mod go_redis;
 pub mod go_redis_v5;
 pub mod gomemcache;
@@ -33,6 +35,7 @@ pub mod groupcache;
 pub mod haproxy;
 pub mod hash_names;
 pub mod hashring_py;
+pub mod jedis;
 pub mod libketama;
 pub mod libketama_java;
 pub mod libmemcached;
@@ -235,6 +238,20 @@ crate::named_enum! {
         /// xmemcached `PHPMemcacheSessionLocator`: `(hash >> 16) & 0x7fff`
         /// modulo the entries, weights as copies (not a continuum).
         XmemcachedPhp = 53, KETAMA_FLAVOUR_XMEMCACHED_PHP, "xmemcached-php", ["xmemcached-phpmemcache"] => xmemcached::PHP;
+        /// Netflix EVCache's `EVCacheNodeLocator`: spymemcached's MD5 ketama
+        /// over node keys `name/ip:11211` (the port never in them).
+        Evcache = 54, KETAMA_FLAVOUR_EVCACHE, "evcache", ["netflix-evcache", "evcache-ketama"] => evcache::PLACEMENT;
+        /// EnyimMemcached's `DefaultNodeLocator` (.NET; EnyimMemcachedCore's
+        /// `LegacyNodeLocator`): 100 FNV-1a points per endpoint, its
+        /// uninitialized-FNV quirk, a hash below the first point to the last.
+        Enyim = 55, KETAMA_FLAVOUR_ENYIM, "enyim", ["enyimmemcached", "enyim-legacy", "enyim-default"] => enyim::LEGACY;
+        /// EnyimMemcachedCore's `DefaultNodeLocator` (since 2024): labels
+        /// `i-endpoint`, plain FNV-1a 32, the same search.
+        EnyimCore = 56, KETAMA_FLAVOUR_ENYIM_CORE, "enyim-core", ["enyimmemcachedcore", "enyim-memcached-core"] => enyim::CORE;
+        /// Jedis' `ShardedJedis` / `JedisSharding`: 160 × weight
+        /// MurmurHash64A points per shard (`SHARD-i-NODE-n` or `name*n`),
+        /// signed 64-bit order (not a 32-bit continuum).
+        Jedis = 57, KETAMA_FLAVOUR_JEDIS, "jedis", ["sharded-jedis", "jedis-sharding", "shardedjedis"] => jedis::PLACEMENT;
     }
 }
 

@@ -12,6 +12,7 @@
 //! tests.
 
 pub mod crc;
+pub mod enyim;
 pub mod fnv;
 pub mod furc;
 pub mod haproxy;
@@ -152,6 +153,17 @@ crate::named_enum! {
         /// `ONE_AT_A_TIME` of a key's UTF-8 bytes, `bt & 0xFF`); equal to
         /// `one_at_a_time` on ASCII.
         OneAtATimeUnsigned = 58, KETAMA_HASH_ONE_AT_A_TIME_UNSIGNED, "one_at_a_time_unsigned", ["oaat_unsigned", "java-one_at_a_time"];
+        /// FNV-1a 32 over the key's bytes read unsigned, from the offset
+        /// basis (EnyimMemcachedCore's `FNV1a(true)`; `fnv1a_32` reads them
+        /// as signed `char`s).
+        Fnv1a32Bytes = 59, KETAMA_HASH_FNV1A_32_BYTES, "fnv1a_32_bytes", ["enyim-core-fnv1a", "fnv1a_32_unsigned"];
+        /// FNV-1a 32 over the bytes from 0, not the offset basis: the first
+        /// hash of EnyimMemcached's never-initialized `FNV1a` instance, the
+        /// key hash of its `DefaultNodeLocator`.
+        EnyimFnv1a = 60, KETAMA_HASH_ENYIM_FNV1A, "enyim_fnv1a", ["fnv1a_32_zero", "enyim-legacy-fnv1a"];
+        /// Jedis' `Hashing.MURMUR_HASH`: MurmurHash64A with seed
+        /// `0x1234ABCD`, low 32 bits (its sharding takes all 64, signed).
+        JedisMurmur64a = 61, KETAMA_HASH_JEDIS_MURMUR64A, "jedis_murmur64a", ["jedis-murmur", "murmur_hash"];
     }
 }
 
@@ -191,6 +203,9 @@ impl HashAlgorithm {
             HashAlgorithm::EmcacheMurmur3 => murmur128::emcache_fold(key),
             HashAlgorithm::JsFnv1a => javascript::js_fnv1a_ordered(key),
             HashAlgorithm::JsSha1 => javascript::js_sha1_ordered(key),
+            HashAlgorithm::Fnv1a32Bytes => enyim::fnv1a_basis(key),
+            HashAlgorithm::EnyimFnv1a => enyim::fnv1a_uninitialized(key),
+            HashAlgorithm::JedisMurmur64a => murmur64::murmur64a(key, murmur64::JEDIS_SEED) as u32,
             HashAlgorithm::Sdbm => haproxy::sdbm(key),
             HashAlgorithm::Djb2 => haproxy::djb2(key),
             HashAlgorithm::Wt6 => haproxy::wt6(key),

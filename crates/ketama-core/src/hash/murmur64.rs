@@ -3,7 +3,7 @@
 //! `furc_hash` hashes keys with seed 4193360111 and rehashes the result
 //! with the same seed; Envoy's `MurmurHash::murmurHash2` (ring_hash
 //! `hash_function: MURMUR_HASH_2`, libstdc++'s `std::hash<std::string>`)
-//! uses seed `0xc70f6907`. Bytes are read little-endian, as both peers do
+//! uses seed `0xc70f6907`; Jedis' sharding `0x1234ABCD`. Bytes are read little-endian, as both peers do
 //! on x86-64.
 
 const M: u64 = 0xc6a4_a793_5bd1_e995;
@@ -14,6 +14,9 @@ pub const FURC_SEED: u64 = 4_193_360_111;
 
 /// Envoy's `MurmurHash::STD_HASH_SEED`.
 pub const ENVOY_SEED: u64 = 0xc70f_6907;
+
+/// Jedis' `MurmurHash.hash(byte[])` seed (`hash64A(key, 0x1234ABCD)`).
+pub const JEDIS_SEED: u64 = 0x1234_abcd;
 
 #[inline]
 fn mix(k: u64) -> u64 {

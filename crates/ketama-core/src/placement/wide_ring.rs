@@ -1,5 +1,6 @@
 //! A ring whose points are wider than 32 bits: uhashring's default ring
-//! places 128-bit MD5 integers, django-redis's SHA-256 hex strings. Points
+//! places 128-bit MD5 integers, django-redis's SHA-256 hex strings, Jedis
+//! signed 64-bit MurmurHash64A values (mapped to bytes in signed order). Points
 //! are kept as big-endian bytes (so byte order is the peers' numeric or
 //! string order) and found through a [`Continuum`] of their top 32 bits
 //! and owners; the whole point is read only when its top bits equal the
@@ -17,6 +18,9 @@ pub enum WideSearch {
     /// The last point at or before the key, wrapping to the last
     /// (`bisect_right − 1`: django-redis).
     AtOrBefore,
+    /// The first point at or after the key, wrapping to the first
+    /// (`TreeMap.tailMap(key)`: Jedis).
+    AtOrAfter,
 }
 
 /// Sorted wide points, and a continuum of their top 32 bits and owners in
@@ -69,6 +73,11 @@ impl<const N: usize> WideRing<N> {
         self.points.len()
     }
 
+    /// Point `i` in ring order and its owner.
+    pub fn entry(&self, i: usize) -> ([u8; N], usize) {
+        (self.points[i], self.index.owners()[i] as usize)
+    }
+
     /// True when the ring has no point.
     pub fn is_empty(&self) -> bool {
         self.points.is_empty()
@@ -104,6 +113,10 @@ impl<const N: usize> WideRing<N> {
         let start = match self.search {
             WideSearch::After => after % len,
             WideSearch::AtOrBefore => after.checked_sub(1).unwrap_or(len - 1),
+            WideSearch::AtOrAfter => match after.checked_sub(1) {
+                Some(at) if self.points[at] == *key => at,
+                _ => after % len,
+            },
         };
         let owners = self.index.owners();
         (0..len)
@@ -134,6 +147,7 @@ mod tests {
         match ring.search {
             WideSearch::After => after % ring.len(),
             WideSearch::AtOrBefore => after.checked_sub(1).unwrap_or(ring.len() - 1),
+            WideSearch::AtOrAfter => ring.points.partition_point(|p| p < key) % ring.len(),
         }
     }
 
@@ -146,7 +160,11 @@ mod tests {
             (point(10, 5), 3),
             (point(u32::MAX, 1), 4),
         ];
-        for search in [WideSearch::After, WideSearch::AtOrBefore] {
+        for search in [
+            WideSearch::After,
+            WideSearch::AtOrBefore,
+            WideSearch::AtOrAfter,
+        ] {
             let ring = WideRing::new(generated.clone(), search);
             assert_eq!(ring.len(), 4, "the equal point kept once");
             assert_eq!(

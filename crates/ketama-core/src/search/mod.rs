@@ -18,6 +18,7 @@ pub mod after_no_wrap;
 pub mod at_or_after;
 pub mod at_or_before;
 pub mod buckets;
+pub mod low_to_last;
 pub mod nearest;
 pub mod no_wrap;
 
@@ -47,6 +48,9 @@ pub enum Search {
     /// The hash quantised to one of 1024 buckets, then the first point at
     /// or after the bucket's start ([`buckets`]).
     Buckets,
+    /// The first point at or after the hash, wrapping to the first point;
+    /// a hash below the first point takes the last point ([`low_to_last`]).
+    LowToLast,
 }
 
 impl Search {
@@ -59,6 +63,7 @@ impl Search {
         Search::NoWrap,
         Search::AfterNoWrap,
         Search::Buckets,
+        Search::LowToLast,
     ];
 
     /// The index of the point `hash` lands on; `None` for an empty
@@ -73,6 +78,7 @@ impl Search {
             Search::NoWrap => no_wrap::locate(continuum, hash),
             Search::AfterNoWrap => after_no_wrap::locate(continuum, hash),
             Search::Buckets => buckets::locate(continuum, hash),
+            Search::LowToLast => low_to_last::locate(continuum, hash),
         }
     }
 
@@ -92,6 +98,7 @@ impl Search {
             Search::NoWrap => no_wrap::locate_live(continuum, hash, live),
             Search::AfterNoWrap => after_no_wrap::locate_live(continuum, hash, live),
             Search::Buckets => buckets::locate_live(continuum, hash, live),
+            Search::LowToLast => low_to_last::locate_live(continuum, hash, live),
         }
     }
 
@@ -106,6 +113,7 @@ impl Search {
             Search::NoWrap => no_wrap::keyspace(points),
             Search::AfterNoWrap => after_no_wrap::keyspace(points),
             Search::Buckets => buckets::keyspace(points),
+            Search::LowToLast => low_to_last::keyspace(points),
         }
     }
 
@@ -120,6 +128,7 @@ impl Search {
             Search::NoWrap => no_wrap::position(hash),
             Search::AfterNoWrap => after_no_wrap::position(hash),
             Search::Buckets => buckets::position(hash),
+            Search::LowToLast => low_to_last::position(hash),
         }
     }
 

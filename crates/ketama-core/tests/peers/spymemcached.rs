@@ -100,6 +100,7 @@ fn check(questions: &[(Flavour, HashAlgorithm, ServerList)]) -> Vec<Ring> {
                         } else {
                             "LIBMEMCACHED"
                         },
+                        repetitions: None,
                         hash: java_hash_name(*hash),
                         weighted: list.servers.iter().any(|s| s.weight.is_some()),
                         servers: spy_servers(*flavour, list).0,

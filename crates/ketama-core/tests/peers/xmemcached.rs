@@ -200,6 +200,7 @@ fn the_ketama_continuum_is_spymemcacheds_for_named_servers() {
                 .zip(spy_servers.drain(..))
                 .map(|(case, servers)| SpyCase {
                     format: "SPYMEMCACHED",
+                    repetitions: None,
                     hash: java_hash_name(hash),
                     weighted: false,
                     servers,

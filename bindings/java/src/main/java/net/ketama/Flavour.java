@@ -383,7 +383,37 @@ public enum Flavour {
      *
      * <p>C: {@code KETAMA_FLAVOUR_XMEMCACHED_PHP = 53}.
      */
-    XMEMCACHED_PHP(53, "KETAMA_FLAVOUR_XMEMCACHED_PHP");
+    XMEMCACHED_PHP(53, "KETAMA_FLAVOUR_XMEMCACHED_PHP"),
+    /**
+     * Netflix EVCache's {@code EVCacheNodeLocator}: spymemcached's MD5 ketama
+     * over node keys {@code name/ip:11211} (the port never in them).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_EVCACHE = 54}.
+     */
+    EVCACHE(54, "KETAMA_FLAVOUR_EVCACHE"),
+    /**
+     * EnyimMemcached's {@code DefaultNodeLocator} (.NET; EnyimMemcachedCore's
+     * {@code LegacyNodeLocator}): 100 FNV-1a points per endpoint, its
+     * uninitialized-FNV quirk, a hash below the first point to the last.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_ENYIM = 55}.
+     */
+    ENYIM(55, "KETAMA_FLAVOUR_ENYIM"),
+    /**
+     * EnyimMemcachedCore's {@code DefaultNodeLocator} (since 2024): labels
+     * {@code i-endpoint}, plain FNV-1a 32, the same search.
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_ENYIM_CORE = 56}.
+     */
+    ENYIM_CORE(56, "KETAMA_FLAVOUR_ENYIM_CORE"),
+    /**
+     * Jedis' {@code ShardedJedis} / {@code JedisSharding}: 160 \u00d7 weight
+     * MurmurHash64A points per shard ({@code SHARD-i-NODE-n} or {@code name*n}),
+     * signed 64-bit order (not a 32-bit continuum).
+     *
+     * <p>C: {@code KETAMA_FLAVOUR_JEDIS = 57}.
+     */
+    JEDIS(57, "KETAMA_FLAVOUR_JEDIS");
 
     private final int id;
     private final String cName;

@@ -270,7 +270,30 @@ public enum Hash {
      *
      * <p>C: {@code KETAMA_HASH_ONE_AT_A_TIME_UNSIGNED = 58}.
      */
-    ONE_AT_A_TIME_UNSIGNED(58, "KETAMA_HASH_ONE_AT_A_TIME_UNSIGNED");
+    ONE_AT_A_TIME_UNSIGNED(58, "KETAMA_HASH_ONE_AT_A_TIME_UNSIGNED"),
+    /**
+     * FNV-1a 32 over the key's bytes read unsigned, from the offset
+     * basis (EnyimMemcachedCore's {@code FNV1a(true)}; {@code fnv1a_32} reads them
+     * as signed {@code char}s).
+     *
+     * <p>C: {@code KETAMA_HASH_FNV1A_32_BYTES = 59}.
+     */
+    FNV1A_32_BYTES(59, "KETAMA_HASH_FNV1A_32_BYTES"),
+    /**
+     * FNV-1a 32 over the bytes from 0, not the offset basis: the first
+     * hash of EnyimMemcached's never-initialized {@code FNV1a} instance, the
+     * key hash of its {@code DefaultNodeLocator}.
+     *
+     * <p>C: {@code KETAMA_HASH_ENYIM_FNV1A = 60}.
+     */
+    ENYIM_FNV1A(60, "KETAMA_HASH_ENYIM_FNV1A"),
+    /**
+     * Jedis' {@code Hashing.MURMUR_HASH}: MurmurHash64A with seed
+     * {@code 0x1234ABCD}, low 32 bits (its sharding takes all 64, signed).
+     *
+     * <p>C: {@code KETAMA_HASH_JEDIS_MURMUR64A = 61}.
+     */
+    JEDIS_MURMUR64A(61, "KETAMA_HASH_JEDIS_MURMUR64A");
 
     private final int id;
     private final String cName;
