@@ -19,7 +19,6 @@ use ketama::ring::{
 use ketama::status::ketama_status::KETAMA_OK;
 use ketama_core::Flavour;
 use ketama_core::parser::ParseMode;
-use ketama_core::registry::Named;
 
 const SIZES: [usize; 6] = [0, 1, 2, 3, 10, 12];
 
