@@ -27,4 +27,7 @@ for case in sys.argv[1:]:
     for key in keys:
         if not client.set(key, b'1'):
             sys.exit('set %r failed' % key)
+    # The replicas are quiet sets left in each connection's buffer:
+    # closing the connections flushes them.
+    client.disconnect_all()
 print('pylibmc %s (libmemcached %s)' % (pylibmc.__version__, _pylibmc.libmemcached_version))

@@ -2,9 +2,9 @@
 //! the same run: npm `hashring` 3.2.0's `range(key, size)` (the ring of the
 //! npm `memcached` client: `node-memcached`), uhashring 2.1's
 //! `range(key, size)` in both its modes (`uhashring`, `uhashring-ketama`),
-//! and libmemcached's `NUMBER_OF_REPLICAS` through pylibmc, live: keys set
-//! into real memcached servers on 127.0.0.1, then each server's holdings
-//! read with `lru_crawler metadump all` (`libmemcached`,
+//! and libmemcached's `NUMBER_OF_REPLICAS` through pylibmc and php-memcached,
+//! live: keys set into real memcached servers on 127.0.0.1, then each
+//! server's holdings read with `lru_crawler metadump all` (`libmemcached`,
 //! `libmemcached-consistent`). On 3, 10 and 100 servers, without and with
 //! weights, for 1, 2, 3 and more replicas than servers: every list must
 //! equal the library's.
@@ -230,90 +230,170 @@ struct LiveCase {
     specs: Vec<ServerSpec>,
     replicas: usize,
     keys: Vec<Vec<u8>>,
+    dir: PathBuf,
+}
+
+/// The client and its distribution setting (the first word of the case's
+/// `servers` file) for one configuration.
+#[derive(Clone, Copy, PartialEq)]
+enum Client {
+    Pylibmc(&'static str),
+    PhpMemcached,
+}
+
+/// Writes one configuration's directory (`servers`, `keys` in hex) for
+/// `client`; its keys carry the prefix `rN:` of its number, so that all
+/// configurations share the servers.
+fn live_case(
+    dir: &std::path::Path,
+    number: usize,
+    client: Client,
+    flavour: Flavour,
+    list: &ServerList,
+    servers: &[Memcached],
+    replicas: usize,
+) -> LiveCase {
+    let n = list.servers.len();
+    let specs: Vec<ServerSpec> = servers[..n]
+        .iter()
+        .zip(&list.servers)
+        .map(|(m, s)| ServerSpec {
+            address: m.address().into_bytes(),
+            weight: s.weight,
+            name: None,
+        })
+        .collect();
+    // More replicas than servers: every key on every server.
+    let take = if replicas > n { 1_000 } else { usize::MAX };
+    let mut case_keys: Vec<Vec<u8>> = keys().into_iter().take(take).collect();
+    if replicas <= n {
+        case_keys.extend(non_ascii_keys());
+    }
+    let case_keys: Vec<Vec<u8>> = case_keys
+        .into_iter()
+        .map(|k| [format!("r{number}:").into_bytes(), k].concat())
+        .collect();
+    let lines: String = specs
+        .iter()
+        .map(|s| {
+            let address = String::from_utf8_lossy(&s.address);
+            match s.weight {
+                Some(w) => format!("{address}:{w}\n"),
+                None => format!("{address}\n"),
+            }
+        })
+        .collect();
+    let (client_name, mode) = match client {
+        Client::Pylibmc(behaviour) => ("pylibmc", behaviour),
+        Client::PhpMemcached => ("php-memcached", "libketama"),
+    };
+    let case_dir = dir.join(format!("case{number}"));
+    std::fs::create_dir_all(&case_dir).unwrap();
+    std::fs::write(
+        case_dir.join("servers"),
+        format!("{mode} {replicas}\n{lines}"),
+    )
+    .unwrap();
+    let hexed: String = case_keys.iter().map(|k| hex(k) + "\n").collect();
+    std::fs::write(case_dir.join("keys"), hexed).unwrap();
+    LiveCase {
+        name: format!(
+            "{} ({client_name} {mode}), NUMBER_OF_REPLICAS {replicas}",
+            list.name
+        ),
+        flavour,
+        specs,
+        replicas,
+        keys: case_keys,
+        dir: case_dir,
+    }
+}
+
+/// Runs a storing peer over its case directories; returns what it printed.
+fn store_through(command: &mut Command, cases: &[&LiveCase], what: &str) -> String {
+    let output = common::run_with_timeout(
+        command.args(cases.iter().map(|c| &c.dir)),
+        Duration::from_secs(900),
+    );
+    assert!(
+        output.status.success(),
+        "{what} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 #[test]
 fn libmemcached_number_of_replicas_stores_where_the_library_lists() {
     ketama_testkit::redis_clients::require_python_module("pylibmc", "python3-pylibmc");
+    ketama_testkit::redis_clients::require_php("class_exists('Memcached')", "php8.2-memcached");
     let servers: Vec<Memcached> = (0..100).map(|_| Memcached::start_with(64, &[])).collect();
-    let dir = common::scratch_dir("replicas-pylibmc");
-    let mut cases: Vec<LiveCase> = Vec::new();
+    let dir = common::scratch_dir("replicas-libmemcached");
+    let mut pylibmc = Vec::new();
+    let mut php = Vec::new();
     for n in [3, 10, 100] {
-        for (flavour, behaviour, weights) in [
-            (Flavour::Libmemcached, "ketama_weighted", Weights::None),
-            (Flavour::Libmemcached, "ketama_weighted", Weights::Unequal),
-            (Flavour::LibmemcachedConsistent, "ketama", Weights::None),
-        ] {
-            let list = peers::servers(n, weights);
-            let specs: Vec<ServerSpec> = servers[..n]
-                .iter()
-                .zip(&list.servers)
-                .map(|(m, s)| ServerSpec {
-                    address: m.address().into_bytes(),
-                    weight: s.weight,
-                    name: None,
-                })
-                .collect();
-            // NUMBER_OF_REPLICAS r: the key's server and r more.
-            for replicas in [0, 1, 2, n + 1] {
-                let case = cases.len();
-                // More replicas than servers: every key on every server.
-                let take = if replicas > n { 1_000 } else { usize::MAX };
-                let mut case_keys: Vec<Vec<u8>> = keys().into_iter().take(take).collect();
-                if replicas <= n {
-                    case_keys.extend(non_ascii_keys());
+        // NUMBER_OF_REPLICAS r: the key's server and r more.
+        for replicas in [0, 1, 2, n + 1] {
+            for (client, flavour, weights) in [
+                (
+                    Client::Pylibmc("ketama_weighted"),
+                    Flavour::Libmemcached,
+                    Weights::None,
+                ),
+                (
+                    Client::Pylibmc("ketama_weighted"),
+                    Flavour::Libmemcached,
+                    Weights::Unequal,
+                ),
+                (
+                    Client::Pylibmc("ketama"),
+                    Flavour::LibmemcachedConsistent,
+                    Weights::None,
+                ),
+                (Client::PhpMemcached, Flavour::Libmemcached, Weights::None),
+                (
+                    Client::PhpMemcached,
+                    Flavour::Libmemcached,
+                    Weights::Unequal,
+                ),
+            ] {
+                if client == Client::PhpMemcached && replicas == 0 {
+                    continue;
                 }
-                let case_keys: Vec<Vec<u8>> = case_keys
-                    .into_iter()
-                    .map(|k| [format!("r{case}:").into_bytes(), k].concat())
-                    .collect();
-                let lines: String = specs
-                    .iter()
-                    .map(|s| {
-                        let address = String::from_utf8_lossy(&s.address);
-                        match s.weight {
-                            Some(w) => format!("{address}:{w}\n"),
-                            None => format!("{address}\n"),
-                        }
-                    })
-                    .collect();
-                let case_dir = dir.join(format!("case{case}"));
-                std::fs::create_dir_all(&case_dir).unwrap();
-                std::fs::write(
-                    case_dir.join("servers"),
-                    format!("{behaviour} {replicas}\n{lines}"),
-                )
-                .unwrap();
-                let hexed: String = case_keys.iter().map(|k| hex(k) + "\n").collect();
-                std::fs::write(case_dir.join("keys"), hexed).unwrap();
-                cases.push(LiveCase {
-                    name: format!("{} ({behaviour}), NUMBER_OF_REPLICAS {replicas}", list.name),
-                    flavour,
-                    specs: specs.clone(),
-                    replicas,
-                    keys: case_keys,
-                });
+                let number = pylibmc.len() + php.len();
+                let list = peers::servers(n, weights);
+                let case = live_case(&dir, number, client, flavour, &list, &servers, replicas);
+                match client {
+                    Client::Pylibmc(_) => pylibmc.push(case),
+                    Client::PhpMemcached => php.push(case),
+                }
             }
         }
     }
     let script = common::peer_program("replicas_pylibmc_peer.py");
-    let dirs: Vec<PathBuf> = (0..cases.len())
-        .map(|case| dir.join(format!("case{case}")))
-        .collect();
-    let output = common::run_with_timeout(
-        Command::new("/usr/bin/python3").arg(&script).args(&dirs),
-        Duration::from_secs(900),
+    let said = store_through(
+        Command::new("/usr/bin/python3").arg(&script),
+        &pylibmc.iter().collect::<Vec<_>>(),
+        "replicas_pylibmc_peer.py",
     );
-    assert!(
-        output.status.success(),
-        "replicas_pylibmc_peer.py failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let said = String::from_utf8_lossy(&output.stdout);
     print!("{said}");
     assert!(
         said.starts_with("pylibmc 1.6.3"),
         "unexpected pylibmc: {said}"
+    );
+    let script = common::peer_program("replicas_php_memcached_peer.php");
+    let said = store_through(
+        Command::new("php")
+            .args(["-n", "-d", "extension=igbinary", "-d", "extension=msgpack"])
+            .args(["-d", "extension=memcached"])
+            .arg(&script),
+        &php.iter().collect::<Vec<_>>(),
+        "replicas_php_memcached_peer.php",
+    );
+    print!("{said}");
+    assert!(
+        said.starts_with("php-memcached 3.2"),
+        "unexpected php-memcached: {said}"
     );
     // Which servers hold each key.
     let mut held: HashMap<Vec<u8>, Vec<usize>> = HashMap::new();
@@ -323,7 +403,7 @@ fn libmemcached_number_of_replicas_stores_where_the_library_lists() {
         }
     }
     let mut compared = 0;
-    for case in &cases {
+    for case in pylibmc.iter().chain(&php) {
         let ring = Ring::new(case.specs.clone(), RingConfig::flavour(case.flavour)).unwrap();
         let ours: Vec<Vec<usize>> = case
             .keys
@@ -342,8 +422,11 @@ fn libmemcached_number_of_replicas_stores_where_the_library_lists() {
         compared += report(case.flavour.name(), &case.name, &case.keys, &ours, &theirs);
     }
     println!(
-        "libmemcached NUMBER_OF_REPLICAS | {} configurations | {compared} keys | 0 differing",
-        cases.len()
+        "libmemcached NUMBER_OF_REPLICAS | {} configurations ({} pylibmc, {} php-memcached) | \
+         {compared} keys | 0 differing",
+        pylibmc.len() + php.len(),
+        pylibmc.len(),
+        php.len()
     );
-    assert!(compared >= 27 * 10_000);
+    assert!(compared >= 40 * 10_000);
 }
