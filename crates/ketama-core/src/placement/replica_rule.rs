@@ -22,13 +22,3 @@ pub enum ReplicaRule {
     /// (the modulo clients, slot maps).
     NextInList,
 }
-
-impl ReplicaRule {
-    /// How the rule is named in documentation and the CLI's output.
-    pub fn describe(self) -> &'static str {
-        match self {
-            ReplicaRule::Walk => "ring walk",
-            ReplicaRule::NextInList => "next in list order",
-        }
-    }
-}
