@@ -19,6 +19,6 @@ pub enum ReplicaRule {
     /// The key's server, then the servers after it in list order, wrapping:
     /// libmemcached's `MEMCACHED_BEHAVIOR_NUMBER_OF_REPLICAS` (php-memcached,
     /// pylibmc), and the rule of the placements that have none of their own
-    /// (the modulo clients, slot maps).
+    /// (the modulo clients, Envoy).
     NextInList,
 }
