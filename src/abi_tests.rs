@@ -423,6 +423,60 @@ fn find_server_index_equals_find_server_or_returns_a_negated_status() {
 }
 
 #[test]
+fn find_replicas_lists_what_the_ring_lists_or_fails_whole() {
+    let ring = three_server_ring();
+    // SAFETY: `ring` is live until freed; keys, `indices` and `count` are
+    // valid for what is passed; NULL only where the function checks for it.
+    unsafe {
+        let mut indices = [u32::MAX; 8];
+        let mut count = usize::MAX;
+        for i in 0..500 {
+            let key = format!("key:{i}");
+            for n in [0, 1, 2, 3, 7] {
+                let status = ketama_find_replicas(
+                    ring,
+                    key.as_ptr().cast(),
+                    key.len(),
+                    n,
+                    indices.as_mut_ptr(),
+                    indices.len(),
+                    &mut count,
+                );
+                assert_eq!(status, KETAMA_OK);
+                assert_eq!(count, n.min(3));
+                let first = find(ring, key.as_bytes()).server_index;
+                if n > 0 {
+                    assert_eq!(indices[0], first, "{key} {n}");
+                }
+                let listed = &mut indices[..count];
+                listed.sort_unstable();
+                assert!(listed.windows(2).all(|w| w[0] < w[1]), "{key}: distinct");
+            }
+        }
+        let mut small = [u32::MAX; 2];
+        count = 99;
+        let status = ketama_find_replicas(
+            ring,
+            b"k".as_ptr().cast(),
+            1,
+            3,
+            small.as_mut_ptr(),
+            2,
+            &mut count,
+        );
+        assert_eq!(status, KETAMA_ERR_INVALID_ARGUMENT);
+        assert_eq!((small, count), ([u32::MAX; 2], 99), "nothing written");
+        let message = CStr::from_ptr(ketama_error()).to_string_lossy();
+        assert!(message.contains("capacity 2"), "{message}");
+        let status = ketama_find_replicas(ring, ptr::null(), 0, 0, ptr::null_mut(), 0, &mut count);
+        assert_eq!((status, count), (KETAMA_OK, 0));
+        let status = ketama_find_replicas(ring, ptr::null(), 0, 1, ptr::null_mut(), 1, &mut count);
+        assert_eq!(status, KETAMA_ERR_NULL_ARGUMENT);
+        ketama_ring_free(ring);
+    }
+}
+
+#[test]
 fn errors_come_back_as_statuses_not_crashes() {
     let ring = three_server_ring();
     // SAFETY: NULL where the functions document that they check for it.

@@ -6,8 +6,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use super::boundary::{
-    arg_chars, arg_cstr, arg_opt_chars, arg_opt_str, arg_out, arg_slice, guard_index, guard_status,
-    guard_value, param,
+    arg_chars, arg_cstr, arg_opt_chars, arg_opt_str, arg_out, arg_slice, arg_slice_mut,
+    guard_index, guard_status, guard_value, param,
 };
 use super::handle::{arc_out, handle_clone, handle_free, handle_opt, handle_ref};
 use super::status::ketama_status;
@@ -394,6 +394,49 @@ pub unsafe extern "C" fn ketama_find_server_avoiding(
         let out = param!(arg_out(out))?;
         let at = ring.locate_avoiding(key, down)?;
         *out = server_ref(ring, at);
+        Ok(())
+    })
+}
+
+/// Replica list: the `n` distinct servers for `key_len` bytes at `key`,
+/// the server `ketama_find_server` gives first, the others by the
+/// flavour's replica rule (a ring walk; libmemcached's flavours and the
+/// modulo clients take the next servers in list order; see
+/// docs/flavours.md). Writes their indices (input order) to
+/// `indices[0..*count]` and their number, `n` or the number of servers if
+/// that is less, to `*count`; `n` 0 lists none. A `capacity` under that
+/// number is `KETAMA_ERR_INVALID_ARGUMENT`, and nothing is written.
+///
+/// # Safety
+/// `ring` is a live ring; `key` is valid for `key_len` bytes (or NULL with
+/// `key_len` 0); `indices` has room for `capacity` values (or is NULL with
+/// `capacity` 0); `count` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_find_replicas(
+    ring: *const ketama_ring,
+    key: *const c_char,
+    key_len: usize,
+    n: usize,
+    indices: *mut u32,
+    capacity: usize,
+    count: *mut usize,
+) -> ketama_status {
+    guard_status(|| {
+        let ring = param!(handle_ref(ring))?;
+        let key = param!(arg_chars(key, key_len))?;
+        let indices = param!(arg_slice_mut(indices, capacity))?;
+        let count = param!(arg_out(count))?;
+        let list = ring.replicas(key, n)?;
+        if list.len() > indices.len() {
+            return Err(Error::InvalidArgument(format!(
+                "capacity {capacity} is less than the {} replicas listed",
+                list.len()
+            )));
+        }
+        for (slot, &server) in indices.iter_mut().zip(&list) {
+            *slot = server as u32;
+        }
+        *count = list.len();
         Ok(())
     })
 }

@@ -2223,6 +2223,23 @@ const char *ketama_find_server_address(const ketama_ring *ring, const char *key,
 ketama_status ketama_find_server_avoiding(const ketama_ring *ring, const char *key, size_t key_len, const uint32_t *down, size_t down_count, ketama_server_ref *out);
 
 /**
+ * Replica list: the `n` distinct servers for `key_len` bytes at `key`,
+ * the server `ketama_find_server` gives first, the others by the
+ * flavour's replica rule (a ring walk; libmemcached's flavours and the
+ * modulo clients take the next servers in list order; see
+ * docs/flavours.md). Writes their indices (input order) to
+ * `indices[0..*count]` and their number, `n` or the number of servers if
+ * that is less, to `*count`; `n` 0 lists none. A `capacity` under that
+ * number is `KETAMA_ERR_INVALID_ARGUMENT`, and nothing is written.
+ *
+ * # Safety
+ * `ring` is a live ring; `key` is valid for `key_len` bytes (or NULL with
+ * `key_len` 0); `indices` has room for `capacity` values (or is NULL with
+ * `capacity` 0); `count` is writable.
+ */
+ketama_status ketama_find_replicas(const ketama_ring *ring, const char *key, size_t key_len, size_t n, uint32_t *indices, size_t capacity, size_t *count);
+
+/**
  * Number of servers on the ring (0 for NULL).
  *
  * # Safety

@@ -9,3 +9,4 @@ mod matrix;
 mod php;
 mod php_fpm;
 mod python;
+mod replicas;

@@ -420,6 +420,33 @@ final class Ring
     }
 
     /**
+     * Replica list: the indices (input order) of `$n` distinct servers for
+     * `$key`, its own server first, the others by the flavour's replica rule
+     * (`ketama_find_replicas`); every server when `$n` exceeds them.
+     *
+     * @return list<int>
+     * @throws KetamaException when `$n` is negative or the ring has no points
+     */
+    public function replicas(string $key, int $n): array
+    {
+        if ($n < 0) {
+            throw new KetamaException("replicas: n {$n} is negative");
+        }
+        $ffi = Library::ffi();
+        $capacity = min($n, count($this->addresses()));
+        $indices = $ffi->new('uint32_t[' . max(1, $capacity) . ']');
+        $count = $ffi->new('size_t');
+        Library::check($ffi->ketama_find_replicas(
+            $this->handle(), $key, strlen($key), $n, $indices, $capacity, FFI::addr($count),
+        ));
+        $list = [];
+        for ($i = 0; $i < $count->cdata; $i++) {
+            $list[] = $indices[$i];
+        }
+        return $list;
+    }
+
+    /**
      * The 32-bit key hash `$hash` ('md5', 'crc32', 'fnv1a_64', 'spy-native', ...) of
      * `$bytes`, as the rings use it (`ketama_hash_bytes`).
      *

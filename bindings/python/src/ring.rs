@@ -316,6 +316,16 @@ impl Ring {
         self.location(py, at)
     }
 
+    /// The indices (input order) of `n` distinct servers for `key`: its own
+    /// server first, the others by the flavour's replica rule (all servers
+    /// when `n` exceeds them, none for 0).
+    fn replicas(&self, py: Python<'_>, key: &Bound<'_, PyAny>, n: usize) -> PyResult<Vec<usize>> {
+        let key = bytes_of(key, "key")?;
+        self.shared
+            .with(py, |ring| ring.replicas(&key, n))?
+            .or_raise(py)
+    }
+
     /// Server indices for many keys in one native call (same answers as
     /// server_index()); from 64 keys on the GIL is released meanwhile.
     fn server_indices(&self, py: Python<'_>, keys: &Bound<'_, PyAny>) -> PyResult<Vec<u32>> {

@@ -172,8 +172,14 @@ pub struct FindArgs {
     /// keys (servers in list order, keys in input order)
     #[arg(long = "group-by-server", conflicts_with = "down")]
     pub group_by_server: bool,
-    /// Write JSON Lines: {"key":K,"server":S,"point":P}, or with --group-by-server
-    /// {"server":S,"keys":[K,...]} (see 'ketama --help' on escaping)
+    /// Print N distinct servers per key, KEY<TAB>SERVER<TAB>SERVER..., the key's own server
+    /// first and the others by the flavour's replica rule (a ring walk, or the next in list
+    /// order for libmemcached and the modulo clients); all servers when N exceeds them
+    #[arg(long, value_name = "N", conflicts_with_all = ["down", "group_by_server"])]
+    pub replicas: Option<usize>,
+    /// Write JSON Lines: {"key":K,"server":S,"point":P}, with --replicas
+    /// {"key":K,"servers":[S,...]}, or with --group-by-server {"server":S,"keys":[K,...]}
+    /// (see 'ketama --help' on escaping)
     #[arg(long)]
     pub json: bool,
     /// The server file (leave it out with --servers or --servers-file: the first argument is

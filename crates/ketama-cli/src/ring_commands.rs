@@ -21,6 +21,13 @@ struct FoundJson<'a> {
     point: u32,
 }
 
+/// One `find --replicas N --json` line.
+#[derive(Serialize)]
+struct ReplicasJson<'a> {
+    key: &'a str,
+    servers: Vec<std::borrow::Cow<'a, str>>,
+}
+
 /// One `find --group-by-server --json` line.
 #[derive(Serialize)]
 struct GroupJson<'a> {
@@ -59,6 +66,9 @@ pub fn find(args: FindArgs) -> Result<(), Failure> {
     if args.group_by_server {
         return find_grouped(&ring, &keys, args.json);
     }
+    if let Some(n) = args.replicas {
+        return find_replicas(&ring, &keys, n, args.json);
+    }
     let down = RingArgs::down_servers(&ring, args.down.as_deref())?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -82,6 +92,39 @@ pub fn find(args: FindArgs) -> Result<(), Failure> {
         Ok(())
     };
     for_each_key_argument(&keys, &mut answer)?;
+    out.flush()?;
+    Ok(())
+}
+
+/// `ketama find --replicas N`: KEY<TAB>SERVER<TAB>SERVER... per key, the
+/// `N` distinct servers [`ketama_core::Ring::replicas`] lists.
+fn find_replicas(
+    ring: &ketama_core::Ring,
+    keys: &[OsString],
+    n: usize,
+    json: bool,
+) -> Result<(), Failure> {
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut answer = |key: &[u8]| -> Result<(), Failure> {
+        let list = ring.replicas(key, n)?;
+        let servers = list.iter().map(|&s| ring.servers()[s].address());
+        if json {
+            let line = ReplicasJson {
+                key: &json_text(key),
+                servers: servers.map(json_text).collect(),
+            };
+            return write_json_line(&mut out, &line);
+        }
+        out.write_all(key)?;
+        for server in servers {
+            out.write_all(b"\t")?;
+            out.write_all(server)?;
+        }
+        out.write_all(b"\n")?;
+        Ok(())
+    };
+    for_each_key_argument(keys, &mut answer)?;
     out.flush()?;
     Ok(())
 }

@@ -66,6 +66,7 @@ pub mod parser;
 pub mod placement;
 pub mod prefault;
 pub mod registry;
+mod replicas;
 pub mod ring;
 pub mod ring_cache;
 #[cfg(test)]

@@ -480,3 +480,55 @@ fn find_group_by_server_json_matches_the_text_plan() {
     }
     assert_eq!(placed, 6);
 }
+
+#[test]
+fn find_replicas_json_matches_the_text_and_the_librarys_lists() {
+    let servers = "10.0.0.1:11211,10.0.0.2:11211,10.0.0.3:11211,10.0.0.4:11211";
+    let stdin = b"user:1\nuser:2\nback\\slash\nbad\xff\n\n";
+    for (flavour, n) in [
+        ("libketama", "2"),
+        ("php-memcached", "3"),
+        ("pymemcache", "9"),
+    ] {
+        let ring = Ring::new(
+            ketama_core::parser::peers::parse(servers.replace(',', "\n").as_bytes(), "servers")
+                .unwrap(),
+            RingConfig::flavour(ketama_core::Flavour::from_name(flavour).unwrap()),
+        )
+        .unwrap();
+        let args = [
+            "find",
+            "--flavor",
+            flavour,
+            "--replicas",
+            n,
+            "--servers",
+            servers,
+        ];
+        let text = ok(&args, stdin);
+        let mut with_json = args.to_vec();
+        with_json.insert(1, "--json");
+        let json = json_lines(&with_json, stdin);
+        let lines = text_lines(&text);
+        assert_eq!((lines.len(), json.len()), (5, 5), "{flavour}");
+        for (line, object) in lines.iter().zip(&json) {
+            let mut fields = line.split(|&b| b == b'\t');
+            let key = fields.next().unwrap();
+            assert_eq!(bytes(&object["key"]), key);
+            let listed: Vec<Vec<u8>> = object["servers"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(bytes)
+                .collect();
+            assert_eq!(fields.map(<[u8]>::to_vec).collect::<Vec<_>>(), listed);
+            let expected: Vec<Vec<u8>> = ring
+                .replicas(key, n.parse().unwrap())
+                .unwrap()
+                .into_iter()
+                .map(|i| ring.servers()[i].address().to_vec())
+                .collect();
+            assert_eq!(listed, expected, "{flavour} {n}");
+        }
+    }
+}

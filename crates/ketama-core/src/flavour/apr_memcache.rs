@@ -18,6 +18,7 @@ use crate::hash::HashAlgorithm;
 use crate::placement::Placement;
 use crate::placement::per_key::PerKey;
 use crate::placement::remainder::Select;
+use crate::placement::replica_rule::ReplicaRule;
 use crate::placement::server_modulo::{Failover, Rule, ServerModulo};
 
 /// apr_memcache's rule.
@@ -33,4 +34,5 @@ const RULE: Rule = Rule {
 pub static PLACEMENT: Placement =
     Placement::per_key(&[HashAlgorithm::Crc, HashAlgorithm::Crc32], |servers, _| {
         Ok(Arc::new(ServerModulo::new(servers, RULE)?) as PerKey)
-    });
+    })
+    .with_replicas(ReplicaRule::NextInList);

@@ -15,6 +15,7 @@ use crate::placement::Placement;
 use crate::placement::bucket_list::{BucketList, Rehash, Rule};
 use crate::placement::per_key::PerKey;
 use crate::placement::remainder::Select;
+use crate::placement::replica_rule::ReplicaRule;
 
 /// Cache::Memcached's rule: the hash as it is, 20 buckets tried.
 const RULE: Rule = Rule {
@@ -26,4 +27,5 @@ const RULE: Rule = Rule {
 /// Perl Cache::Memcached: `(crc32 >> 16) & 0x7fff`, 20 tries.
 pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::Crc], |servers, _| {
     Ok(Arc::new(BucketList::new(servers, RULE)?) as PerKey)
-});
+})
+.with_replicas(ReplicaRule::NextInList);

@@ -20,6 +20,7 @@ use crate::placement::Placement;
 use crate::placement::per_key::PerKey;
 use crate::placement::prepare::Preparation;
 use crate::placement::remainder::Select;
+use crate::placement::replica_rule::ReplicaRule;
 use crate::placement::server_modulo::{Failover, Rule, ServerModulo};
 
 /// gomemcache hashes at most the key's first 256 bytes.
@@ -40,4 +41,5 @@ const RULE: Rule = Rule {
 /// the list's length.
 pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::Crc32], |servers, _| {
     Ok(Arc::new(ServerModulo::new(servers, RULE)?) as PerKey)
-});
+})
+.with_replicas(ReplicaRule::NextInList);

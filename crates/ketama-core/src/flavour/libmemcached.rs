@@ -29,6 +29,7 @@ use crate::placement::Placement;
 use crate::placement::per_key::PerKey;
 use crate::placement::points::{float_weighted_digests, push_hashed_server, push_md5_server};
 use crate::placement::remainder::Select;
+use crate::placement::replica_rule::ReplicaRule;
 use crate::placement::server_modulo::{Failover, Rule, ServerModulo};
 use crate::placement::servers::{HostPort, weights};
 use crate::placement::{GeneratedPoints, budget};
@@ -68,17 +69,20 @@ pub static WEIGHTED: Placement = Placement::continuum(
         H::Murmur3,
     ],
     |servers, hash, _| generate(servers, hash, Distribution::Weighted),
-);
+)
+.with_replicas(ReplicaRule::NextInList);
 
 /// CONSISTENT / KETAMA: 100 hashed points per server.
 pub static CONSISTENT: Placement = Placement::continuum(HASHES, |servers, hash, _| {
     generate(servers, hash, Distribution::Consistent)
-});
+})
+.with_replicas(ReplicaRule::NextInList);
 
 /// CONSISTENT_KETAMA_SPY.
 pub static SPY: Placement = Placement::continuum(HASHES, |servers, hash, _| {
     generate(servers, hash, Distribution::Spy)
-});
+})
+.with_replicas(ReplicaRule::NextInList);
 
 /// MODULA: `hash % n` over the servers in list order.
 const MODULA_RULE: Rule = Rule {
@@ -91,7 +95,8 @@ const MODULA_RULE: Rule = Rule {
 /// `MEMCACHED_DISTRIBUTION_MODULA`, with libmemcached's hashes.
 pub static MODULA: Placement = Placement::per_key(HASHES, |servers, _| {
     Ok(Arc::new(ServerModulo::new(servers, MODULA_RULE)?) as PerKey)
-});
+})
+.with_replicas(ReplicaRule::NextInList);
 
 /// Which libmemcached distribution.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -24,6 +24,7 @@ use crate::placement::per_key::PerKey;
 use crate::placement::points::push_hashed_server;
 use crate::placement::prepare::Preparation;
 use crate::placement::remainder::Select;
+use crate::placement::replica_rule::ReplicaRule;
 use crate::placement::servers::{HostPort, weights};
 use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
@@ -39,7 +40,8 @@ pub static PLACEMENT: Placement = Placement::continuum(
 pub static STANDARD: Placement = Placement::per_key(
     &[HashAlgorithm::Crc32, HashAlgorithm::Fnv1a32],
     |servers, _| Ok(std::sync::Arc::new(standard(servers)?) as PerKey),
-);
+)
+.with_replicas(ReplicaRule::NextInList);
 
 /// The extension's key preparation ([`prepare_key`]), for both strategies.
 pub static PREPARATION: Preparation = Preparation {

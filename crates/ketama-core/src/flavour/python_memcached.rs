@@ -19,6 +19,7 @@ use crate::placement::Placement;
 use crate::placement::bucket_list::{BucketList, Rehash, Rule};
 use crate::placement::per_key::PerKey;
 use crate::placement::remainder::Select;
+use crate::placement::replica_rule::ReplicaRule;
 
 /// python-memcached's rule: the hash as it is, 10 buckets tried.
 const RULE: Rule = Rule {
@@ -37,4 +38,5 @@ pub static PLACEMENT: Placement = Placement::per_key(
     ("binascii.crc32", HashAlgorithm::Crc32),
     ("old", HashAlgorithm::Crc32),
     ("crc", HashAlgorithm::Cmemcache),
-]);
+])
+.with_replicas(ReplicaRule::NextInList);

@@ -20,6 +20,7 @@ use crate::hash::HashAlgorithm;
 use crate::placement::Placement;
 use crate::placement::points::{float_weighted_digests, push_hashed_server, push_md5_server};
 use crate::placement::remainder::Select;
+use crate::placement::replica_rule::ReplicaRule;
 use crate::placement::server_modulo::{Failover, Rule, ServerModulo};
 use crate::placement::servers::{HostPort, weights};
 use crate::placement::{GeneratedPoints, budget};
@@ -80,7 +81,8 @@ pub static ARRAY_MOD: Placement = Placement::per_key(ARRAY_HASHES, |servers, _| 
     Ok(std::sync::Arc::new(ServerModulo::new(servers, ARRAY_RULE)?)
         as crate::placement::per_key::PerKey)
 })
-.with_spellings(SPELLINGS);
+.with_spellings(SPELLINGS)
+.with_replicas(ReplicaRule::NextInList);
 
 const ARRAY_RULE: Rule = Rule {
     select: Select::Unsigned,

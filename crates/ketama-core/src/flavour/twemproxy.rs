@@ -21,6 +21,7 @@ use crate::placement::bucket_list::{BucketList, Rehash, Rule};
 use crate::placement::per_key::PerKey;
 use crate::placement::points::{float_weighted_digests, push_md5_server};
 use crate::placement::remainder::Select;
+use crate::placement::replica_rule::ReplicaRule;
 use crate::placement::servers::{HostPort, weights};
 use crate::placement::{GeneratedPoints, budget};
 use crate::search::Search;
@@ -68,7 +69,8 @@ pub static MODULA: Placement = Placement::per_key(HASHES, |servers, _| {
     Ok(std::sync::Arc::new(list) as PerKey)
 })
 .with_spellings(SPELLINGS)
-.with_hash_tag();
+.with_hash_tag()
+.with_replicas(ReplicaRule::NextInList);
 
 /// Each server's name as nutcracker gives it: the name column, else `host`
 /// (port 11211) or `host:port`; two servers of one name are an error.

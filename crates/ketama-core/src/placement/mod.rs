@@ -10,6 +10,7 @@
 //! * [`prepare`]: a client's key preparation as a value; [`hash_tags`]:
 //!   the Redis clients' `{tag}` rules; [`options`]: the settings users
 //!   choose (points, hash tag, Envoy's sizes);
+//! * [`replica_rule`]: how a key's replicas are listed;
 //! * [`wide_ring`]: rings of points wider than 32 bits; [`slot_map`]: Redis
 //!   Cluster's 16384 slots and the masters serving them;
 //! * the two modulo schemes: [`bucket_list`] (`hash % buckets` over a
@@ -31,6 +32,7 @@ pub mod per_key;
 pub mod points;
 pub mod prepare;
 pub mod remainder;
+pub mod replica_rule;
 pub mod server_modulo;
 pub mod servers;
 pub mod slot_map;
@@ -45,6 +47,7 @@ use crate::{Error, ServerSpec};
 use options::{Options, PointsOption};
 use per_key::PerKey;
 use prepare::Preparation;
+use replica_rule::ReplicaRule;
 
 /// The points a flavour generated for a server list.
 #[derive(Debug, Clone)]
@@ -94,6 +97,8 @@ pub struct Placement {
     /// The further options its users set (names from
     /// [`SETTINGS`](options::SETTINGS): Envoy's ring and table sizes).
     pub settings: &'static [&'static str],
+    /// How it lists a key's replicas ([`ReplicaRule::Walk`] unless said).
+    pub replicas: ReplicaRule,
 }
 
 impl Placement {
@@ -111,6 +116,7 @@ impl Placement {
             points: None,
             hash_tag: false,
             settings: &[],
+            replicas: ReplicaRule::Walk,
         }
     }
 
@@ -128,6 +134,7 @@ impl Placement {
             points: None,
             hash_tag: false,
             settings: &[],
+            replicas: ReplicaRule::Walk,
         }
     }
 
@@ -171,5 +178,10 @@ impl Placement {
     /// The same, taking these further options (`--options NAME=VALUE`).
     pub const fn with_settings(self, settings: &'static [&'static str]) -> Placement {
         Placement { settings, ..self }
+    }
+
+    /// The same, listing a key's replicas by `replicas`.
+    pub const fn with_replicas(self, replicas: ReplicaRule) -> Placement {
+        Placement { replicas, ..self }
     }
 }

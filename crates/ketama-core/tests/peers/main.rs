@@ -40,6 +40,7 @@ mod python_memcached;
 mod redis_cluster;
 mod redis_rb;
 mod redis_shard;
+mod replicas;
 mod rust_memcache;
 mod sockiopool;
 mod spymemcached;

@@ -31,6 +31,7 @@ use crate::hash::HashAlgorithm as H;
 use crate::hash::xxhash64::xxhash64;
 use crate::placement::Placement;
 use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
+use crate::placement::replica_rule::ReplicaRule;
 use crate::{Error, ServerSpec};
 
 use maglev::MaglevTable;
@@ -70,7 +71,8 @@ pub static RING_HASH: Placement = Placement::per_key(&[H::XxHash64], |servers, o
     let policy = Policy::RingHash(RingHashConfig::from_options(options));
     Ok(Arc::new(Envoy::new(servers, policy)?) as PerKey)
 })
-.with_settings(&["min_ring_size", "max_ring_size", "hash_function"]);
+.with_settings(&["min_ring_size", "max_ring_size", "hash_function"])
+.with_replicas(ReplicaRule::NextInList);
 
 /// `lb_policy: MAGLEV`: `table_size` from the options, 65537 otherwise.
 pub static MAGLEV: Placement = Placement::per_key(&[H::XxHash64], |servers, options| {
@@ -80,7 +82,8 @@ pub static MAGLEV: Placement = Placement::per_key(&[H::XxHash64], |servers, opti
     });
     Ok(Arc::new(Envoy::new(servers, policy)?) as PerKey)
 })
-.with_settings(&["table_size"]);
+.with_settings(&["table_size"])
+.with_replicas(ReplicaRule::NextInList);
 
 /// Which balancer, with its parameters.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -134,6 +134,9 @@ final class KetamaNative {
 
     static native int ketama_find_server_avoiding(long ring, byte[] key, long keyLen, int[] down, long downCount, Pointer out);
 
+    /** Replica list: the indices of {@code n} distinct servers for the key into {@code indices}. */
+    static native int ketama_find_replicas(long ring, byte[] key, long keyLen, long n, int[] indices, long capacity, long[] count);
+
     /** Batch lookup: {@code count} keys back to back in {@code packed}; server indices into {@code out}. */
     static native int ketama_find_servers_packed(
             long ring, byte[] packed, long packedLen, int[] lengths, long count, int[] out);

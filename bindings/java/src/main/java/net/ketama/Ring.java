@@ -313,6 +313,18 @@ public final class Ring implements AutoCloseable {
         final Memory ref = new Memory(NativeStructs.KetamaServerRef.SIZE);
     }
 
+    /** {@code n} (0 or more) distinct server indices for a key, its own first, by the flavour's replica rule. */
+    public int[] replicas(byte[] key, int n) {
+        int[] out = new int[Math.min(n, addresses.length)]; // a negative n: NegativeArraySizeException
+        long stamp = readLock();
+        try {
+            KetamaNative.check(KetamaNative.ketama_find_replicas(handle.ring, key, key.length, n, out, out.length, new long[1]));
+        } finally {
+            lock.unlockRead(stamp);
+        }
+        return out;
+    }
+
     /** The address of the server for a key (UTF-8 bytes of the string). */
     public String server(String key) {
         return addresses[serverIndex(key.getBytes(StandardCharsets.UTF_8))];
