@@ -20,9 +20,10 @@ use std::sync::Arc;
 use crate::hash::HashAlgorithm;
 use crate::hash::xxhash64::xxhash64;
 use crate::placement::Placement;
+use crate::placement::hash_pick::HashPick;
 use crate::placement::jump::jump;
 use crate::placement::natural_order::natural_order;
-use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
+use crate::placement::per_key::PerKey;
 use crate::placement::servers::refuse_weights;
 
 /// `MemcachedJumpHashSelector.PickServer`.
@@ -31,53 +32,17 @@ pub static PLACEMENT: Placement =
         refuse_weights(servers, "dskit-jump")?;
         let names: Vec<&[u8]> = servers.iter().map(|s| s.address.as_slice()).collect();
         let sorted = natural_order(&names, "dskit-jump")?;
-        Ok(Arc::new(JumpSelector { sorted }) as PerKey)
+        Ok(Arc::new(HashPick::ordered(
+            "dskit's jump hash over the servers in natural order",
+            xxhash64_seed0,
+            jump,
+            sorted,
+        )) as PerKey)
     });
 
-/// The servers' indices in natural order.
-#[derive(Debug, Clone)]
-pub struct JumpSelector {
-    sorted: Vec<usize>,
-}
-
-impl JumpSelector {
-    #[inline]
-    fn place(&self, key: &[u8]) -> Option<Location> {
-        if self.sorted.is_empty() {
-            return None;
-        }
-        let hash = xxhash64(key, 0);
-        let bucket = jump(hash, self.sorted.len() as u32) as usize;
-        Some(Location {
-            point_index: bucket,
-            point: hash as u32,
-            server_index: self.sorted[bucket],
-        })
-    }
-}
-
-impl PerKeyPlacement for JumpSelector {
-    fn describe(&self) -> &'static str {
-        "dskit's jump hash over the servers in natural order"
-    }
-
-    fn heap_bytes(&self) -> usize {
-        self.sorted.len() * size_of::<usize>()
-    }
-
-    fn locate(
-        &self,
-        key: &[u8],
-        _hash: HashAlgorithm,
-        is_down: &dyn Fn(usize) -> bool,
-    ) -> Option<Location> {
-        self.place(key).filter(|at| !is_down(at.server_index))
-    }
-
-    #[inline]
-    fn locate_up(&self, key: &[u8], _hash: HashAlgorithm) -> Option<Location> {
-        self.place(key)
-    }
+/// `xxhash.Sum64String`: XXH64 with seed 0.
+fn xxhash64_seed0(key: &[u8]) -> u64 {
+    xxhash64(key, 0)
 }
 
 #[cfg(test)]

@@ -19,71 +19,40 @@ use std::sync::Arc;
 use crate::hash::HashAlgorithm;
 use crate::hash::xxh3::xxh3_64;
 use crate::placement::Placement;
+use crate::placement::hash_pick::HashPick;
 use crate::placement::jump::jump;
-use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
+use crate::placement::per_key::PerKey;
 use crate::placement::servers::refuse_weights;
 
 /// `mcp.pool(backends)`: XXH3 of the key, jump hash over the list.
 pub static PLACEMENT: Placement = Placement::per_key(&[HashAlgorithm::Xxh3], |servers, _| {
     refuse_weights(servers, "memcached-proxy")?;
-    Ok(Arc::new(ProxyPool {
-        backends: servers.len() as u32,
-    }) as PerKey)
+    Ok(Arc::new(pool(servers.len())) as PerKey)
 });
 
-/// A pool of this many backends, in list order.
-#[derive(Debug, Clone, Copy)]
-pub struct ProxyPool {
-    backends: u32,
+/// The pool's XXH3 of a key (seed 0).
+fn xxh3_seed0(key: &[u8]) -> u64 {
+    xxh3_64(key, 0)
 }
 
-impl ProxyPool {
-    #[inline]
-    fn place(&self, key: &[u8]) -> Option<Location> {
-        if self.backends == 0 {
-            return None;
-        }
-        let hash = xxh3_64(key, 0);
-        let index = jump(hash, self.backends) as usize;
-        Some(Location {
-            point_index: index,
-            point: hash as u32,
-            server_index: index,
-        })
-    }
-}
-
-impl PerKeyPlacement for ProxyPool {
-    fn describe(&self) -> &'static str {
-        "memcached's proxy: the jump hash of the key's XXH3 over the pool"
-    }
-
-    fn heap_bytes(&self) -> usize {
-        0
-    }
-
-    fn locate(
-        &self,
-        key: &[u8],
-        _hash: HashAlgorithm,
-        is_down: &dyn Fn(usize) -> bool,
-    ) -> Option<Location> {
-        self.place(key).filter(|at| !is_down(at.server_index))
-    }
-
-    #[inline]
-    fn locate_up(&self, key: &[u8], _hash: HashAlgorithm) -> Option<Location> {
-        self.place(key)
-    }
+/// A pool of `backends` backends, in list order.
+fn pool(backends: usize) -> HashPick {
+    HashPick::new(
+        "memcached's proxy: the jump hash of the key's XXH3 over the pool",
+        xxh3_seed0,
+        jump,
+        backends,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::placement::per_key::PerKeyPlacement;
 
     #[test]
     fn the_list_order_is_the_bucket_order() {
-        let pool = ProxyPool { backends: 5 };
+        let pool = pool(5);
         for i in 0..500 {
             let key = format!("/test/{i}");
             let at = pool.locate_up(key.as_bytes(), HashAlgorithm::Xxh3).unwrap();
@@ -93,7 +62,7 @@ mod tests {
             });
             assert_eq!(down, None, "no failover");
         }
-        let empty = ProxyPool { backends: 0 };
+        let empty = super::pool(0);
         assert_eq!(empty.locate_up(b"k", HashAlgorithm::Xxh3), None);
     }
 }

@@ -20,70 +20,33 @@ use std::sync::Arc;
 use crate::hash::HashAlgorithm;
 use crate::hash::siphash::rust_str_hash;
 use crate::placement::Placement;
-use crate::placement::per_key::{Location, PerKey, PerKeyPlacement};
+use crate::placement::hash_pick::{HashPick, modulo};
+use crate::placement::per_key::PerKey;
 
 /// `Client`'s placement: `DefaultHasher` of the key modulo the servers.
 pub static PLACEMENT: Placement =
     Placement::per_key(&[HashAlgorithm::Siphash13Str], |servers, _options| {
-        Ok(Arc::new(RustMemcache {
-            servers: servers.len() as u64,
-        }) as PerKey)
+        Ok(Arc::new(placement(servers.len())) as PerKey)
     });
 
-/// `hash % n` over this many servers (none: no key has a server).
-#[derive(Debug, Clone, Copy)]
-pub struct RustMemcache {
-    servers: u64,
-}
-
-impl RustMemcache {
-    /// The connection index for `key` and the low 32 bits of its hash.
-    #[inline]
-    fn place(&self, key: &[u8]) -> Option<Location> {
-        if self.servers == 0 {
-            return None;
-        }
-        let hash = rust_str_hash(key);
-        let index = (hash % self.servers) as usize;
-        Some(Location {
-            point_index: index,
-            point: hash as u32,
-            server_index: index,
-        })
-    }
-}
-
-impl PerKeyPlacement for RustMemcache {
-    fn describe(&self) -> &'static str {
-        "the Rust memcache client's DefaultHasher modulo the number of servers"
-    }
-
-    fn heap_bytes(&self) -> usize {
-        0
-    }
-
-    fn locate(
-        &self,
-        key: &[u8],
-        _hash: HashAlgorithm,
-        is_down: &dyn Fn(usize) -> bool,
-    ) -> Option<Location> {
-        self.place(key).filter(|at| !is_down(at.server_index))
-    }
-
-    #[inline]
-    fn locate_up(&self, key: &[u8], _hash: HashAlgorithm) -> Option<Location> {
-        self.place(key)
-    }
+/// `hash % n` over `servers` servers (none: no key has a server).
+fn placement(servers: usize) -> HashPick {
+    HashPick::new(
+        "the Rust memcache client's DefaultHasher modulo the number of servers",
+        rust_str_hash,
+        modulo,
+        servers,
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::placement::per_key::PerKeyPlacement;
 
     #[test]
     fn all_64_bits_are_taken_modulo_the_servers() {
-        let placement = RustMemcache { servers: 7 };
+        let placement = placement(7);
         let mut differ = 0;
         for i in 0..1000 {
             let key = format!("key:{i}");
@@ -98,7 +61,7 @@ mod tests {
         );
         let down = placement.locate(b"key:1", HashAlgorithm::Siphash13Str, &|_| true);
         assert_eq!(down, None, "a down server's keys fail");
-        let none = RustMemcache { servers: 0 };
+        let none = super::placement(0);
         assert_eq!(none.locate_up(b"key", HashAlgorithm::Siphash13Str), None);
     }
 }

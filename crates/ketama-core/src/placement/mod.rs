@@ -24,6 +24,7 @@
 
 pub mod bucket_list;
 pub mod budget;
+pub mod hash_pick;
 pub mod hash_tags;
 pub mod jump;
 pub mod natural_order;
