@@ -210,7 +210,7 @@ fn python_continuum_and_hashi_match_the_pypi_oracle_module() {
 fn python_binding_unittest_suite() {
     let out = run_with_timeout(
         python_command(Path::new("-m"))
-            .args(["unittest", "-v", "test_ketama"])
+            .args(["unittest", "-v", "test_ketama", "test_sets", "test_native"])
             .current_dir(repo_root().join("bindings/python/tests"))
             .env("KETAMA_CLI", common::cli().to_str().unwrap()),
         Duration::from_secs(600),
