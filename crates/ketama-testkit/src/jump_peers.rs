@@ -7,6 +7,7 @@
 //! (`peers/GuavaJumpPeer.java`). A case asks the hash peer, then Guava, in
 //! the same case directories.
 
+use crate::go::build_peer;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
@@ -17,7 +18,6 @@ use crate::peer_programs::{compile_java, run_java};
 use crate::redis_clients::{case_dirs, read_answers, require_python_module};
 
 const GUAVA_JAR: &str = "/usr/share/java/guava.jar";
-const GOPATH: &str = "/usr/share/gocode";
 
 /// Where a case's 64-bit key hashes and bucket order come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,42 +45,19 @@ pub struct GoHashes {
 pub fn xxhash_natsort_program() -> &'static PathBuf {
     static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
     PROGRAM.get_or_init(|| {
-        crate::require_tool("go", "golang-go");
-        for (path, package) in [
-            (
-                "github.com/cespare/xxhash/xxhash.go",
-                "golang-github-cespare-xxhash-dev",
-            ),
-            (
-                "github.com/facette/natsort/natsort.go",
-                "golang-github-facette-natsort-dev",
-            ),
-        ] {
-            assert!(
-                Path::new(GOPATH).join("src").join(path).exists(),
-                "{path} is not in {GOPATH}: run `make deps` (Debian package {package})"
-            );
-        }
-        let dir = crate::scratch_dir("xxhash-natsort-peer");
-        let program = dir.join("xxhash_natsort_peer");
-        let output = crate::run_with_timeout(
-            Command::new("go")
-                .args(["build", "-o"])
-                .arg(&program)
-                .arg(crate::peer_program("xxhash_natsort_peer.go"))
-                .env("GO111MODULE", "off")
-                .env("GOPATH", GOPATH)
-                .env("GOFLAGS", "")
-                .env("GOPROXY", "off")
-                .env("GOCACHE", dir.join("gocache")),
-            Duration::from_secs(300),
-        );
-        assert!(
-            output.status.success(),
-            "building the xxhash/natsort peer failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        program
+        build_peer(
+            "xxhash_natsort_peer.go",
+            &[
+                (
+                    "github.com/cespare/xxhash/xxhash.go",
+                    "golang-github-cespare-xxhash-dev",
+                ),
+                (
+                    "github.com/facette/natsort/natsort.go",
+                    "golang-github-facette-natsort-dev",
+                ),
+            ],
+        )
     })
 }
 

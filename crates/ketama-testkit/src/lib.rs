@@ -10,6 +10,7 @@
 
 pub mod envoy_published;
 mod examples;
+pub mod go;
 pub mod harness;
 pub mod java;
 pub mod jump_peers;

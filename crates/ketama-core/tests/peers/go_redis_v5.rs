@@ -30,6 +30,7 @@ use std::time::{Duration, Instant};
 
 use ketama_core::parser::peers as peer_lists;
 use ketama_core::{Flavour, Ring};
+use ketama_testkit::go::build_peer;
 use ketama_testkit::harness::{self, Answer, Case};
 use peers::Weights;
 use redis_clients::{byte_keys, forged_keys, redis_lists, ring_of, some_points};
@@ -40,36 +41,13 @@ const FLAVOUR: Flavour = Flavour::GoRedisRingV5;
 fn peer_program() -> &'static PathBuf {
     static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
     PROGRAM.get_or_init(|| {
-        common::require_tool("go", "golang-go");
-        let gopath = "/usr/share/gocode";
-        assert!(
-            std::path::Path::new(gopath)
-                .join("src/gopkg.in/redis.v5/internal/consistenthash/consistenthash.go")
-                .exists(),
-            "go-redis v5's sources are not in {gopath}: run `make deps` (Debian package \
-             golang-gopkg-redis.v5-dev)"
-        );
-        let dir = common::scratch_dir("goredis-v5-peer");
-        let program = dir.join("goredis_v5_peer");
-        let source = common::peer_program("goredis_v5_peer.go");
-        let output = common::run_with_timeout(
-            Command::new("go")
-                .args(["build", "-o"])
-                .arg(&program)
-                .arg(&source)
-                .env("GO111MODULE", "off")
-                .env("GOPATH", gopath)
-                .env("GOFLAGS", "")
-                .env("GOPROXY", "off")
-                .env("GOCACHE", dir.join("gocache")),
-            Duration::from_secs(300),
-        );
-        assert!(
-            output.status.success(),
-            "building the go-redis v5 peer failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        program
+        build_peer(
+            "goredis_v5_peer.go",
+            &[(
+                "gopkg.in/redis.v5/internal/consistenthash/consistenthash.go",
+                "golang-gopkg-redis.v5-dev",
+            )],
+        )
     })
 }
 

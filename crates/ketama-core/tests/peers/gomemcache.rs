@@ -9,54 +9,29 @@
 //! weights, a server listed twice, IPv6, for 10,000 ASCII keys plus non-ASCII,
 //! control-byte and long keys (gomemcache hashes only the first 256 bytes).
 
-use ketama_testkit as common;
 use ketama_testkit::peer_programs;
 use ketama_testkit::peers;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use ketama_core::{Flavour, Ring, RingConfig};
+use ketama_testkit::go::build_peer;
 use peer_programs::{compare_per_key, weighted_peer_lines};
 use peers::{PeerServer, ServerList, Weights, edge_lists, keys, non_ascii_keys, odd_keys};
-
-const GOMEMCACHE: &str =
-    "/usr/share/gocode/src/github.com/bradfitz/gomemcache/memcache/selector.go";
 
 /// The Go peer, built once per test process (offline: GOPATH mode over
 /// Debian's /usr/share/gocode, GOPROXY=off).
 fn program() -> &'static PathBuf {
     static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
     PROGRAM.get_or_init(|| {
-        common::require_tool("go", "golang-go");
-        assert!(
-            Path::new(GOMEMCACHE).exists(),
-            "{GOMEMCACHE} is missing: run `make deps` (Debian package golang-github-bradfitz-gomemcache-dev)"
-        );
-        let out = common::scratch_dir("gomemcache-peer").join("gomemcache_peer");
-        let source = common::peer_program("gomemcache_peer.go");
-        let output = common::run_with_timeout(
-            Command::new("go")
-                .env("GO111MODULE", "off")
-                .env("GOPATH", "/usr/share/gocode")
-                .env("GOCACHE", common::repo_root().join("target/go-cache"))
-                .env("GOPROXY", "off")
-                .env("GOFLAGS", "")
-                .arg("build")
-                .arg("-o")
-                .arg(&out)
-                .arg(&source),
-            Duration::from_secs(300),
-        );
-        assert!(
-            output.status.success(),
-            "go build {} failed: {}",
-            source.display(),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        out
+        build_peer(
+            "gomemcache_peer.go",
+            &[(
+                "github.com/bradfitz/gomemcache/memcache/selector.go",
+                "golang-github-bradfitz-gomemcache-dev",
+            )],
+        )
     })
 }
 

@@ -10,18 +10,16 @@
 //! ASCII keys, non-ASCII and control bytes, and keys forged onto points and
 //! one below and above them.
 
-use ketama_testkit as common;
 use ketama_testkit::peers;
 use ketama_testkit::redis_clients;
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::OnceLock;
-use std::time::Duration;
 
 use ketama_core::flavour::Options;
 use ketama_core::parser::peers as peer_lists;
 use ketama_core::{Flavour, Ring, RingConfig};
+use ketama_testkit::go::build_peer;
 use ketama_testkit::harness::{self, Answer, Case};
 use peers::Weights;
 use redis_clients::{ask, byte_keys, forged_keys, redis_lists, ring_of, some_points};
@@ -32,36 +30,13 @@ const FLAVOUR: Flavour = Flavour::Groupcache;
 fn peer_program() -> &'static PathBuf {
     static PROGRAM: OnceLock<PathBuf> = OnceLock::new();
     PROGRAM.get_or_init(|| {
-        common::require_tool("go", "golang-go");
-        let gopath = "/usr/share/gocode";
-        assert!(
-            std::path::Path::new(gopath)
-                .join("src/github.com/golang/groupcache/consistenthash/consistenthash.go")
-                .exists(),
-            "groupcache's sources are not in {gopath}: run `make deps` (Debian package \
-             golang-github-golang-groupcache-dev)"
-        );
-        let dir = common::scratch_dir("groupcache-peer");
-        let program = dir.join("groupcache_peer");
-        let source = common::peer_program("groupcache_peer.go");
-        let output = common::run_with_timeout(
-            Command::new("go")
-                .args(["build", "-o"])
-                .arg(&program)
-                .arg(&source)
-                .env("GO111MODULE", "off")
-                .env("GOPATH", gopath)
-                .env("GOFLAGS", "")
-                .env("GOPROXY", "off")
-                .env("GOCACHE", dir.join("gocache")),
-            Duration::from_secs(300),
-        );
-        assert!(
-            output.status.success(),
-            "building the groupcache peer failed: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        program
+        build_peer(
+            "groupcache_peer.go",
+            &[(
+                "github.com/golang/groupcache/consistenthash/consistenthash.go",
+                "golang-github-golang-groupcache-dev",
+            )],
+        )
     })
 }
 
