@@ -1,5 +1,11 @@
 //! Page hints for large arrays.
 //!
+//! After a large roll, the memory its temporaries took (the generated
+//! points, the sort's buffer: about twice the continuum) is handed back to
+//! the kernel ([`return_freed_pages`]); glibc's allocator would otherwise
+//! keep it in the process, so that a long-lived process (a PHP-FPM worker)
+//! holding a 10,000-server ring kept some 12 MB more than the ring.
+//!
 //! Large arrays filled right after they are allocated (the continuum's
 //! points while a ring rolls) have their pages mapped by the kernel in one
 //! call instead of one page fault per 4 KiB on first write (at 10,000
@@ -49,6 +55,21 @@ fn map_pages(start: *mut u8, bytes: usize) {
         let (start, end) = (start as usize, start as usize + bytes);
         advise(start, end, HUGE, libc::MADV_HUGEPAGE);
         advise(start, end, PAGE, libc::MADV_POPULATE_WRITE);
+    }
+}
+
+/// Hands the pages of freed heap memory back to the kernel (glibc's
+/// `malloc_trim`), when a roll of `bytes` has just freed its temporaries;
+/// below [`MIN_BYTES`], and with other allocators or systems, nothing.
+pub(crate) fn return_freed_pages(bytes: usize) {
+    if bytes < MIN_BYTES {
+        return;
+    }
+    #[cfg(all(target_os = "linux", target_env = "gnu", not(miri)))]
+    // SAFETY: malloc_trim only returns free pages of glibc's heap to the
+    // kernel; it changes no allocation and takes the allocator's locks.
+    unsafe {
+        libc::malloc_trim(0);
     }
 }
 

@@ -169,12 +169,15 @@ impl Ring {
                 })
             })
             .collect::<Result<Box<[Server]>, Error>>()?;
-        Ok(Ring {
+        let ring = Ring {
             servers,
             config,
             key_hash,
             engine,
-        })
+        };
+        // The roll's temporaries are freed by now: their pages go back.
+        crate::prefault::return_freed_pages(ring.heap_bytes());
+        Ok(ring)
     }
 
     /// Reads a server file and builds a ring from it.
