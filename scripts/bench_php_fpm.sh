@@ -2,7 +2,8 @@
 # The PHP binding where PHP users run it: a private PHP-FPM (Debian's
 # php8.2-fpm, its default php.ini and conf.d plus the ini snippet php-ketama
 # ships, pointed at bindings/php: ffi.preload + opcache.preload), one static
-# worker on a unix socket in target/bench, driven by libfcgi's cgi-fcgi.
+# worker on a unix socket in target/bench, driven by libfcgi's cgi-fcgi (part 3
+# also by scripts/fcgi_client.py).
 #
 #   1. Per FastCGI request: a user request (Ring::fromFile on a server file,
 #      then server(key) for one key; bindings/php/bench.php with `key`), as
@@ -19,7 +20,13 @@
 #      with a persistent instance (the anchor: its continuum built once per
 #      worker) and the empty request; median of TABLE_REQUESTS (300) after
 #      the first, the first request of each row apart (it builds the ring),
-#      and the worker's resident memory after each row.
+#      and the worker's resident memory after each row. Once per driver in
+#      TABLE_DRIVERS (both by default): `client`, the requests sent as a web
+#      server sends them, from one long-lived process with a connection per
+#      request (scripts/fcgi_client.py; nginx's default); `cgi-fcgi`, one
+#      cgi-fcgi process started per request (its fork and exec on the same
+#      cores run between two requests of the worker: every request starts
+#      with cold caches, which multiplies what each one costs).
 #
 #   4. Memory across workers: one FPM with WORKERS (4) static workers, each
 #      made to serve Ring::fromFile on the 10,000-server file (requests held
@@ -115,7 +122,7 @@ $user
 pm = static
 pm.max_children = $workers
 access.log = $dir/access.log
-access.format = "%{micro}d %s"
+access.format = "%{micro}d %s %q"
 EOF
   PHP_INI_SCAN_DIR=":$dir/conf.d" LD_LIBRARY_PATH=$library_dir \
     /usr/sbin/php-fpm8.2 --nodaemonize --fpm-config "$dir/php-fpm.conf" </dev/null >/dev/null 2>&1 &
@@ -162,40 +169,66 @@ done
 stop_fpm
 fi
 
-# table_row N CASE: the first request of CASE (its roll), then the median of
-# TABLE_REQUESTS; a failed request (php-memcached aborting the worker) is
-# recorded as such. Then the worker's resident memory.
-table_row() {
-  local n=$1 case=$2 log=$work/$current/access.log answer failed=0 i
-  local script=$PWD/bindings/php/bench_request.php query="layout=$layout&case=$2&servers=$work/servers$1&key=user:"
-  : > "$log"
-  for i in $(seq $((1 + TABLE_REQUESTS))); do
-    answer=$(ask "$script" "$query$i" 2>/dev/null) || true
-    case $answer in *:11211|ok) ;; *) failed=$((failed + 1)); sleep 0.5 ;; esac
-    # A worker that aborts is restarted by the master; three in a row end the row.
-    if [ "$failed" -ge 3 ]; then break; fi
+# table_size N DRIVER: one fresh FPM worker; the first request of each case
+# in turn (it builds the case's ring), recorded apart with the worker's
+# resident memory after it; then TABLE_REQUESTS rounds, each one request of
+# every case, interleaved so that drift over the run (load, a warming
+# worker) falls on every case alike; the median of each case's rounds. A
+# case whose requests fail three times (php-memcached aborting the worker;
+# the master starts another) is left out of the rounds: `aborts`.
+table_cases="empty fromFile fromServers compat memcached"
+table_size() {
+  local n=$1 driver=$2 log case answer first rss failed
+  local script=$PWD/bindings/php/bench_request.php query="layout=$layout&servers=$work/servers$n&key=user:"
+  current=table$n-$driver
+  start_fpm "$current" "$snippet"
+  log=$work/$current/access.log
+  local -A firsts=() rsses=() left=()
+  for case in $table_cases; do
+    failed=0
+    while :; do
+      : > "$log"
+      if [ "$driver" = client ]; then
+        answer=$(python3 scripts/fcgi_client.py "$socket" "$script" --body "case=$case&$query" 2>/dev/null) || true
+      else
+        answer=$(ask "$script" "case=$case&${query}0" 2>/dev/null) || true
+      fi
+      case $answer in *:11211|ok) break ;; esac
+      failed=$((failed + 1)); sleep 0.5
+      [ "$failed" -lt 3 ] || break
+    done
+    if [ "$failed" -ge 3 ]; then firsts[$case]=""; rsses[$case]=""; continue; fi
+    firsts[$case]=$(awk '{ t = $1 } END { print t }' "$log")
+    rsses[$case]=$(ask "$script" "layout=$layout&case=rss")
+    left[$case]=1
   done
-  local first median
-  first=$(head -n 1 "$log" | awk '{ print $2 == 200 ? $1 : "failed" }')
-  if [ "$failed" -ge 3 ]; then
-    median=aborts
+  : > "$log"
+  local queries=() c
+  for c in $table_cases; do [ -n "${left[$c]:-}" ] && queries+=("case=$c&$query"); done
+  if [ "$driver" = client ]; then
+    python3 scripts/fcgi_client.py "$socket" "$script" --rounds "$TABLE_REQUESTS" "${queries[@]}" > "$work/$current/failed"
   else
-    median=$(tail -n +2 "$log" | awk '$2 == 200 { print $1 }' | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+    local i q
+    : > "$work/$current/failed"
+    for i in $(seq "$TABLE_REQUESTS"); do
+      for q in "${queries[@]}"; do ask "$script" "$q$i" > /dev/null 2>&1 || true; done
+    done
   fi
-  printf 'table: %s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$n" "$median" "$first" "$failed" \
-    "$(ask "$script" "layout=$layout&case=rss")" >> "$out/php-fpm.tsv"
+  for case in $table_cases; do
+    local median=aborts
+    if [ -n "${left[$case]:-}" ] && ! grep -q "^case=$case&" "$work/$current/failed"; then
+      median=$(awk -v c="case=$case&" '$2 == 200 && index($3, c) == 1 { print $1 }' "$log" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
+    fi
+    printf 'table: %s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$n" "$median" "${firsts[$case]}" "${rsses[$case]}" "$driver" >> "$out/php-fpm.tsv"
+  done
+  stop_fpm
 }
 
-for n in 10 100 1000 10000; do
-  echo "bench-php-fpm: the request table, $n servers"
-  current=table$n
-  start_fpm "$current" "$snippet"
-  table_row "$n" empty
-  table_row "$n" fromFile
-  table_row "$n" fromServers
-  table_row "$n" compat
-  table_row "$n" memcached
-  stop_fpm
+for driver in ${TABLE_DRIVERS:-client cgi-fcgi}; do
+  for n in 10 100 1000 10000; do
+    echo "bench-php-fpm: the request table, $n servers, driven by $driver"
+    table_size "$n" "$driver"
+  done
 done
 
 # Part 4: WORKERS workers, each holding the 10,000-server ring of fromFile.
@@ -240,7 +273,7 @@ for r in rows:
 print("## PHP in PHP-FPM\n")
 print("`scripts/bench_php_fpm.sh`: a private PHP-FPM 8.2 (Debian's php8.2-fpm, default php.ini and "
       "conf.d, opcache on, JIT off) with the ini snippet php-ketama ships (`ffi.preload` + "
-      "`opcache.preload`), one static worker on a unix socket, driven by `cgi-fcgi`. Load average at "
+      "`opcache.preload`), one static worker on a unix socket. Load average at "
       f"the start: {', '.join(loads[0])}; at the end: {', '.join(loads[-1])}.\n")
 if req:
     print(f"Per FastCGI request, as PHP-FPM times it (access log `%{{micro}}d`, accept to end of the "
@@ -257,20 +290,33 @@ if table:
              ("memcached", "php-memcached, persistent `new Memcached('pool')` + `getServerByKey`"),
              ("empty", "empty request")]
     sizes = ["10", "100", "1000", "10000"]
-    got = {(r[0], r[1]): r for r in table}
-    print(f"\nThe request by pool size, one fresh FPM worker per size: median µs of {sys.argv[4]} "
-          "requests after the first (the first, which builds the ring, in parentheses; `aborts`: the "
-          "worker died):\n")
-    print("| request | " + " | ".join(f"{int(s):,}" for s in sizes) + " |\n|---|" + "---|" * len(sizes))
-    for case, label in cases:
-        cell = lambda r: "n/a" if r is None else f"{r[2]} ({r[3]})"
-        print(f"| {label} | " + " | ".join(cell(got.get((case, s))) for s in sizes) + " |")
+    drivers = {"client": "sent as a web server sends them: one long-lived process, a connection per "
+                         "request (`scripts/fcgi_client.py`)",
+               "cgi-fcgi": "one `cgi-fcgi` process started per request (its fork and exec run on the "
+                           "same cores between two requests: each request starts with cold caches)"}
+    for driver in dict.fromkeys(r[5] for r in table):
+        got = {(r[0], r[1]): r for r in table if r[5] == driver}
+        print(f"\nThe request by pool size, {drivers.get(driver, driver)}; one fresh FPM worker per "
+              f"size: median µs of {sys.argv[4]} rounds, each round one request of every row in turn, "
+              "after each row's first request (which builds its ring: in parentheses); over the empty "
+              "request of the same worker in brackets; `aborts`: the worker died):\n")
+        print("| request | " + " | ".join(f"{int(s):,}" for s in sizes) + " |\n|---|" + "---|" * len(sizes))
+        def cell(r, s):
+            if r is None:
+                return "n/a"
+            empty = got.get(("empty", s))
+            over = (f" [{int(r[2]) - int(empty[2]):+d}]" if r[0] != "empty" and empty
+                    and r[2].isdigit() and empty[2].isdigit() else "")
+            return f"{r[2]}{over} ({r[3] or 'aborts'})"
+        for case, label in cases:
+            print(f"| {label} | " + " | ".join(cell(got.get((case, s)), s) for s in sizes) + " |")
+        print("\nThe worker's resident memory after the first request of each row (MiB, VmRSS; in the "
+              "order run, each row adding its ring to the worker):\n")
+        print("| after | " + " | ".join(f"{int(s):,}" for s in sizes) + " |\n|---|" + "---|" * len(sizes))
+        for case, label in cases:
+            mib = lambda r: "n/a" if r is None or not r[4].isdigit() else f"{int(r[4]) / 1024:.1f}"
+            print(f"| {case} | " + " | ".join(mib(got.get((case, s))) for s in sizes) + " |")
     print(f"\nThe library and the binding: {sys.argv[5]}.")
-    print("\nThe worker's resident memory after each row (MiB, VmRSS; each row adds its ring to the worker):\n")
-    print("| after | " + " | ".join(f"{int(s):,}" for s in sizes) + " |\n|---|" + "---|" * len(sizes))
-    for case, label in cases:
-        mib = lambda r: "n/a" if r is None or not r[5].isdigit() else f"{int(r[5]) / 1024:.1f}"
-        print(f"| {case} | " + " | ".join(mib(got.get((case, s))) for s in sizes) + " |")
 workers = [r[1:] for r in rows if r[0].startswith("workers: ")]
 if workers:
     print(f"\n{len(workers)} workers, each after a `fromFile` request on the 10,000-server file "
