@@ -8,6 +8,7 @@
 use std::ffi::{CStr, OsStr, c_char};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
 
 use super::boundary::{
     arg_chars, arg_cstr, arg_opt_cstr, arg_opt_str, arg_out, guard_status, param,
@@ -21,16 +22,62 @@ use ketama_core::ring_cache;
 use ketama_core::{Error, RingConfig};
 
 /// The configuration of a flavour's and a hash's names (a hash of NULL:
-/// the flavour's own) and option text.
+/// the flavour's own) and option text, with the reading `parse_mode` names
+/// (NULL: strict), resolved once per process for names a caller keeps
+/// giving ([`Resolved`]).
 fn config_named(
     flavour: &CStr,
     hash: Option<&CStr>,
     options: Option<&str>,
-) -> Result<RingConfig, Error> {
-    let flavour = String::from_utf8_lossy(flavour.to_bytes());
-    let hash = hash.map(|h| String::from_utf8_lossy(h.to_bytes()));
-    RingConfig::from_names(&flavour, hash.as_deref(), options)
+    parse_mode: Option<&CStr>,
+) -> Result<(RingConfig, ParseMode), Error> {
+    let names = [
+        Some(flavour.to_bytes()),
+        hash.map(CStr::to_bytes),
+        options.map(str::as_bytes),
+        parse_mode.map(CStr::to_bytes),
+    ];
+    let mut resolved = RESOLVED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(hit) = resolved
+        .iter()
+        .find(|r| r.names.each_ref().map(Option::as_deref) == names)
+    {
+        return Ok((hit.config, hit.mode));
+    }
+    drop(resolved);
+    let lossy = |name: &CStr| String::from_utf8_lossy(name.to_bytes()).into_owned();
+    let hash = hash.map(lossy);
+    let config = RingConfig::from_names(&lossy(flavour), hash.as_deref(), options)?;
+    let mode = match parse_mode {
+        None => ParseMode::default(),
+        Some(name) => ParseMode::named_variant(&lossy(name))?,
+    };
+    resolved = RESOLVED.lock().unwrap_or_else(PoisonError::into_inner);
+    if resolved.len() == RESOLVED_KEPT {
+        resolved.remove(0);
+    }
+    resolved.push(Resolved {
+        names: names.map(|name| name.map(Box::from)),
+        config,
+        mode,
+    });
+    Ok((config, mode))
 }
+
+/// Names resolved: a web request that builds its ring by name (PHP's
+/// `Ring::fromFile`) gives the same ones on every call, and resolving them
+/// (the registry's names, the hash and option checks) was half of what a
+/// call cost in a request's cold caches.
+struct Resolved {
+    /// Flavour, hash, options and reading as given (`None`: NULL).
+    names: [Option<Box<[u8]>>; 4],
+    config: RingConfig,
+    mode: ParseMode,
+}
+
+/// The last [`RESOLVED_KEPT`] distinct names resolved, oldest first.
+static RESOLVED: Mutex<Vec<Resolved>> = Mutex::new(Vec::new());
+const RESOLVED_KEPT: usize = 16;
 
 /// `ketama_ring_new_from_file_with_options` with names: `flavour` a
 /// flavour's name or alias (`"libketama"`, `"php-memcached"`), `hash` a key
@@ -56,15 +103,12 @@ pub unsafe extern "C" fn ketama_ring_new_from_file_named(
     guard_status(|| {
         let out = param!(arg_out(ring_out))?;
         let path = param!(arg_cstr(path))?;
-        let config = config_named(
+        let (config, mode) = config_named(
             param!(arg_cstr(flavour))?,
             param!(arg_opt_cstr(hash)),
             param!(arg_opt_str(options))?,
+            param!(arg_opt_cstr(parse_mode)),
         )?;
-        let mode = match param!(arg_opt_cstr(parse_mode)) {
-            None => ParseMode::default(),
-            Some(name) => ParseMode::named_variant(&String::from_utf8_lossy(name.to_bytes()))?,
-        };
         let path = Path::new(OsStr::from_bytes(path.to_bytes()));
         *out = arc_out(ring_cache::global().from_file(path, config, mode)?);
         Ok(())
@@ -98,10 +142,11 @@ pub unsafe extern "C" fn ketama_ring_new_serialized(
     guard_status(|| {
         let out = param!(arg_out(ring_out))?;
         let bytes = param!(arg_chars(serialized, serialized_len))?;
-        let config = config_named(
+        let (config, _) = config_named(
             param!(arg_cstr(flavour))?,
             param!(arg_opt_cstr(hash)),
             param!(arg_opt_str(options))?,
+            None,
         )?;
         *out = arc_out(ring_cache::global().from_serialized(bytes, config)?);
         Ok(())

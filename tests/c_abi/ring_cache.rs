@@ -76,6 +76,34 @@ int main(int argc, char **argv)
           && strstr(ketama_error(), "no-such-reading") != NULL, "an unknown reading");
     CHECK(ketama_ring_new_from_file_named(path, "twemproxy", "sha1", NULL, NULL, &other) == KETAMA_ERR_INVALID_ARGUMENT,
           "a hash the flavour's peer lacks");
+    /* Names are resolved once per process and kept: each spelling still
+       means what it names, however many there were since. */
+    const ketama_ring *md5_ring, *kept;
+    CHECK(ketama_ring_new_from_file_named(path, "libketama", "md5", "libketama", NULL, &md5_ring) == KETAMA_OK
+          && md5_ring == other, "the same names again");
+    const ketama_ring *own_hash;
+    CHECK(ketama_ring_new_from_file_named(path, "libketama", NULL, "libketama", NULL, &own_hash) == KETAMA_OK
+          && own_hash != by_ids && own_hash != md5_ring, "a hash named or not: two configurations");
+    CHECK(ketama_ring_new_from_file_named(path, "libketama", NULL, "libketama", NULL, &kept) == KETAMA_OK
+          && kept == own_hash, "each found again");
+    ketama_ring_free(kept);
+    int spellings_ok = 1;
+    for (unsigned variant = 0; variant < 40; variant++) {
+        char name[] = "libketama";
+        for (unsigned letter = 0; letter < 9; letter++) {
+            if (variant & (1u << (letter % 6))) {
+                name[letter] = (char)(name[letter] - 'a' + 'A');
+            }
+        }
+        const char *reading = variant % 2 ? "strict" : NULL;
+        spellings_ok &= ketama_ring_new_from_file_named(path, name, variant % 3 ? "default" : NULL, reading, NULL, &kept) == KETAMA_OK
+                        && kept == by_ids;
+        ketama_ring_free(kept);
+        spellings_ok &= ketama_ring_new_from_file_named(path, name, NULL, "no-such-reading", NULL, &kept) == KETAMA_ERR_INVALID_ARGUMENT;
+    }
+    CHECK(spellings_ok, "forty spellings of the same names, each a hit, a bad reading refused each time");
+    CHECK(ketama_ring_new_from_file_named(path, "libketama", "md5", "libketama", "points=100", &kept) == KETAMA_ERR_INVALID_ARGUMENT,
+          "options make other names: libketama's points are fixed");
 
     ketama_server_ref ref;
     CHECK(ketama_find_server(by_ids, "user:7", 6, &ref) == KETAMA_OK, "find");
@@ -95,14 +123,14 @@ int main(int argc, char **argv)
     CHECK(ketama_ring_new_serialized("a:1:{i:0;d:1.5;}", 16, "libketama", NULL, NULL, &other) == KETAMA_ERR_INVALID_ARGUMENT
           && strstr(ketama_error(), "at byte 9") != NULL, "an entry of no form read");
     s = stats();
-    CHECK(s.hits == 4 && s.misses == 3, "the lists counted");
+    CHECK(s.hits == 46 && s.misses == 4, "the lists counted");
 
     write_settled(path, "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n10.0.0.3:11211\t100\n");
     const ketama_ring *edited;
     CHECK(ketama_ring_new_from_file_named(path, "libketama", NULL, NULL, NULL, &edited) == KETAMA_OK, "after the edit");
     CHECK(edited != by_ids && ketama_ring_server_count(edited) == 3 && ketama_ring_server_count(by_ids) == 2,
           "the edit is read, the ring handed out before untouched");
-    CHECK(stats().misses == 4, "the edit read again");
+    CHECK(stats().misses == 5, "the edit read again");
 
     CHECK(ketama_ring_cache_configure(1, 1u << 30) == KETAMA_OK, "configure");
     s = stats();
@@ -114,7 +142,7 @@ int main(int argc, char **argv)
           && first != second, "each build its own ring");
     CHECK(strcmp(ketama_find_server_address(by_ids, "user:7", 6), address) == 0 && ketama_ring_server_count(packed) == 2,
           "evicted rings stay valid for their holders");
-    const ketama_ring *rings[] = {by_ids, by_names, spelled, packed, from_php, again, edited, first, second};
+    const ketama_ring *rings[] = {by_ids, by_names, spelled, other, md5_ring, own_hash, packed, from_php, again, edited, first, second};
     for (size_t i = 0; i < sizeof rings / sizeof rings[0]; i++) {
         ketama_ring_free(rings[i]);
     }

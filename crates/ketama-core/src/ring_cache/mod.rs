@@ -131,8 +131,9 @@ impl RingCache {
         // `ParseMode::Flavour` names the flavour's own syntax, as Ring::from_file reads it.
         let mode = mode.for_flavour(config.flavour);
         let same = |source: &Source| {
+            // The path's bytes as given (cheaper than comparing components).
             matches!(source, Source::File { path: p, mode: m, config: c }
-                if p == path && *m == mode && *c == config)
+                if p.as_os_str() == path.as_os_str() && *m == mode && *c == config)
         };
         let build = |servers, _: &_| Ring::new(servers, config);
         if let Some(Cached::File(followed)) = self.rings.find(same) {
