@@ -32,7 +32,6 @@ final class Ring
      * @var ?list<string>
      */
     private ?array $addresses = null;
-    private FFI $ffi;
     /**
      * The lookup result struct and a pointer to it, reused by every lookup;
      * made at the first lookup that reads a struct ({@see Ring::find()}).
@@ -44,9 +43,8 @@ final class Ring
     private ?CData $batchOut = null;
     private int $batchCapacity = 0;
 
-    private function __construct(private ?CData $ring)
+    private function __construct(private ?CData $ring, private FFI $ffi)
     {
-        $this->ffi = Library::ffi();
     }
 
     /** @return list<string> the server addresses by index */
@@ -84,7 +82,7 @@ final class Ring
         if ($status !== 0) {
             Library::check($status);
         }
-        return new self($ring);
+        return new self($ring, $ffi);
     }
 
     /**
@@ -105,7 +103,7 @@ final class Ring
         $serialized = serialize($servers);
         $ring = $ffi->new('const ketama_ring*');
         if ($ffi->ketama_ring_new_serialized($serialized, strlen($serialized), $flavour, $hash, $options, FFI::addr($ring)) === 0) {
-            return new self($ring);
+            return new self($ring, $ffi);
         }
         // Refused (another entry form, a bad server or name): the list is read
         // entry by entry, which takes every form and names each mistake.
@@ -161,7 +159,7 @@ final class Ring
             $options,
             FFI::addr($ring),
         ));
-        return new self($ring);
+        return new self($ring, $ffi);
     }
 
     /**
@@ -207,7 +205,7 @@ final class Ring
         $ring = $ffi->new('const ketama_ring*');
         $flavourId = self::flavourId($flavour);
         Library::check($ffi->ketama_ring_new_with_options($list, $count, $flavourId, self::hashId($hash, $flavourId), $options, FFI::addr($ring)));
-        return new self($ring);
+        return new self($ring, $ffi);
     }
 
     /**
@@ -528,7 +526,7 @@ final class Ring
     public function close(): void
     {
         if ($this->ring !== null) {
-            Library::ffi()->ketama_ring_free($this->ring);
+            $this->ffi->ketama_ring_free($this->ring);
             $this->ring = null;
         }
     }
