@@ -211,39 +211,11 @@ public final class Ring implements AutoCloseable {
     }
 
     private static Ring fromServerIds(List<Server> servers, int flavour, int hash, String options) {
-        final long entrySize = NativeStructs.KetamaServer.SIZE;
-        Memory list = new Memory(Math.max(1, servers.size()) * entrySize);
-        list.clear();
         List<Memory> keep = new ArrayList<>();
-        for (int i = 0; i < servers.size(); i++) {
-            Server s = servers.get(i);
-            if (s.address() == null) {
-                throw new KetamaException("server " + i + " has no address");
-            }
-            if (s.weight() < 0) {
-                throw new KetamaException("server " + s.address() + ": weight " + s.weight() + " is negative");
-            }
-            Pointer entry = list.share(i * entrySize);
-            byte[] address = s.address().getBytes(StandardCharsets.UTF_8);
-            NativeStructs.KetamaServer.setAddress(entry, bytes(address, keep));
-            NativeStructs.KetamaServer.setAddressLen(entry, address.length);
-            NativeStructs.KetamaServer.setWeight(entry, s.weight());
-            if (s.name() != null) {
-                byte[] name = s.name().getBytes(StandardCharsets.UTF_8);
-                NativeStructs.KetamaServer.setName(entry, bytes(name, keep));
-                NativeStructs.KetamaServer.setNameLen(entry, name.length);
-            }
-        }
+        Memory list = NativeServerList.of(servers, keep);
         long[] out = new long[1];
         KetamaNative.check(KetamaNative.ketama_ring_new_with_options(list, servers.size(), flavour, hash, options, out));
         return new Ring(out[0]);
-    }
-
-    private static Pointer bytes(byte[] data, List<Memory> keep) {
-        Memory m = new Memory(Math.max(1, data.length));
-        m.write(0, data, 0, data.length);
-        keep.add(m);
-        return m;
     }
 
     /** The server for a key (any bytes). @throws KetamaException when the ring has no points */
