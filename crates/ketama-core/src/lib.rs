@@ -77,6 +77,7 @@ pub mod server;
 pub mod server_file;
 pub mod setcodec;
 pub mod status;
+pub mod words;
 
 pub use batch::{KeyGroup, split_packed};
 pub use error::Error;
