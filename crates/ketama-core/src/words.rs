@@ -19,6 +19,12 @@ use std::os::fd::AsRawFd;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
+/// Asks for the pages to be mapped at once where the system can (Linux).
+#[cfg(target_os = "linux")]
+const POPULATE: libc::c_int = libc::MAP_POPULATE;
+#[cfg(not(target_os = "linux"))]
+const POPULATE: libc::c_int = 0;
+
 /// A whole file mapped read-only and shared; unmapped when dropped (the
 /// last [`Words`] reading it dropped).
 #[derive(Debug)]
@@ -35,7 +41,8 @@ unsafe impl Send for Mapping {}
 unsafe impl Sync for Mapping {}
 
 impl Mapping {
-    /// Maps the first `len` bytes of `file` read-only, shared. `len` must
+    /// Maps the first `len` bytes of `file` read-only, shared, its pages
+    /// mapped at once (they are all read next, to be checked). `len` must
     /// not exceed the file's size as the caller has just checked it (the
     /// file is one nobody writes, so it stays that size); 0 is refused.
     pub fn map(file: &File, len: usize) -> io::Result<Mapping> {
@@ -44,12 +51,13 @@ impl Mapping {
         }
         // SAFETY: a fresh mapping chosen by the kernel (no address given),
         // of an open descriptor, read-only; nothing is read through it here.
+        // MAP_POPULATE only maps the pages now rather than on first read.
         let start = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
                 len,
                 libc::PROT_READ,
-                libc::MAP_SHARED,
+                libc::MAP_SHARED | POPULATE,
                 file.as_raw_fd(),
                 0,
             )
