@@ -224,9 +224,10 @@ impl Ring {
         Ring::new(crate::server_file::load(path, mode)?.servers, config)
     }
 
-    /// The bytes the ring holds on the heap: its servers (addresses and
-    /// names as C strings) and its continuum or per-key placement. What
-    /// the ring cache ([`crate::ring_cache`]) weighs it by.
+    /// The bytes the ring holds: its servers (addresses and names as C
+    /// strings) and its continuum (its arrays counted whether its own or
+    /// mapped from a shared image) or per-key placement. What the ring
+    /// cache ([`crate::ring_cache`]) weighs it by.
     pub fn heap_bytes(&self) -> usize {
         let servers: usize = self
             .servers

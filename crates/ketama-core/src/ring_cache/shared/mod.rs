@@ -5,29 +5,29 @@
 //! would otherwise hold and roll its own copy: 13 MB and 100-270 ms for a
 //! 10,000-server libketama ring).
 //!
-//! * **What is looked for**: a continuum ring of at least
-//!   [`LOOKUP_MIN_SERVERS`]-ish servers (the list could weigh the
-//!   threshold at libketama's 160 points per server), by the exact input
-//!   of its build ([`key`]: the server list as parsed and the
-//!   [`RingConfig`]; never file stamps). Found and valid ([`image::attach`]
-//!   checks everything and trusts nothing), its points and owners are the
-//!   mapped pages ([`crate::words`]), and the process does not roll.
+//! * **What is looked for**: a continuum ring of a list long enough to
+//!   weigh the threshold at libketama's 160 points per server
+//!   ([`LOOKUP_MIN_SERVERS`] at the default), by the exact input of its
+//!   build (`key.rs`: the server list as parsed and the [`RingConfig`];
+//!   never file stamps). Found and valid (`image.rs` checks everything and
+//!   trusts nothing), its points and owners are the mapped pages
+//!   ([`crate::words`]), and the process does not roll.
 //! * **What is published**: a rolled continuum whose points and owners
 //!   weigh at least the threshold ([`DEFAULT_THRESHOLD`], 1 MiB: pools of
 //!   some 1,000 servers and more), written whole and renamed into place
-//!   ([`dir::publish`]); an image refused on attach is replaced so. The
-//!   process that rolled then maps the image too, so that no process keeps
-//!   a private copy. Small rings never touch the filesystem.
+//!   (`dir.rs`); an image refused on attach is replaced so. The process
+//!   that rolled then maps the image too, so that no process keeps a
+//!   private copy. Small rings never touch the filesystem.
 //! * **Where**: `/dev/shm/ketama-<euid>` (tmpfs: the pages are the page
 //!   cache every process maps, nothing reaches a disk), or the directory
 //!   `KETAMA_SHARED_RINGS` names (read at the first use; `off`, `0`, `no`
 //!   or `false` turns sharing off), or [`set_sharing`](super::set_sharing).
 //!   A directory that is not the user's own, or that group or others may
-//!   write, is not used ([`dir::usable`]): rings are then built in each
+//!   write, is not used (`dir.rs`): rings are then built in each
 //!   process, and the reason is said once on standard error. Sharing never
 //!   makes a build fail.
 //! * **Bounded**: publishing removes images unused (attached) for a day,
-//!   then the least recently used beyond 64 images or 4 GiB ([`dir::sweep`]).
+//!   then the least recently used beyond 64 images or 4 GiB (`dir.rs`).
 
 mod dir;
 mod image;
