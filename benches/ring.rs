@@ -175,7 +175,7 @@ fn roll(c: &mut Criterion) {
 /// (`ketama_core::ring_cache::shared`) beside the same ring built here: a
 /// lookup reads both the same way; and what a process pays for the ring
 /// when another has published it (attach: map, check, count) against
-/// rolling it.
+/// rolling it, alone or with publishing the image.
 fn shared(c: &mut Criterion) {
     use ketama_core::ring_cache::{DEFAULT_BOUNDS, RingCache, Sharing};
     let keys = keys();
@@ -215,6 +215,20 @@ fn shared(c: &mut Criterion) {
                 .from_servers(servers(n), RingConfig::default())
                 .unwrap();
             assert_eq!(cache.stats().attached, 1);
+            black_box(ring.continuum().len())
+        })
+    });
+    // Rolling with no image yet: the roll, the image written and renamed, mapped and checked.
+    group.bench_function(BenchmarkId::new("roll_and_publish", n), |b| {
+        b.iter(|| {
+            for image in std::fs::read_dir(&dir).unwrap() {
+                std::fs::remove_file(image.unwrap().path()).unwrap();
+            }
+            let cache = sharing();
+            let ring = cache
+                .from_servers(servers(n), RingConfig::default())
+                .unwrap();
+            assert!(cache.stats().rolled == 1 && ring.continuum().is_mapped());
             black_box(ring.continuum().len())
         })
     });

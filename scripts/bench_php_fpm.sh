@@ -18,8 +18,9 @@
 #      php_ketama functions (ketama_roll + ketama_get_server), php-memcached
 #      with a persistent instance (the anchor: its continuum built once per
 #      worker) and the empty request; median of TABLE_REQUESTS (300) after
-#      the first, the first request of each row apart (it builds the ring),
-#      and the worker's resident memory after each row.
+#      the first, the first request of each row apart (it builds the ring;
+#      the workers' shared continua go to a fresh directory, so that it
+#      rolls), and the worker's resident memory after each row.
 #
 #   4. Memory across workers: one FPM with WORKERS (4) static workers, each
 #      made to serve Ring::fromFile on the 10,000-server file, one after the
@@ -193,10 +194,21 @@ table_row() {
     "$(ask "$script" "layout=$layout&case=rss")" >> "$out/php-fpm.tsv"
 }
 
+# fresh_shared_dir: an empty directory for the workers' shared continua
+# (KETAMA_SHARED_RINGS), so that a first request finds no image published
+# by an earlier run and rolls.
+shared_dir=$work/shared-rings
+fresh_shared_dir() {
+  rm -rf "$shared_dir" && mkdir -m 700 "$shared_dir"
+  [ "$(id -u)" -eq 0 ] && chown www-data:www-data "$shared_dir"
+  return 0
+}
+
 for n in 10 100 1000 10000; do
   echo "bench-php-fpm: the request table, $n servers"
   current=table$n
-  start_fpm "$current" "$snippet"
+  fresh_shared_dir
+  start_fpm "$current" "$snippet" 1 "env[KETAMA_SHARED_RINGS] = \"$shared_dir\""
   table_row "$n" empty
   table_row "$n" fromFile
   table_row "$n" fromServers
@@ -209,16 +221,13 @@ done
 # with the continuum shared between them and without.
 WORKERS=${WORKERS:-4}
 script=$PWD/bindings/php/bench_request.php
-shared_dir=$work/shared-rings
 for sharing in on off; do
   echo "bench-php-fpm: memory across $WORKERS workers, sharing $sharing"
   current=workers-$sharing
-  # A fresh directory of the workers' user, so that the first worker rolls.
-  rm -rf "$shared_dir" && mkdir -m 700 "$shared_dir"
-  [ "$(id -u)" -eq 0 ] && chown www-data:www-data "$shared_dir"
+  fresh_shared_dir
   setting=$shared_dir
   [ "$sharing" = off ] && setting=off
-  start_fpm "$current" "$snippet" "$WORKERS" "env[KETAMA_SHARED_RINGS] = $setting"
+  start_fpm "$current" "$snippet" "$WORKERS" "env[KETAMA_SHARED_RINGS] = \"$setting\""
   # One after the other, each held 3 s after answering: each worker serves one.
   for i in $(seq "$WORKERS"); do
     first=$(ask "$script" "layout=$layout&case=first&hold_ms=3000&servers=$work/servers10000&key=user:$i")
