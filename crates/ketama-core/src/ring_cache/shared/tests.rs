@@ -280,6 +280,15 @@ fn sharing_off_or_small_rings_write_nothing() {
     let (ring, origin) = shared.build(list(1000), RingConfig::default()).unwrap();
     assert_eq!(origin, Origin::Rolled);
     assert!(!ring.continuum().is_mapped());
+    // Turned off after sharing through a directory: nothing more is written there.
+    shared.set(Sharing::Dir(dir.clone()), 1);
+    shared.build(list(3), RingConfig::default()).unwrap();
+    assert_eq!(images(&dir).len(), 1);
+    shared.set(Sharing::parse("off").unwrap(), 1);
+    let (ring, origin) = shared.build(list(1000), RingConfig::default()).unwrap();
+    assert!(origin == Origin::Rolled && !ring.continuum().is_mapped());
+    assert_eq!(images(&dir).len(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
     // At the default threshold a small list is not looked for (the
     // directory is not even made), nor a placement without a continuum.
     shared.set(Sharing::Dir(dir.clone()), DEFAULT_THRESHOLD);
