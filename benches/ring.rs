@@ -171,6 +171,82 @@ fn roll(c: &mut Criterion) {
     group.finish();
 }
 
+/// A 10,000-server ring whose continuum is mapped from a shared image
+/// (`ketama_core::ring_cache::shared`) beside the same ring built here: a
+/// lookup reads both the same way; and what a process pays for the ring
+/// when another has published it (attach: map, check, count) against
+/// rolling it, alone or with publishing the image.
+fn shared(c: &mut Criterion) {
+    use ketama_core::ring_cache::{DEFAULT_BOUNDS, RingCache, Sharing};
+    let keys = keys();
+    let dir = std::env::temp_dir().join(format!("ketama-bench-shared-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let sharing = || {
+        let cache = RingCache::new(DEFAULT_BOUNDS);
+        cache.set_sharing(Sharing::Dir(dir.clone()), 1 << 20);
+        cache
+    };
+    let n = 10_000;
+    let owned = Ring::new(servers(n), RingConfig::default()).unwrap();
+    let mapped = sharing()
+        .from_servers(servers(n), RingConfig::default())
+        .unwrap();
+    assert!(mapped.continuum().is_mapped() && !owned.continuum().is_mapped());
+    let mut group = c.benchmark_group("shared");
+    group.throughput(Throughput::Elements(KEYS as u64));
+    for (name, ring) in [
+        ("ring_locate_owned", &owned),
+        ("ring_locate_mapped", &*mapped),
+    ] {
+        group.bench_with_input(BenchmarkId::new(name, n), ring, |b, ring| {
+            b.iter(|| {
+                keys.iter()
+                    .map(|k| ring.locate(k.to_bytes()).unwrap().point_index)
+                    .fold(0, |a, i| a ^ i)
+            })
+        });
+    }
+    group.throughput(Throughput::Elements(1));
+    group.sample_size(10);
+    group.bench_function(BenchmarkId::new("attach", n), |b| {
+        b.iter(|| {
+            let cache = sharing();
+            let ring = cache
+                .from_servers(servers(n), RingConfig::default())
+                .unwrap();
+            assert_eq!(cache.stats().attached, 1);
+            black_box(ring.continuum().len())
+        })
+    });
+    // Rolling with no image yet: the roll, the image written and renamed, mapped and checked.
+    group.bench_function(BenchmarkId::new("roll_and_publish", n), |b| {
+        b.iter(|| {
+            for image in std::fs::read_dir(&dir).unwrap() {
+                std::fs::remove_file(image.unwrap().path()).unwrap();
+            }
+            let cache = sharing();
+            let ring = cache
+                .from_servers(servers(n), RingConfig::default())
+                .unwrap();
+            assert!(cache.stats().rolled == 1 && ring.continuum().is_mapped());
+            black_box(ring.continuum().len())
+        })
+    });
+    group.bench_function(BenchmarkId::new("roll", n), |b| {
+        b.iter(|| {
+            black_box(
+                Ring::new(servers(n), RingConfig::default())
+                    .unwrap()
+                    .continuum()
+                    .len(),
+            )
+        })
+    });
+    group.finish();
+    drop(mapped);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// mcrouter's and Envoy's placements: a single lookup through the ring
 /// beside its key-hash floor, the hashing the placement cannot avoid
 /// (mcrouter: furc_hash, with SpookyHash for WeightedCh3, or the CRC-32
@@ -249,5 +325,5 @@ fn mcrouter_envoy(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, lookup, roll, mcrouter_envoy);
+criterion_group!(benches, lookup, roll, shared, mcrouter_envoy);
 criterion_main!(benches);

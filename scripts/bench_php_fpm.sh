@@ -18,20 +18,27 @@
 #      Ring::fromServers (the list from a PHP configuration file), the
 #      php_ketama functions (ketama_roll + ketama_get_server), php-memcached
 #      with a persistent instance (the anchor: its continuum built once per
-#      worker) and the empty request; median of TABLE_REQUESTS (300) after
-#      the first, the first request of each row apart (it builds the ring),
-#      and the worker's resident memory after each row. Once per driver in
-#      TABLE_DRIVERS (both by default): `client`, the requests sent as a web
-#      server sends them, from one long-lived process with a connection per
-#      request (scripts/fcgi_client.py; nginx's default); `cgi-fcgi`, one
-#      cgi-fcgi process started per request (its fork and exec on the same
-#      cores run between two requests of the worker: every request starts
-#      with cold caches, which multiplies what each one costs).
+#      worker) and the empty request. Each row's first request (it builds
+#      the ring; the workers' shared continua go to a fresh directory, so
+#      that it rolls) is timed apart, with the worker's resident memory
+#      after it; then TABLE_REQUESTS (300) rounds of one request per row,
+#      and the median of each row. Once per driver in TABLE_DRIVERS (both
+#      by default): `client`, the requests sent as a web server sends them,
+#      from one long-lived process with a connection per request
+#      (scripts/fcgi_client.py; nginx's default); `cgi-fcgi`, one cgi-fcgi
+#      process started per request (its fork and exec on the same cores run
+#      between two requests of the worker: every request starts with cold
+#      caches, which multiplies what each one costs).
 #
 #   4. Memory across workers: one FPM with WORKERS (4) static workers, each
-#      made to serve Ring::fromFile on the 10,000-server file (requests held
-#      open so that each worker takes one), then each worker's VmRSS and Pss
-#      (smaps_rollup: shared pages divided among the processes mapping them).
+#      made to serve Ring::fromFile on the 10,000-server file, one after the
+#      other (each request held open so that the next goes to another
+#      worker), timed inside the request: the first worker rolls the ring,
+#      the others map the continuum it published (sharing on: the directory
+#      KETAMA_SHARED_RINGS names, a fresh one under target/bench) or roll it
+#      too (KETAMA_SHARED_RINGS=off in the pool's environment); then each
+#      worker's VmRSS and Pss (smaps_rollup: shared pages divided among the
+#      processes mapping them).
 #
 # Writes bench-results/php-fpm.md (a section scripts/bench_report.py appends
 # to results.md) and bench-results/php-fpm.tsv (the raw figures). Run by
@@ -103,9 +110,10 @@ stop_fpm() {
 }
 trap stop_fpm EXIT
 
-# start_fpm NAME INI_TEXT [WORKERS]: a master with WORKERS (1) static workers, INI_TEXT as an extra conf.d file.
+# start_fpm NAME INI_TEXT [WORKERS [POOL_LINES]]: a master with WORKERS (1) static workers, INI_TEXT as
+# an extra conf.d file, POOL_LINES added to the pool's configuration (env[NAME] = value).
 start_fpm() {
-  local name=$1 ini=$2 workers=${3:-1} dir=$work/$1
+  local name=$1 ini=$2 workers=${3:-1} pool=${4:-} dir=$work/$1
   rm -rf "$dir" && mkdir -p "$dir/conf.d" && chmod 755 "$dir"
   printf '%s\n' "$ini" > "$dir/conf.d/30-bench.ini"
   local user=""
@@ -123,6 +131,7 @@ pm = static
 pm.max_children = $workers
 access.log = $dir/access.log
 access.format = "%{micro}d %s %q"
+$pool
 EOF
   PHP_INI_SCAN_DIR=":$dir/conf.d" LD_LIBRARY_PATH=$library_dir \
     /usr/sbin/php-fpm8.2 --nodaemonize --fpm-config "$dir/php-fpm.conf" </dev/null >/dev/null 2>&1 &
@@ -169,6 +178,16 @@ done
 stop_fpm
 fi
 
+# fresh_shared_dir: an empty directory for the workers' shared continua
+# (KETAMA_SHARED_RINGS), so that a first request finds no image published
+# by an earlier run and rolls.
+shared_dir=$work/shared-rings
+fresh_shared_dir() {
+  rm -rf "$shared_dir" && mkdir -m 700 "$shared_dir"
+  [ "$(id -u)" -eq 0 ] && chown www-data:www-data "$shared_dir"
+  return 0
+}
+
 # table_size N DRIVER: one fresh FPM worker; the first request of each case
 # in turn (it builds the case's ring), recorded apart with the worker's
 # resident memory after it; then TABLE_REQUESTS rounds, each one request of
@@ -181,7 +200,8 @@ table_size() {
   local n=$1 driver=$2 log case answer first rss failed
   local script=$PWD/bindings/php/bench_request.php query="layout=$layout&servers=$work/servers$n&key=user:"
   current=table$n-$driver
-  start_fpm "$current" "$snippet"
+  fresh_shared_dir
+  start_fpm "$current" "$snippet" 1 "env[KETAMA_SHARED_RINGS] = \"$shared_dir\""
   log=$work/$current/access.log
   local -A firsts=() rsses=() left=()
   for case in $table_cases; do
@@ -231,23 +251,34 @@ for driver in ${TABLE_DRIVERS:-client cgi-fcgi}; do
   done
 done
 
-# Part 4: WORKERS workers, each holding the 10,000-server ring of fromFile.
+# Part 4: WORKERS workers, each holding the 10,000-server ring of fromFile,
+# with the continuum shared between them and without.
 WORKERS=${WORKERS:-4}
-echo "bench-php-fpm: memory across $WORKERS workers"
-current=workers
-start_fpm "$current" "$snippet" "$WORKERS"
 script=$PWD/bindings/php/bench_request.php
-for case in fromFile memory; do
+for sharing in on off; do
+  echo "bench-php-fpm: memory across $WORKERS workers, sharing $sharing"
+  current=workers-$sharing
+  fresh_shared_dir
+  setting=$shared_dir
+  [ "$sharing" = off ] && setting=off
+  start_fpm "$current" "$snippet" "$WORKERS" "env[KETAMA_SHARED_RINGS] = \"$setting\""
+  # One after the other, each held 3 s after answering: each worker serves one.
+  for i in $(seq "$WORKERS"); do
+    first=$(ask "$script" "layout=$layout&case=first&hold_ms=3000&servers=$work/servers10000&key=user:$i")
+    printf 'first: %s\t%s\t%s\n' "$sharing" "$i" "$first" >> "$out/php-fpm.tsv"
+  done
+  sleep 3.2
   # WORKERS requests at once, each held open 0.5 s after answering: each worker serves one.
   for i in $(seq "$WORKERS"); do
-    ask "$script" "layout=$layout&case=$case&hold=1&servers=$work/servers10000&key=user:$i" > "$work/workers.$case.$i" &
+    ask "$script" "layout=$layout&case=memory&hold=1&servers=$work/servers10000&key=user:$i" > "$work/workers.memory.$i" &
   done
   wait $(jobs -p | grep -vx "$fpm_pid") 2>/dev/null || true
+  for i in $(seq "$WORKERS"); do
+    printf 'workers: %s\t%s\n' "$sharing" "$(cat "$work/workers.memory.$i")" >> "$out/php-fpm.tsv"
+  done
+  stop_fpm
 done
-for i in $(seq "$WORKERS"); do
-  printf 'workers: %s\t%s\n' "$WORKERS" "$(cat "$work/workers.memory.$i")" >> "$out/php-fpm.tsv"
-done
-stop_fpm
+rm -rf "$shared_dir"
 
 if [ "${TABLE_ONLY:-0}" != 1 ]; then
 echo "bench-php-fpm: ffi.enable=true, not preloaded"
@@ -317,13 +348,22 @@ if table:
             mib = lambda r: "n/a" if r is None or not r[4].isdigit() else f"{int(r[4]) / 1024:.1f}"
             print(f"| {case} | " + " | ".join(mib(got.get((case, s))) for s in sizes) + " |")
     print(f"\nThe library and the binding: {sys.argv[5]}.")
-workers = [r[1:] for r in rows if r[0].startswith("workers: ")]
+workers = [r[0][len("workers: "):].split() + r[1:] for r in rows if r[0].startswith("workers: ")]
+firsts = {(r[0][len("first: "):], r[2]): (r[1], r[3]) for r in rows if r[0].startswith("first: ")}
 if workers:
-    print(f"\n{len(workers)} workers, each after a `fromFile` request on the 10,000-server file "
+    count = len([w for w in workers if w[0] == "on"])
+    print(f"\n{count} workers, each after a `fromFile` request on the 10,000-server file, in the order "
+          "they served it: the first request's time inside PHP (µs: the first worker rolls the ring; "
+          "with sharing on the others map the continuum it published), then the worker's memory "
           "(MiB; Pss divides each shared page among the processes mapping it):\n")
-    print("| worker | VmRSS | Pss |\n|---|---|---|")
-    for pid, rss, pss in workers:
-        print(f"| {pid} | {int(rss) / 1024:.1f} | {int(pss) / 1024:.1f} |")
+    print("| sharing | worker | first request µs | VmRSS | Pss |\n|---|---|---|---|---|")
+    for sharing in ["on", "off"]:
+        rows_of = sorted(((order, pid, us) for (s, pid), (order, us) in firsts.items() if s == sharing),
+                         key=lambda t: int(t[0]))
+        memory = {w[1]: w[2:] for w in workers if w[0] == sharing}
+        for order, pid, us in rows_of:
+            rss, pss = memory.get(pid, ["0", "0"])
+            print(f"| {sharing} | {order} | {int(us):,} | {int(rss) / 1024:.1f} | {int(pss) / 1024:.1f} |")
 if calls:
     print("\nPer call inside one request (`bindings/php/bench.php` run as an FPM request and from the CLI, "
           "same run, same keys; median ns per key, by number of servers):\n")

@@ -24,6 +24,11 @@ pub struct ketama_ring_cache_stats {
     pub misses: u64,
     /// Rings dropped to keep within the bounds.
     pub evictions: u64,
+    /// Rings built with their continuum mapped from an image another
+    /// process published (`KETAMA_SHARED_RINGS`; no roll).
+    pub attached: u64,
+    /// Rings built in this process (rolled, or placed per key).
+    pub rolled: u64,
 }
 
 /// Sets the bounds of the process's ring cache, which the `ketama_ring_new*`
@@ -62,6 +67,8 @@ pub unsafe extern "C" fn ketama_ring_cache_get_stats(
             hits: stats.hits,
             misses: stats.misses,
             evictions: stats.evictions,
+            attached: stats.attached,
+            rolled: stats.rolled,
         };
         Ok(())
     })

@@ -17,10 +17,13 @@
  *   empty        nothing (`ok`)
  *   rss          the worker's resident memory (`VmRSS:  N kB` of /proc/self/status)
  *   memory       PID<TAB>VmRSS<TAB>Pss of the worker (kB; Pss from /proc/self/smaps_rollup)
+ *   first        fromFile timed inside the request: PID<TAB>µs<TAB>server (a
+ *                worker's first request rolls its ring, or maps the one
+ *                another worker published)
  *
  * `layout=debian` loads the binding as the php-ketama package's users do;
  * `hold=1` keeps the worker busy for 0.5 s after the answer is sent (so
- * that requests sent at once go to different workers).
+ * that requests sent at once go to different workers); `hold_ms=N` for N ms.
  */
 
 declare(strict_types=1);
@@ -62,6 +65,11 @@ switch ($case) {
         $server = $memcached->getServerByKey($key);
         echo $server['host'], ':', $server['port'], "\n";
         break;
+    case 'first':
+        $started = hrtime(true);
+        $server = Ketama\Ring::fromFile($servers)->server($key);
+        echo getmypid(), "\t", intdiv(hrtime(true) - $started, 1000), "\t", $server, "\n";
+        break;
     case 'empty':
         echo "ok\n";
         break;
@@ -78,7 +86,8 @@ switch ($case) {
         http_response_code(400);
         echo "unknown case '{$case}'\n";
 }
-if (($_GET['hold'] ?? '') === '1') {
+$hold = ($_GET['hold'] ?? '') === '1' ? 500 : (int) ($_GET['hold_ms'] ?? 0);
+if ($hold > 0) {
     fastcgi_finish_request();
-    usleep(500000);
+    usleep($hold * 1000);
 }

@@ -1450,6 +1450,15 @@ typedef struct {
    * Rings dropped to keep within the bounds.
    */
   uint64_t evictions;
+  /**
+   * Rings built with their continuum mapped from an image another
+   * process published (`KETAMA_SHARED_RINGS`; no roll).
+   */
+  uint64_t attached;
+  /**
+   * Rings built in this process (rolled, or placed per key).
+   */
+  uint64_t rolled;
 } ketama_ring_cache_stats;
 
 /**

@@ -3,7 +3,8 @@
 //! swept with bad arguments, the original API against the original C code
 //! (and the SysV IPC it leaves), inputs that break the original, server
 //! files read with bounds in every entry point, reloads under concurrent
-//! writers, the ring cache (shared, counted, bounded), the multi-GET plan,
+//! writers, the ring cache (shared, counted, bounded; its continua shared
+//! between processes), the multi-GET plan,
 //! the set codec from C, and the C API beside libmemcached. One module per concept; shared helpers come from
 //! `ketama_testkit`.
 
@@ -21,6 +22,7 @@ mod ring_cache;
 mod server_files;
 mod setcodec_c;
 mod setcodec_flip;
+mod shared_rings;
 
 use std::path::Path;
 

@@ -30,7 +30,7 @@ final class RingCache
     /**
      * What the cache holds and has done in this process.
      *
-     * @return array{rings: int, bytes: int, max_rings: int, max_bytes: int, hits: int, misses: int, evictions: int}
+     * @return array{rings: int, bytes: int, max_rings: int, max_bytes: int, hits: int, misses: int, evictions: int, attached: int, rolled: int}
      */
     public static function stats(): array
     {
@@ -45,6 +45,8 @@ final class RingCache
             'hits' => $stats->hits,
             'misses' => $stats->misses,
             'evictions' => $stats->evictions,
+            'attached' => $stats->attached,
+            'rolled' => $stats->rolled,
         ];
     }
 }

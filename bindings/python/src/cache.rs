@@ -20,7 +20,8 @@ pub fn ring_cache_configure(rings: usize, bytes: usize) {
 }
 
 /// ring_cache_stats() -> dict with "rings", "bytes", "max_rings",
-/// "max_bytes", "hits", "misses", "evictions".
+/// "max_bytes", "hits", "misses", "evictions", "attached" (rings mapped
+/// from another process's image), "rolled" (rings built here).
 #[pyfunction]
 pub fn ring_cache_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let stats = ring_cache::global().stats();
@@ -32,5 +33,7 @@ pub fn ring_cache_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     dict.set_item("hits", stats.hits)?;
     dict.set_item("misses", stats.misses)?;
     dict.set_item("evictions", stats.evictions)?;
+    dict.set_item("attached", stats.attached)?;
+    dict.set_item("rolled", stats.rolled)?;
     Ok(dict)
 }

@@ -2,6 +2,8 @@
 //! and a small bucket index that makes "first point ≥ hash" a table read,
 //! an interpolated guess inside the bucket and a short walk from it.
 
+use crate::words::Words;
+
 /// How equal point values from different servers are resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TiePolicy {
@@ -14,11 +16,13 @@ pub enum TiePolicy {
     LastWins,
 }
 
-/// A sorted continuum with its lookup index. Immutable once built.
+/// A sorted continuum with its lookup index. Immutable once built. Its
+/// points and owners are the ring's own or pages of a shared image
+/// ([`Words`]); they read the same.
 #[derive(Debug, Clone)]
 pub struct Continuum {
-    points: Box<[u32]>,
-    owners: Box<[u32]>,
+    points: Words,
+    owners: Words,
     /// `bucket_start[b]` = index of the first point ≥ `b << shift`;
     /// the last entry is `points.len()`.
     bucket_start: Box<[u32]>,
@@ -58,17 +62,34 @@ impl Continuum {
             points.truncate(kept);
             owners.truncate(kept);
         }
+        Continuum::from_sorted(
+            Words::owned(points.into_boxed_slice()),
+            Words::owned(owners.into_boxed_slice()),
+        )
+    }
+
+    /// A continuum of points already sorted and their owners (as long as
+    /// the points); the index is built here.
+    pub(crate) fn from_sorted(points: Words, owners: Words) -> Self {
+        debug_assert!(points.is_sorted() && points.len() == owners.len());
         let bits = index_bits(points.len());
         let bucket_start = bucket_starts(&points, bits);
         Continuum {
-            points: points.into_boxed_slice(),
-            owners: owners.into_boxed_slice(),
+            points,
+            owners,
             bucket_start: bucket_start.into_boxed_slice(),
             shift: 32 - bits,
         }
     }
 
-    /// The bytes it holds on the heap: points, owners and the index.
+    /// True when its points and owners are pages of a shared image
+    /// ([`crate::ring_cache::shared`]) rather than its own.
+    pub fn is_mapped(&self) -> bool {
+        self.points.is_mapped()
+    }
+
+    /// The bytes it holds: points and owners (its own, or mapped from a
+    /// shared image) and the index.
     pub fn heap_bytes(&self) -> usize {
         size_of_val(&*self.points) + size_of_val(&*self.owners) + size_of_val(&*self.bucket_start)
     }
@@ -118,8 +139,8 @@ impl Continuum {
         let (start, end, guess) = self.bucket_of(hash);
         // Callers read the owner next: start loading it while the points
         // are searched, so the two cache misses of a cold lookup overlap.
-        prefetch(&self.owners, guess);
-        search_from(&self.points, start, end, guess, hash, |&p| p)
+        prefetch(self.owners(), guess);
+        search_from(self.points(), start, end, guess, hash, |&p| p)
     }
 
     /// [`Self::locate`] reading a mirror of the points instead of
@@ -149,8 +170,8 @@ impl Continuum {
     pub fn prefetch(&self, hash: u32) {
         if !self.points.is_empty() {
             let (_, _, guess) = self.bucket_of(hash);
-            prefetch(&self.points, guess);
-            prefetch(&self.owners, guess);
+            prefetch(self.points(), guess);
+            prefetch(self.owners(), guess);
         }
     }
 

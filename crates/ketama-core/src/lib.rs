@@ -17,7 +17,8 @@
 //!   writer is at work; [`file_ring`]: following a file, keeping the last
 //!   good ring when a change cannot be used; [`key_file`]: keys read one per
 //!   line from a file or a stream, bounded; [`ring_cache`]: the rings
-//!   already built in this process, by file or server list, bounded.
+//!   already built in this process, by file or server list, bounded, the
+//!   large continua shared with the user's other processes as mapped files.
 //! * [`RingConfig::from_names`], [`RingConfig::from_ids`] and
 //!   [`ServerSpec::checked`]: what the C ABI, the Python module and the CLI
 //!   build rings from, so that a name or a server means the same in each.
@@ -28,10 +29,11 @@
 //! * [`registry`]: the enums that cross the C ABI, each declared once
 //!   ([`named_enum!`]); [`abi`] lists them.
 //!
-//! This crate is safe Rust but for three hot spots, each with SAFETY
+//! This crate is safe Rust but for four spots, each with SAFETY
 //! comments: the multi-lane MD5 ([`hash::md5_lanes`]), the page hints of
-//! [`prefault`] and the cache prefetch of the point search
-//! ([`continuum`]). The C ABI (`libketama.so`) is the `ketama` crate at the root
+//! [`prefault`], the cache prefetch of the point search ([`continuum`])
+//! and the continuum's arrays, owned or mapped from an image other
+//! processes share ([`words`]). The C ABI (`libketama.so`) is the `ketama` crate at the root
 //! of the workspace; the `ketama` command is the `ketama-cli` crate.
 //!
 //! ```
@@ -77,6 +79,7 @@ pub mod server;
 pub mod server_file;
 pub mod setcodec;
 pub mod status;
+pub mod words;
 
 pub use batch::{KeyGroup, split_packed};
 pub use error::Error;

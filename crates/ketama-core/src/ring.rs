@@ -125,12 +125,7 @@ impl Ring {
     /// Builds a ring from a server list: the one place where a server list
     /// must not be empty.
     pub fn new(servers: Vec<ServerSpec>, config: RingConfig) -> Result<Ring, Error> {
-        if servers.is_empty() {
-            return Err(Error::NoServers("the server list (it is empty)".into()));
-        }
-        let key_hash = config.hash.unwrap_or_else(|| config.flavour.default_hash());
-        config.flavour.check_hash(key_hash)?;
-        config.flavour.check_options(&config.options)?;
+        let key_hash = Ring::check(&servers, config)?;
         let engine = match config.flavour.per_key(&servers, &config.options)? {
             Some(per_key) => Engine::PerKey(per_key),
             None => {
@@ -144,6 +139,52 @@ impl Ring {
                 }
             }
         };
+        Ring::assemble(servers, config, key_hash, engine)
+    }
+
+    /// Checks what [`Ring::new`] checks before it builds: a server list
+    /// that is not empty, a key hash and options the flavour offers. The
+    /// key hash in use.
+    pub(crate) fn check(
+        servers: &[ServerSpec],
+        config: RingConfig,
+    ) -> Result<HashAlgorithm, Error> {
+        if servers.is_empty() {
+            return Err(Error::NoServers("the server list (it is empty)".into()));
+        }
+        let key_hash = config.hash.unwrap_or_else(|| config.flavour.default_hash());
+        config.flavour.check_hash(key_hash)?;
+        config.flavour.check_options(&config.options)?;
+        Ok(key_hash)
+    }
+
+    /// The ring of `servers` on a continuum already built (from a shared
+    /// image, [`crate::ring_cache::shared`]) with its search and key
+    /// preparation; `key_hash` as [`Ring::check`] gave it. Every owner is
+    /// below the number of servers (the caller has checked).
+    pub(crate) fn with_continuum(
+        servers: Vec<ServerSpec>,
+        config: RingConfig,
+        key_hash: HashAlgorithm,
+        continuum: Continuum,
+        search: Search,
+        prepare: Option<&'static Preparation>,
+    ) -> Result<Ring, Error> {
+        let engine = Engine::Continuum {
+            continuum,
+            search,
+            prepare,
+        };
+        Ring::assemble(servers, config, key_hash, engine)
+    }
+
+    /// The ring of `servers` placed by `engine`.
+    fn assemble(
+        servers: Vec<ServerSpec>,
+        config: RingConfig,
+        key_hash: HashAlgorithm,
+        engine: Engine,
+    ) -> Result<Ring, Error> {
         // Count what each server holds on the continuum after the tie rule
         // (the last-wins rule drops the earlier of two equal points).
         let mut held = vec![0u32; servers.len()];
@@ -186,9 +227,10 @@ impl Ring {
         Ring::new(crate::server_file::load(path, mode)?.servers, config)
     }
 
-    /// The bytes the ring holds on the heap: its servers (addresses and
-    /// names as C strings) and its continuum or per-key placement. What
-    /// the ring cache ([`crate::ring_cache`]) weighs it by.
+    /// The bytes the ring holds: its servers (addresses and names as C
+    /// strings) and its continuum (its arrays counted whether its own or
+    /// mapped from a shared image) or per-key placement. What the ring
+    /// cache ([`crate::ring_cache`]) weighs it by.
     pub fn heap_bytes(&self) -> usize {
         let servers: usize = self
             .servers

@@ -1,10 +1,10 @@
 //! The process's ring cache: the one every constructor of the C ABI and
-//! the Python module shares, its bounds read from the environment at first
-//! use and set at run time.
+//! the Python module shares, its bounds and its sharing between processes
+//! read from the environment at first use and set at run time.
 
 use std::sync::OnceLock;
 
-use super::{Bounds, RingCache};
+use super::{Bounds, RingCache, Sharing, shared};
 
 /// The bounds of the process's cache unless set: 64 rings, 256 MiB (a
 /// libketama ring of 10,000 servers holds 1.6 M points, 13 MB).
@@ -16,7 +16,19 @@ pub const DEFAULT_BOUNDS: Bounds = Bounds {
 /// The process's cache, its bounds read from the environment at first use.
 pub fn global() -> &'static RingCache {
     static CACHE: OnceLock<RingCache> = OnceLock::new();
-    CACHE.get_or_init(|| RingCache::new(bounds_from_env(|name| std::env::var(name).ok())))
+    CACHE.get_or_init(|| {
+        let var = |name: &str| std::env::var(name).ok();
+        let cache = RingCache::new(bounds_from_env(var));
+        cache.set_sharing(Sharing::from_env(var), shared::DEFAULT_THRESHOLD);
+        cache
+    })
+}
+
+/// Sets whether, and where, the process's cache ([`global`]) shares large
+/// continua with other processes ([`shared`]); overrides
+/// `KETAMA_SHARED_RINGS`. Rings built before keep what they have.
+pub fn set_sharing(sharing: Sharing) {
+    global().set_sharing(sharing, shared::DEFAULT_THRESHOLD);
 }
 
 /// Changes the bounds of the process's cache ([`global`]).

@@ -189,7 +189,9 @@ mod tests {
                     max_bytes,
                     hits,
                     misses,
-                    evictions
+                    evictions,
+                    attached,
+                    rolled
                 }),
             ),
             (

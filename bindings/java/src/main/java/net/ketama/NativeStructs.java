@@ -442,7 +442,7 @@ final class NativeStructs {
         private KetamaRingCacheStats() {}
 
         /** {@code sizeof(ketama_ring_cache_stats)}. */
-        static final int SIZE = 56;
+        static final int SIZE = 72;
 
         /** {@code size_t rings} at offset 0: Rings kept now. */
         static long getRings(Pointer p) {
@@ -505,6 +505,24 @@ final class NativeStructs {
 
         static void setEvictions(Pointer p, long value) {
             p.setLong(48, value);
+        }
+
+        /** {@code uint64_t attached} at offset 56: Rings built with their continuum mapped from an image another process published ({@code KETAMA_SHARED_RINGS}; no roll). */
+        static long getAttached(Pointer p) {
+            return p.getLong(56);
+        }
+
+        static void setAttached(Pointer p, long value) {
+            p.setLong(56, value);
+        }
+
+        /** {@code uint64_t rolled} at offset 64: Rings built in this process (rolled, or placed per key). */
+        static long getRolled(Pointer p) {
+            return p.getLong(64);
+        }
+
+        static void setRolled(Pointer p, long value) {
+            p.setLong(64, value);
         }
     }
 }

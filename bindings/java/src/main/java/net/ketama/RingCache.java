@@ -22,8 +22,11 @@ public final class RingCache {
      * @param hits constructions answered with a ring already built
      * @param misses constructions that read a file or built a ring
      * @param evictions rings dropped to keep within the bounds
+     * @param attached rings whose continuum was mapped from an image another process published
+     * @param rolled rings built in this process
      */
-    public record Stats(long rings, long bytes, long maxRings, long maxBytes, long hits, long misses, long evictions) {}
+    public record Stats(long rings, long bytes, long maxRings, long maxBytes, long hits, long misses, long evictions,
+            long attached, long rolled) {}
 
     /**
      * Keeps at most {@code rings} rings and {@code bytes} bytes (the least recently
@@ -43,6 +46,7 @@ public final class RingCache {
         return new Stats(NativeStructs.KetamaRingCacheStats.getRings(s), NativeStructs.KetamaRingCacheStats.getBytes(s),
                 NativeStructs.KetamaRingCacheStats.getMaxRings(s), NativeStructs.KetamaRingCacheStats.getMaxBytes(s),
                 NativeStructs.KetamaRingCacheStats.getHits(s), NativeStructs.KetamaRingCacheStats.getMisses(s),
-                NativeStructs.KetamaRingCacheStats.getEvictions(s));
+                NativeStructs.KetamaRingCacheStats.getEvictions(s), NativeStructs.KetamaRingCacheStats.getAttached(s),
+                NativeStructs.KetamaRingCacheStats.getRolled(s));
     }
 }

@@ -1,0 +1,246 @@
+//! A continuum shared between processes, from C: two programs build the
+//! same 10,000-server libketama ring from one file through the process's
+//! ring cache (`KETAMA_SHARED_RINGS` naming a scratch directory). The
+//! first rolls and publishes the image, and maps it; the second, while the
+//! first still runs, attaches (`ketama_ring_cache_stats.attached`), answers
+//! 100,000 keys as the first and as a third with sharing off, and its
+//! mapping of the image (in `/proc/self/maps` by the image's path) is all
+//! shared pages: `/proc/self/smaps` gives it no private page and a Pss of
+//! half its Rss.
+
+use ketama_testkit as common;
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+const PROGRAM: &str = r#"
+#include <ketama.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Prints the first mapping whose path starts with `dir` and its Rss, Pss,
+ * shared and private kB from /proc/self/smaps ("mapped none" if none). */
+static void print_mapping(const char *dir)
+{
+    FILE *smaps = fopen("/proc/self/smaps", "r");
+    char line[4096], path[4096] = "";
+    long rss = -1, pss = -1, shared = 0, private_kb = 0, value;
+    int in = 0;
+    while (smaps && fgets(line, sizeof line, smaps)) {
+        char *slash = strchr(line, '/');
+        if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ')) { /* a mapping's header line */
+            if (in) break;
+            if (slash && strncmp(slash, dir, strlen(dir)) == 0) {
+                in = 1;
+                snprintf(path, sizeof path, "%s", slash);
+                path[strcspn(path, "\n")] = 0;
+            }
+        } else if (in && sscanf(line, "Rss: %ld kB", &value) == 1) {
+            rss = value;
+        } else if (in && sscanf(line, "Pss: %ld kB", &value) == 1) {
+            pss = value;
+        } else if (in && (sscanf(line, "Shared_Clean: %ld kB", &value) == 1 || sscanf(line, "Shared_Dirty: %ld kB", &value) == 1)) {
+            shared += value;
+        } else if (in && (sscanf(line, "Private_Clean: %ld kB", &value) == 1 || sscanf(line, "Private_Dirty: %ld kB", &value) == 1)) {
+            private_kb += value;
+        }
+    }
+    if (smaps) fclose(smaps);
+    if (in) printf("mapped %s rss=%ld pss=%ld shared=%ld private=%ld\n", path, rss, pss, shared, private_kb);
+    else printf("mapped none\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) return 2;
+    const ketama_ring *ring;
+    if (ketama_ring_new_from_file_named(argv[1], "libketama", NULL, NULL, NULL, &ring) != KETAMA_OK) {
+        printf("FAIL build: %s\n", ketama_error());
+        return 1;
+    }
+    ketama_ring_cache_stats s;
+    if (ketama_ring_cache_get_stats(&s) != KETAMA_OK) return 1;
+    printf("attached=%llu rolled=%llu\n", (unsigned long long) s.attached, (unsigned long long) s.rolled);
+    /* FNV-1a over the addresses of 100,000 keys' servers. */
+    uint64_t digest = 14695981039346656037ull;
+    char key[32];
+    for (int i = 0; i < 100000; i++) {
+        int len = snprintf(key, sizeof key, "user:%d", i);
+        const char *address = ketama_find_server_address(ring, key, (size_t) len);
+        if (!address) return 1;
+        for (const char *c = address; *c; c++) digest = (digest ^ (unsigned char) *c) * 1099511628211ull;
+        digest = (digest ^ 0xff) * 1099511628211ull;
+    }
+    printf("digest=%016llx\n", (unsigned long long) digest);
+    print_mapping(argv[2]);
+    if (strcmp(argv[3], "hold") == 0) {
+        /* Keeps the ring mapped until the test closes standard input (or two minutes pass). */
+        printf("ready\n");
+        fflush(stdout);
+        alarm(120);
+        while (getchar() != EOF) {}
+    }
+    ketama_ring_free(ring);
+    return 0;
+}
+"#;
+
+/// What one program printed: its counts, its digest and its mapping line.
+#[derive(Debug)]
+struct Report {
+    attached: u64,
+    rolled: u64,
+    digest: String,
+    mapping: String,
+}
+
+fn report(stdout: &str) -> Report {
+    let field = |prefix: &str| {
+        stdout
+            .lines()
+            .flat_map(|l| l.split(' '))
+            .find_map(|w| w.strip_prefix(prefix))
+            .unwrap_or_else(|| panic!("no {prefix} in {stdout}"))
+            .to_string()
+    };
+    Report {
+        attached: field("attached=").parse().unwrap(),
+        rolled: field("rolled=").parse().unwrap(),
+        digest: field("digest="),
+        mapping: stdout
+            .lines()
+            .find(|l| l.starts_with("mapped "))
+            .unwrap_or_else(|| panic!("no mapping line in {stdout}"))
+            .to_string(),
+    }
+}
+
+/// The `name=N` figure of a mapping line.
+fn kb(mapping: &str, name: &str) -> i64 {
+    mapping
+        .split(' ')
+        .find_map(|w| w.strip_prefix(name)?.strip_prefix('='))
+        .unwrap_or_else(|| panic!("no {name} in {mapping}"))
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn a_second_process_maps_the_ring_the_first_rolled() {
+    let scratch = common::scratch_dir("shared-rings-c");
+    let source = scratch.join("shared_rings.c");
+    std::fs::write(&source, PROGRAM).unwrap();
+    let program = common::compile_c(&[&source], "shared_rings", &[]);
+    let servers = scratch.join("servers");
+    let list: String = (0..10_000)
+        .map(|i| format!("10.{}.{}.{}:11211\t100\n", i >> 16, (i >> 8) & 255, i & 255))
+        .collect();
+    std::fs::write(&servers, list).unwrap();
+    // Settled: modified an hour ago, and its ctime past the settling time.
+    let hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+    let file = std::fs::File::options().write(true).open(&servers).unwrap();
+    file.set_modified(hour_ago).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let rings = scratch.join("rings");
+    let _ = std::fs::remove_dir_all(&rings);
+    let command = |sharing: &std::path::Path, hold: &str| {
+        let mut command = Command::new(&program);
+        command
+            .arg(&servers)
+            .arg(&rings)
+            .arg(hold)
+            .env("KETAMA_SHARED_RINGS", sharing)
+            .env_remove("KETAMA_RING_CACHE_RINGS")
+            .env_remove("KETAMA_RING_CACHE_BYTES");
+        command
+    };
+
+    // The first rolls, publishes and maps the image; it holds it mapped.
+    let mut first = command(&rings, "hold")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let pid = first.id();
+    let stdout = first.stdout.take().unwrap();
+    let (lines, printed) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut first_out = String::new();
+    while !first_out.contains("ready") {
+        match printed.recv_timeout(Duration::from_secs(60)) {
+            Ok(line) => first_out += &(line + "\n"),
+            Err(_) => {
+                let _ = first.kill();
+                let _ = first.wait();
+                panic!("the first program (pid {pid}) did not get ready: {first_out}");
+            }
+        }
+    }
+    let first_report = report(&first_out);
+
+    // The second, while the first runs, attaches.
+    let out = common::run_with_timeout(&mut command(&rings, "exit"), Duration::from_secs(60));
+    let second_out = String::from_utf8_lossy(&out.stdout).into_owned();
+    // The first lets go of the image; killed by its PID if it does not end.
+    drop(first.stdin.take());
+    let started = std::time::Instant::now();
+    while first.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(30) {
+            let _ = first.kill();
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let _ = first.wait();
+    assert!(
+        out.status.success(),
+        "{second_out}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let second = report(&second_out);
+
+    // Sharing off: rolled privately, nothing mapped, the same answers.
+    let off = common::run_with_timeout(
+        &mut command(std::path::Path::new("off"), "exit"),
+        Duration::from_secs(60),
+    );
+    let private = report(&String::from_utf8_lossy(&off.stdout));
+
+    assert_eq!(
+        (first_report.attached, first_report.rolled),
+        (0, 1),
+        "{first_out}"
+    );
+    assert_eq!((second.attached, second.rolled), (1, 0), "{second_out}");
+    assert_eq!((private.attached, private.rolled), (0, 1));
+    assert_eq!(private.mapping, "mapped none");
+    assert_eq!(second.digest, first_report.digest);
+    assert_eq!(second.digest, private.digest);
+    // Both map the one image, by its path in the directory.
+    let image = |mapping: &str| mapping.split(' ').nth(1).unwrap().to_string();
+    assert!(
+        image(&second.mapping).starts_with(&format!("{}/ring-", rings.display())),
+        "{}",
+        second.mapping
+    );
+    assert_eq!(image(&second.mapping), image(&first_report.mapping));
+    // 1.6 M points and owners: 12.8 MB, all resident and all shared with the first.
+    let (rss, pss) = (kb(&second.mapping, "rss"), kb(&second.mapping, "pss"));
+    assert!(rss >= 12_000, "{}", second.mapping);
+    assert_eq!(kb(&second.mapping, "private"), 0, "{}", second.mapping);
+    assert_eq!(kb(&second.mapping, "shared"), rss, "{}", second.mapping);
+    assert!(pss <= rss / 2 + 4, "{}", second.mapping);
+    let _ = std::fs::remove_dir_all(&scratch);
+}
