@@ -1475,16 +1475,33 @@ typedef struct {
    * Rings dropped to keep within the bounds.
    */
   uint64_t evictions;
+} ketama_ring_cache_stats;
+
+/**
+ * How the process's ring cache built its rings, and whether large continua
+ * are shared with other processes (`ketama_ring_cache_get_sharing`).
+ */
+typedef struct {
   /**
    * Rings built with their continuum mapped from an image another
-   * process published (`KETAMA_SHARED_RINGS`; no roll).
+   * process published (no roll).
    */
   uint64_t attached;
   /**
    * Rings built in this process (rolled, or placed per key).
    */
   uint64_t rolled;
-} ketama_ring_cache_stats;
+  /**
+   * The points and owners a continuum must weigh to be shared (bytes).
+   */
+  size_t threshold_bytes;
+  /**
+   * Whether large continua are shared through a directory
+   * (`KETAMA_SHARED_RINGS`: a directory, by default
+   * `/dev/shm/ketama-<euid>`; `off` turns sharing off).
+   */
+  bool enabled;
+} ketama_ring_cache_sharing;
 
 /**
  * A member passed in: `len` bytes at `data` (any bytes).
@@ -2336,6 +2353,16 @@ ketama_status ketama_ring_cache_configure(size_t rings, size_t bytes);
  * `out` is writable.
  */
 ketama_status ketama_ring_cache_get_stats(ketama_ring_cache_stats *out);
+
+/**
+ * Writes how the process's ring cache built its rings (mapped from
+ * another process's image, or built here) and whether it shares large
+ * continua into `*out`.
+ *
+ * # Safety
+ * `out` is writable.
+ */
+ketama_status ketama_ring_cache_get_sharing(ketama_ring_cache_sharing *out);
 
 /**
  * `ketama_ring_new_from_file_with_options` with names: `flavour` a

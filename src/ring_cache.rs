@@ -24,11 +24,24 @@ pub struct ketama_ring_cache_stats {
     pub misses: u64,
     /// Rings dropped to keep within the bounds.
     pub evictions: u64,
+}
+
+/// How the process's ring cache built its rings, and whether large continua
+/// are shared with other processes (`ketama_ring_cache_get_sharing`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ketama_ring_cache_sharing {
     /// Rings built with their continuum mapped from an image another
-    /// process published (`KETAMA_SHARED_RINGS`; no roll).
+    /// process published (no roll).
     pub attached: u64,
     /// Rings built in this process (rolled, or placed per key).
     pub rolled: u64,
+    /// The points and owners a continuum must weigh to be shared (bytes).
+    pub threshold_bytes: usize,
+    /// Whether large continua are shared through a directory
+    /// (`KETAMA_SHARED_RINGS`: a directory, by default
+    /// `/dev/shm/ketama-<euid>`; `off` turns sharing off).
+    pub enabled: bool,
 }
 
 /// Sets the bounds of the process's ring cache, which the `ketama_ring_new*`
@@ -67,8 +80,31 @@ pub unsafe extern "C" fn ketama_ring_cache_get_stats(
             hits: stats.hits,
             misses: stats.misses,
             evictions: stats.evictions,
+        };
+        Ok(())
+    })
+}
+
+/// Writes how the process's ring cache built its rings (mapped from
+/// another process's image, or built here) and whether it shares large
+/// continua into `*out`.
+///
+/// # Safety
+/// `out` is writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_cache_get_sharing(
+    out: *mut ketama_ring_cache_sharing,
+) -> ketama_status {
+    guard_status(|| {
+        let out = param!(arg_out(out))?;
+        let cache = ring_cache::global();
+        let stats = cache.stats();
+        let (sharing, threshold) = cache.sharing();
+        *out = ketama_ring_cache_sharing {
             attached: stats.attached,
             rolled: stats.rolled,
+            threshold_bytes: threshold,
+            enabled: !matches!(sharing, ring_cache::Sharing::Off),
         };
         Ok(())
     })

@@ -121,6 +121,7 @@ fn plausible(ty: &str, name: &str, slot: usize) -> Option<String> {
         | "ketama_server_info *"
         | "ketama_set_stats *"
         | "ketama_ring_cache_stats *"
+        | "ketama_ring_cache_sharing *"
         | "ketama_set_error *"
         | "ketama_set_compaction *"
         | "ketama_set_policy *"

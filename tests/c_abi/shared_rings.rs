@@ -2,7 +2,7 @@
 //! same 10,000-server libketama ring from one file through the process's
 //! ring cache (`KETAMA_SHARED_RINGS` naming a scratch directory). The
 //! first rolls and publishes the image, and maps it; the second, while the
-//! first still runs, attaches (`ketama_ring_cache_stats.attached`), answers
+//! first still runs, attaches (`ketama_ring_cache_sharing.attached`), answers
 //! 100,000 keys as the first and as a third with sharing off, and its
 //! mapping of the image (in `/proc/self/maps` by the image's path) is all
 //! shared pages: `/proc/self/smaps` gives it no private page and a Pss of
@@ -63,9 +63,10 @@ int main(int argc, char **argv)
         printf("FAIL build: %s\n", ketama_error());
         return 1;
     }
-    ketama_ring_cache_stats s;
-    if (ketama_ring_cache_get_stats(&s) != KETAMA_OK) return 1;
-    printf("attached=%llu rolled=%llu\n", (unsigned long long) s.attached, (unsigned long long) s.rolled);
+    ketama_ring_cache_sharing s;
+    if (ketama_ring_cache_get_sharing(&s) != KETAMA_OK) return 1;
+    printf("attached=%llu rolled=%llu enabled=%d\n", (unsigned long long) s.attached, (unsigned long long) s.rolled,
+           (int) s.enabled);
     /* FNV-1a over the addresses of 100,000 keys' servers. */
     uint64_t digest = 14695981039346656037ull;
     char key[32];
@@ -95,6 +96,7 @@ int main(int argc, char **argv)
 struct Report {
     attached: u64,
     rolled: u64,
+    enabled: bool,
     digest: String,
     mapping: String,
 }
@@ -111,6 +113,7 @@ fn report(stdout: &str) -> Report {
     Report {
         attached: field("attached=").parse().unwrap(),
         rolled: field("rolled=").parse().unwrap(),
+        enabled: field("enabled=") == "1",
         digest: field("digest="),
         mapping: stdout
             .lines()
@@ -225,6 +228,7 @@ fn a_second_process_maps_the_ring_the_first_rolled() {
     );
     assert_eq!((second.attached, second.rolled), (1, 0), "{second_out}");
     assert_eq!((private.attached, private.rolled), (0, 1));
+    assert!(first_report.enabled && second.enabled && !private.enabled);
     assert_eq!(private.mapping, "mapped none");
     assert_eq!(second.digest, first_report.digest);
     assert_eq!(second.digest, private.digest);

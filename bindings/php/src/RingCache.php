@@ -30,13 +30,15 @@ final class RingCache
     /**
      * What the cache holds and has done in this process.
      *
-     * @return array{rings: int, bytes: int, max_rings: int, max_bytes: int, hits: int, misses: int, evictions: int, attached: int, rolled: int}
+     * @return array{rings: int, bytes: int, max_rings: int, max_bytes: int, hits: int, misses: int, evictions: int, attached: int, rolled: int, sharing: bool}
      */
     public static function stats(): array
     {
         $ffi = Library::ffi();
         $stats = $ffi->new('ketama_ring_cache_stats');
         Library::check($ffi->ketama_ring_cache_get_stats(\FFI::addr($stats)));
+        $built = $ffi->new('ketama_ring_cache_sharing');
+        Library::check($ffi->ketama_ring_cache_get_sharing(\FFI::addr($built)));
         return [
             'rings' => $stats->rings,
             'bytes' => $stats->bytes,
@@ -45,8 +47,9 @@ final class RingCache
             'hits' => $stats->hits,
             'misses' => $stats->misses,
             'evictions' => $stats->evictions,
-            'attached' => $stats->attached,
-            'rolled' => $stats->rolled,
+            'attached' => $built->attached,
+            'rolled' => $built->rolled,
+            'sharing' => $built->enabled,
         ];
     }
 }

@@ -157,8 +157,9 @@ $stats = Ketama\RingCache::stats();
 $serialized = Ring::fromServers(['10.2.0.1:11211' => 100, '10.2.0.2:11211' => 200]);
 Ring::fromServers(['10.2.0.1:11211' => 100, '10.2.0.2:11211' => 200]);
 $now = Ketama\RingCache::stats();
-check([$now['hits'] - $stats['hits'], $now['misses'] - $stats['misses']] === [1, 1],
-    'fromServers: built once, then found (RingCache::stats)');
+check([$now['hits'] - $stats['hits'], $now['misses'] - $stats['misses'], $now['rolled'] - $stats['rolled'],
+        $now['attached'] - $stats['attached']] === [1, 1, 1, 0] && is_bool($now['sharing']),
+    'fromServers: built once, then found (RingCache::stats); a small ring is rolled, never mapped');
 $structs = Ring::fromServers([['address' => '10.2.0.1:11211', 'weight' => 100], ['address' => '10.2.0.2:11211', 'weight' => 200]]);
 check(Ketama\RingCache::stats()['misses'] === $now['misses'] && $structs->server('k') === $serialized->server('k'),
     'fromServers: the same list in another form is the same ring');

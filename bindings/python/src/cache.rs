@@ -21,7 +21,8 @@ pub fn ring_cache_configure(rings: usize, bytes: usize) {
 
 /// ring_cache_stats() -> dict with "rings", "bytes", "max_rings",
 /// "max_bytes", "hits", "misses", "evictions", "attached" (rings mapped
-/// from another process's image), "rolled" (rings built here).
+/// from another process's image), "rolled" (rings built here), "sharing"
+/// (whether large continua are shared between processes).
 #[pyfunction]
 pub fn ring_cache_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let stats = ring_cache::global().stats();
@@ -35,5 +36,7 @@ pub fn ring_cache_stats(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     dict.set_item("evictions", stats.evictions)?;
     dict.set_item("attached", stats.attached)?;
     dict.set_item("rolled", stats.rolled)?;
+    let (sharing, _) = ring_cache::global().sharing();
+    dict.set_item("sharing", !matches!(sharing, ring_cache::Sharing::Off))?;
     Ok(dict)
 }

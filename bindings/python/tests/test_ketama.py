@@ -329,7 +329,7 @@ class RingCacheTests(unittest.TestCase):
     def test_bounds_set_at_run_time(self):
         stats = ketama.ring_cache_stats()
         self.assertEqual(
-            sorted(stats), ["attached", "bytes", "evictions", "hits", "max_bytes", "max_rings", "misses", "rings", "rolled"]
+            sorted(stats), ["attached", "bytes", "evictions", "hits", "max_bytes", "max_rings", "misses", "rings", "rolled", "sharing"]
         )
         path = os.path.join(tempfile.mkdtemp(), "servers")
         self.write_settled(path, "10.0.0.1:11211\t100\n")

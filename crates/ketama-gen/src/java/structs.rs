@@ -33,6 +33,7 @@ pub const STRUCT_FILES: &[StructFile] = &[
             "ketama_set_policy",
             "ketama_set_compaction",
             "ketama_ring_cache_stats",
+            "ketama_ring_cache_sharing",
         ],
     },
     StructFile {
@@ -189,9 +190,16 @@ mod tests {
                     max_bytes,
                     hits,
                     misses,
-                    evictions,
+                    evictions
+                }),
+            ),
+            (
+                "ketama_ring_cache_sharing",
+                rust_layout!(ring_cache::ketama_ring_cache_sharing {
                     attached,
-                    rolled
+                    rolled,
+                    threshold_bytes,
+                    enabled
                 }),
             ),
             (

@@ -122,6 +122,8 @@ final class KetamaNative {
 
     static native int ketama_ring_cache_get_stats(Pointer out);
 
+    static native int ketama_ring_cache_get_sharing(Pointer out);
+
     /** {@code out} receives a {@code ketama_server_ref} ({@link NativeStructs.KetamaServerRef}). */
     static native int ketama_find_server(long ring, byte[] key, long keyLen, Pointer out);
 

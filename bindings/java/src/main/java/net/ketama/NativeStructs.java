@@ -442,7 +442,7 @@ final class NativeStructs {
         private KetamaRingCacheStats() {}
 
         /** {@code sizeof(ketama_ring_cache_stats)}. */
-        static final int SIZE = 72;
+        static final int SIZE = 56;
 
         /** {@code size_t rings} at offset 0: Rings kept now. */
         static long getRings(Pointer p) {
@@ -506,23 +506,54 @@ final class NativeStructs {
         static void setEvictions(Pointer p, long value) {
             p.setLong(48, value);
         }
+    }
 
-        /** {@code uint64_t attached} at offset 56: Rings built with their continuum mapped from an image another process published ({@code KETAMA_SHARED_RINGS}; no roll). */
+    /**
+     * How the process's ring cache built its rings, and whether large continua
+     * are shared with other processes ({@code ketama_ring_cache_get_sharing}).
+     *
+     * <p>The C struct {@code ketama_ring_cache_sharing} of include/ketama.h.
+     */
+    static final class KetamaRingCacheSharing {
+        private KetamaRingCacheSharing() {}
+
+        /** {@code sizeof(ketama_ring_cache_sharing)}. */
+        static final int SIZE = 32;
+
+        /** {@code uint64_t attached} at offset 0: Rings built with their continuum mapped from an image another process published (no roll). */
         static long getAttached(Pointer p) {
-            return p.getLong(56);
+            return p.getLong(0);
         }
 
         static void setAttached(Pointer p, long value) {
-            p.setLong(56, value);
+            p.setLong(0, value);
         }
 
-        /** {@code uint64_t rolled} at offset 64: Rings built in this process (rolled, or placed per key). */
+        /** {@code uint64_t rolled} at offset 8: Rings built in this process (rolled, or placed per key). */
         static long getRolled(Pointer p) {
-            return p.getLong(64);
+            return p.getLong(8);
         }
 
         static void setRolled(Pointer p, long value) {
-            p.setLong(64, value);
+            p.setLong(8, value);
+        }
+
+        /** {@code size_t threshold_bytes} at offset 16: The points and owners a continuum must weigh to be shared (bytes). */
+        static long getThresholdBytes(Pointer p) {
+            return p.getLong(16);
+        }
+
+        static void setThresholdBytes(Pointer p, long value) {
+            p.setLong(16, value);
+        }
+
+        /** {@code bool enabled} at offset 24: Whether large continua are shared through a directory ({@code KETAMA_SHARED_RINGS}: a directory, by default {@code /dev/shm/ketama-<euid>}; {@code off} turns sharing off). */
+        static boolean getEnabled(Pointer p) {
+            return p.getByte(24) != 0;
+        }
+
+        static void setEnabled(Pointer p, boolean value) {
+            p.setByte(24, (byte) (value ? 1 : 0));
         }
     }
 }

@@ -24,9 +24,10 @@ public final class RingCache {
      * @param evictions rings dropped to keep within the bounds
      * @param attached rings whose continuum was mapped from an image another process published
      * @param rolled rings built in this process
+     * @param sharing whether large continua are shared between processes ({@code KETAMA_SHARED_RINGS})
      */
     public record Stats(long rings, long bytes, long maxRings, long maxBytes, long hits, long misses, long evictions,
-            long attached, long rolled) {}
+            long attached, long rolled, boolean sharing) {}
 
     /**
      * Keeps at most {@code rings} rings and {@code bytes} bytes (the least recently
@@ -43,10 +44,12 @@ public final class RingCache {
     public static Stats stats() {
         Memory s = new Memory(NativeStructs.KetamaRingCacheStats.SIZE);
         KetamaNative.check(KetamaNative.ketama_ring_cache_get_stats(s));
+        Memory built = new Memory(NativeStructs.KetamaRingCacheSharing.SIZE);
+        KetamaNative.check(KetamaNative.ketama_ring_cache_get_sharing(built));
         return new Stats(NativeStructs.KetamaRingCacheStats.getRings(s), NativeStructs.KetamaRingCacheStats.getBytes(s),
                 NativeStructs.KetamaRingCacheStats.getMaxRings(s), NativeStructs.KetamaRingCacheStats.getMaxBytes(s),
                 NativeStructs.KetamaRingCacheStats.getHits(s), NativeStructs.KetamaRingCacheStats.getMisses(s),
-                NativeStructs.KetamaRingCacheStats.getEvictions(s), NativeStructs.KetamaRingCacheStats.getAttached(s),
-                NativeStructs.KetamaRingCacheStats.getRolled(s));
+                NativeStructs.KetamaRingCacheStats.getEvictions(s), NativeStructs.KetamaRingCacheSharing.getAttached(built),
+                NativeStructs.KetamaRingCacheSharing.getRolled(built), NativeStructs.KetamaRingCacheSharing.getEnabled(built));
     }
 }

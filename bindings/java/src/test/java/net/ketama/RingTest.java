@@ -376,6 +376,8 @@ public class RingTest {
             RingCache.Stats after = RingCache.stats();
             assertEquals(1, after.misses() - before.misses());
             assertEquals(1, after.hits() - before.hits());
+            assertEquals(1, after.rolled() - before.rolled());
+            assertEquals(0, after.attached() - before.attached());
             assertTrue(after.rings() >= 1 && after.bytes() > 0);
             assertEquals(first.server("user:1"), second.server("user:1"));
             writeSettled(path, "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n10.0.0.3:11211\t100\n");
