@@ -65,8 +65,8 @@ int main(int argc, char **argv)
     }
     ketama_ring_cache_sharing s;
     if (ketama_ring_cache_get_sharing(&s) != KETAMA_OK) return 1;
-    printf("attached=%llu rolled=%llu enabled=%d\n", (unsigned long long) s.attached, (unsigned long long) s.rolled,
-           (int) s.enabled);
+    printf("attached=%llu rolled=%llu enabled=%d threshold=%zu\n", (unsigned long long) s.attached,
+           (unsigned long long) s.rolled, (int) s.enabled, s.threshold_bytes);
     /* FNV-1a over the addresses of 100,000 keys' servers. */
     uint64_t digest = 14695981039346656037ull;
     char key[32];
@@ -97,6 +97,7 @@ struct Report {
     attached: u64,
     rolled: u64,
     enabled: bool,
+    threshold: usize,
     digest: String,
     mapping: String,
 }
@@ -114,6 +115,7 @@ fn report(stdout: &str) -> Report {
         attached: field("attached=").parse().unwrap(),
         rolled: field("rolled=").parse().unwrap(),
         enabled: field("enabled=") == "1",
+        threshold: field("threshold=").parse().unwrap(),
         digest: field("digest="),
         mapping: stdout
             .lines()
@@ -229,6 +231,8 @@ fn a_second_process_maps_the_ring_the_first_rolled() {
     assert_eq!((second.attached, second.rolled), (1, 0), "{second_out}");
     assert_eq!((private.attached, private.rolled), (0, 1));
     assert!(first_report.enabled && second.enabled && !private.enabled);
+    // The default threshold: 1 MiB of points and owners.
+    assert_eq!(second.threshold, 1 << 20);
     assert_eq!(private.mapping, "mapped none");
     assert_eq!(second.digest, first_report.digest);
     assert_eq!(second.digest, private.digest);
