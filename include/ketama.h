@@ -1707,6 +1707,18 @@ void ketama_key_groups_free(ketama_key_groups *groups);
 int ketama_roll(ketama_continuum *contptr, char *filename);
 
 /**
+ * `ketama_roll` returning the continuum: NULL on failure, with the reason
+ * in `ketama_error()` and the status in `ketama_last_status()` (no empty
+ * continuum is handed out for a failed roll). Freed by `ketama_smoke`. For
+ * callers to whom an out-parameter costs, as PHP's FFI, which parses a C
+ * type to make one.
+ *
+ * # Safety
+ * `filename` is NULL or a NUL-terminated string.
+ */
+ketama_continuum ketama_roll_file(const char *filename);
+
+/**
  * Frees a continuum returned by `ketama_roll`. Only that continuum is
  * affected; NULL, an already smoked continuum and the empty continuum of a
  * failed roll are ignored.
@@ -2400,6 +2412,26 @@ ketama_status ketama_ring_new_from_file_named(const char *path, const char *flav
 ketama_status ketama_ring_new_serialized(const char *serialized, size_t serialized_len, const char *flavour, const char *hash, const char *options, const ketama_ring **ring_out);
 
 /**
+ * `ketama_ring_new_from_file_named` returning the ring: NULL on failure,
+ * with `ketama_error()` saying why and `ketama_last_status()` giving the
+ * status. For callers to whom an out-parameter costs: PHP's FFI parses a
+ * C type to make one, on every request.
+ *
+ * # Safety
+ * As `ketama_ring_new_from_file_named`, which has `ring_out` besides.
+ */
+const ketama_ring *ketama_ring_from_file_named(const char *path, const char *flavour, const char *hash, const char *parse_mode, const char *options);
+
+/**
+ * `ketama_ring_new_serialized` returning the ring: NULL on failure, with
+ * `ketama_error()` saying why and `ketama_last_status()` giving the status.
+ *
+ * # Safety
+ * As `ketama_ring_new_serialized`, which has `ring_out` besides.
+ */
+const ketama_ring *ketama_ring_from_serialized(const char *serialized, size_t serialized_len, const char *flavour, const char *hash, const char *options);
+
+/**
  * Releases a set. NULL is ignored.
  *
  * # Safety
@@ -2900,6 +2932,15 @@ void ketama_set_writer_free(ketama_set_writer *writer);
  * As `ketama_set_plan_read`.
  */
 ketama_status ketama_set_plan_read_sampled(const uint8_t *value, size_t value_len, uint32_t encoding, uint64_t cas, int64_t remaining_ttl, bool ttl_known, const ketama_set_policy *policy, bool force, double probability, uint64_t seed, ketama_set **set_out, ketama_set_compaction *compaction_out);
+
+/**
+ * The status of the failure `ketama_error()` describes on this thread:
+ * what the failed call returned (negated, for an index), or the failure
+ * of a call that returns NULL instead (`ketama_ring_from_file_named`);
+ * `KETAMA_KEPT_LAST_GOOD` when a last good ring or continuum was kept;
+ * `KETAMA_OK` before any failure and after a successful `ketama_roll`.
+ */
+ketama_status ketama_last_status(void);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -41,8 +41,9 @@ pub(crate) fn guard_status(body: impl FnOnce() -> Result<(), Error>) -> ketama_s
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => ketama_status::KETAMA_OK,
         Ok(Err(error)) => {
-            set_last_error(&error.to_string());
-            ketama_status::of(&error)
+            let status = ketama_status::of(&error);
+            set_last_error(status, &error.to_string());
+            status
         }
         Err(payload) => {
             record_panic(payload);
@@ -79,9 +80,10 @@ fn record_panic(payload: Box<dyn std::any::Any + Send>) {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_default();
-    set_last_error(&format!(
-        "internal error in libketama (please report): {detail}"
-    ));
+    set_last_error(
+        ketama_status::KETAMA_ERR_PANIC,
+        &format!("internal error in libketama (please report): {detail}"),
+    );
 }
 
 /// Borrows an output slot, or fails naming the NULL argument.

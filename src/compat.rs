@@ -59,7 +59,7 @@ use std::sync::Arc;
 use super::boundary::{arg_opt_cstr, arg_opt_out, arg_opt_ref, guard_value, param};
 use super::compat_handles;
 use super::handle::{box_out, handle_free, handle_opt};
-use super::status::{clear_last_error, last_error_ptr, set_last_error};
+use super::status::{clear_last_error, ketama_status, last_error_ptr, set_last_error};
 use ketama_core::file_ring::{Followed, Refresh};
 use ketama_core::hash::md5_digest;
 use ketama_core::parser::ParseMode;
@@ -249,11 +249,17 @@ pub unsafe extern "C" fn ketama_roll(
     guard_value(0, || {
         clear_last_error();
         let Some(contptr) = param!(arg_opt_out(contptr)) else {
-            set_last_error("ketama_roll: contptr is NULL");
+            set_last_error(
+                ketama_status::KETAMA_ERR_NULL_ARGUMENT,
+                "ketama_roll: contptr is NULL",
+            );
             return 0;
         };
         let Some(filename) = param!(arg_opt_cstr(filename)) else {
-            set_last_error("ketama_roll: filename is NULL");
+            set_last_error(
+                ketama_status::KETAMA_ERR_NULL_ARGUMENT,
+                "ketama_roll: filename is NULL",
+            );
             return 0;
         };
         let name = filename.to_bytes();
@@ -261,10 +267,13 @@ pub unsafe extern "C" fn ketama_roll(
         match snapshot_for(name) {
             Ok((snapshot, problem)) => {
                 if let Some(problem) = problem {
-                    set_last_error(&format!(
-                        "Kept the last good continuum of {shown}: {}",
-                        roll_error_message(&problem, &shown)
-                    ));
+                    set_last_error(
+                        ketama_status::KETAMA_KEPT_LAST_GOOD,
+                        &format!(
+                            "Kept the last good continuum of {shown}: {}",
+                            roll_error_message(&problem, &shown)
+                        ),
+                    );
                 }
                 let numpoints = c_int::try_from(snapshot.records.len()).unwrap_or(c_int::MAX);
                 let raw = box_out::<continuum>(CompatHandle {
@@ -280,7 +289,10 @@ pub unsafe extern "C" fn ketama_roll(
                 1
             }
             Err(error) => {
-                set_last_error(&roll_error_message(&error, &shown));
+                set_last_error(
+                    ketama_status::of(&error),
+                    &roll_error_message(&error, &shown),
+                );
                 let file_missing = matches!(error, Error::Io { .. })
                     && std::fs::metadata(OsStr::from_bytes(name)).is_err();
                 if !file_missing {
@@ -290,6 +302,26 @@ pub unsafe extern "C" fn ketama_roll(
             }
         }
     })
+}
+
+/// `ketama_roll` returning the continuum: NULL on failure, with the reason
+/// in `ketama_error()` and the status in `ketama_last_status()` (no empty
+/// continuum is handed out for a failed roll). Freed by `ketama_smoke`. For
+/// callers to whom an out-parameter costs, as PHP's FFI, which parses a C
+/// type to make one.
+///
+/// # Safety
+/// `filename` is NULL or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_roll_file(filename: *const c_char) -> ketama_continuum {
+    let mut continuum = null_mut();
+    // SAFETY: `filename` is the caller's, under this function's contract,
+    // which `ketama_roll` has too (it never writes through it);
+    // `contptr` is a local.
+    match unsafe { ketama_roll(&mut continuum, filename.cast_mut()) } {
+        1 => continuum,
+        _ => null_mut(),
+    }
 }
 
 /// Frees a continuum returned by `ketama_roll`. Only that continuum is

@@ -110,10 +110,13 @@ pub unsafe extern "C" fn ketama_file_ring_current(
         let file_ring = param!(handle_ref(file_ring))?;
         let current = file_ring.current()?;
         if let Some(problem) = current.problem {
-            set_last_error(&format!(
-                "Kept the last good ring of {}: {problem}",
-                file_ring.path().display()
-            ));
+            set_last_error(
+                ketama_status::KETAMA_KEPT_LAST_GOOD,
+                &format!(
+                    "Kept the last good ring of {}: {problem}",
+                    file_ring.path().display()
+                ),
+            );
             kept = true;
         }
         *out = arc_out(current.ring);

@@ -8,6 +8,7 @@
 use std::ffi::{CStr, OsStr, c_char};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
+use std::ptr;
 use std::sync::{Mutex, PoisonError};
 
 use super::boundary::{
@@ -151,4 +152,55 @@ pub unsafe extern "C" fn ketama_ring_new_serialized(
         *out = arc_out(ring_cache::global().from_serialized(bytes, config)?);
         Ok(())
     })
+}
+
+/// `ketama_ring_new_from_file_named` returning the ring: NULL on failure,
+/// with `ketama_error()` saying why and `ketama_last_status()` giving the
+/// status. For callers to whom an out-parameter costs: PHP's FFI parses a
+/// C type to make one, on every request.
+///
+/// # Safety
+/// As `ketama_ring_new_from_file_named`, which has `ring_out` besides.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_from_file_named(
+    path: *const c_char,
+    flavour: *const c_char,
+    hash: *const c_char,
+    parse_mode: *const c_char,
+    options: *const c_char,
+) -> *const ketama_ring {
+    let mut ring = ptr::null();
+    // SAFETY: the caller's pointers under this function's contract, which
+    // is the callee's; `ring_out` is a local.
+    unsafe { ketama_ring_new_from_file_named(path, flavour, hash, parse_mode, options, &mut ring) };
+    ring
+}
+
+/// `ketama_ring_new_serialized` returning the ring: NULL on failure, with
+/// `ketama_error()` saying why and `ketama_last_status()` giving the status.
+///
+/// # Safety
+/// As `ketama_ring_new_serialized`, which has `ring_out` besides.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ketama_ring_from_serialized(
+    serialized: *const c_char,
+    serialized_len: usize,
+    flavour: *const c_char,
+    hash: *const c_char,
+    options: *const c_char,
+) -> *const ketama_ring {
+    let mut ring = ptr::null();
+    // SAFETY: the caller's pointers under this function's contract, which
+    // is the callee's; `ring_out` is a local.
+    unsafe {
+        ketama_ring_new_serialized(
+            serialized,
+            serialized_len,
+            flavour,
+            hash,
+            options,
+            &mut ring,
+        )
+    };
+    ring
 }

@@ -33,9 +33,10 @@ if (!function_exists('ketama_roll')) {
      */
     function ketama_roll(string $filename): Continuum|false
     {
-        $ffi = Library::ffi();
-        $continuum = $ffi->new('ketama_continuum');
-        if ($ffi->ketama_roll(FFI::addr($continuum), $filename) !== 1) {
+        // The continuum is returned, not written through an out-pointer,
+        // which FFI would make by parsing a type on every request.
+        $continuum = Library::ffi()->ketama_roll_file($filename);
+        if ($continuum === null) {
             trigger_error('unable to create Ketama continuum: ' . Library::lastError(), E_USER_ERROR);
             return false;
         }
@@ -53,7 +54,7 @@ if (!function_exists('ketama_get_server')) {
     function ketama_get_server(string $key, Continuum $continuum): array
     {
         $mcs = Library::ffi()->ketama_get_server($key, $continuum->handle());
-        if ($mcs === null || FFI::isNull($mcs)) {
+        if ($mcs === null) { // FFI returns a NULL pointer as null
             throw new KetamaException("ketama_get_server: the continuum of {$continuum->filename} is empty");
         }
         return ['point' => $mcs->point, 'ip' => FFI::string($mcs->ip)];

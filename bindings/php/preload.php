@@ -23,3 +23,9 @@
 declare(strict_types=1);
 
 require_once __DIR__ . '/ketama.php';
+
+// The Debian package's entry point sits beside this file: preloaded too, a
+// request's own `require_once 'Ketama/autoload.php'` finds it included.
+if (is_file(__DIR__ . '/autoload.php')) {
+    require_once __DIR__ . '/autoload.php';
+}

@@ -381,6 +381,14 @@ static int any_status(ketama_status s)
     return 0;
 }
 
+/* NULL, with the status in ketama_last_status() and a message (the
+ * functions that return a handle or NULL: ketama_ring_from_file_named). */
+static int refused_null(const void *handle)
+{
+    if (handle != NULL) { printf("returned a handle\n"); return 1; }
+    return refused_status(ketama_last_status());
+}
+
 /* An index or a negated status (ketama_find_server_index). */
 static int refused_index(int64_t i)
 {
@@ -394,10 +402,13 @@ static int any_index(int64_t i)
 }
 "#;
 
-/// The C statement that calls `f` with `args` and returns the verdict.
-fn verdict(f: &Function, args: &[String], expect: Expect) -> Option<String> {
+/// The C statement that calls `f` with `args` and returns the verdict;
+/// `reports_null`: `f` returns NULL on failure with the status in
+/// `ketama_last_status()` (its documentation says so).
+fn verdict(f: &Function, args: &[String], expect: Expect, reports_null: bool) -> Option<String> {
     let call = format!("{}({})", f.name, args.join(", "));
     Some(match (f.ret.as_str(), expect) {
+        (_, Expect::Refused) if reports_null => format!("return refused_null({call});"),
         ("ketama_status", Expect::Refused) => format!("return refused_status({call});"),
         ("ketama_status", Expect::NoCrash) => format!("return any_status({call});"),
         ("int64_t", Expect::Refused) => format!("return refused_index({call});"),
@@ -414,7 +425,8 @@ fn verdict(f: &Function, args: &[String], expect: Expect) -> Option<String> {
             | "mcs *"
             | "char *"
             | "const char *"
-            | "const ketama_ring *",
+            | "const ketama_ring *"
+            | "ketama_continuum",
             _,
         ) => format!("(void){call}; return 0;"),
         _ => return None,
@@ -506,8 +518,10 @@ fn every_exported_function_survives_null_zero_and_out_of_range_arguments() {
                 variants.push((format!("{name}=0xFFFFFFFF"), args, expect));
             }
         }
+        let reports_null = (f.ret.contains('*') || f.ret == "ketama_continuum")
+            && doc_of(&header, &f.name).contains("`ketama_last_status()`");
         for (label, args, expect) in variants {
-            let Some(statement) = verdict(f, &args, expect) else {
+            let Some(statement) = verdict(f, &args, expect, reports_null) else {
                 unknown.push(format!("{}: return type {}", f.name, f.ret));
                 break;
             };

@@ -2,7 +2,9 @@
 //! are the program's alone): the constructors by name and from PHP's
 //! `serialize()` share rings with the constructors by id and from packed
 //! columns, `ketama_find_server_address` answers what `ketama_find_server`
-//! does, `ketama_ring_cache_get_stats` counts every build, a file edited
+//! does, the constructors that return the ring (and `ketama_roll_file`)
+//! report a failure by NULL and `ketama_last_status()`,
+//! `ketama_ring_cache_get_stats` counts every build, a file edited
 //! between two builds is read again once it has settled, and
 //! `ketama_ring_cache_configure` bounds the cache at once without touching
 //! the rings handed out.
@@ -125,12 +127,39 @@ int main(int argc, char **argv)
     s = stats();
     CHECK(s.hits == 46 && s.misses == 4, "the lists counted");
 
+    /* The constructors that return the ring (NULL on failure, the status in
+       ketama_last_status()) answer from the same cache. */
+    const ketama_ring *returned = ketama_ring_from_file_named(path, "libketama", NULL, NULL, NULL);
+    CHECK(returned == by_ids && ketama_last_status() == KETAMA_ERR_INVALID_ARGUMENT, "a ring returned; the last failure's status kept");
+    ketama_ring_free(returned);
+    returned = ketama_ring_from_serialized(serialized, strlen(serialized), "libketama", NULL, NULL);
+    CHECK(returned == packed, "a list's ring returned");
+    ketama_ring_free(returned);
+    CHECK(ketama_ring_from_file_named(path, "no-such-flavour", NULL, NULL, NULL) == NULL
+          && ketama_last_status() == KETAMA_ERR_INVALID_ARGUMENT && strstr(ketama_error(), "no-such-flavour") != NULL,
+          "NULL for an unknown flavour, with its status and message");
+    CHECK(ketama_ring_from_file_named("/nonexistent/servers", "libketama", NULL, NULL, NULL) == NULL
+          && ketama_last_status() == KETAMA_ERR_IO && strstr(ketama_error(), "/nonexistent/servers") != NULL,
+          "NULL for a missing file");
+    CHECK(ketama_ring_from_serialized("a:1:{i:0;d:1.5;}", 16, "libketama", NULL, NULL) == NULL
+          && ketama_last_status() == KETAMA_ERR_INVALID_ARGUMENT && strstr(ketama_error(), "at byte 9") != NULL,
+          "NULL for an entry of no form");
+    ketama_continuum continuum = ketama_roll_file(path);
+    CHECK(continuum != NULL && ketama_last_status() == KETAMA_OK && ketama_error()[0] == '\0', "a continuum returned, no error left");
+    mcs *found = ketama_get_server("user:7", continuum);
+    CHECK(found != NULL && strcmp(found->ip, address) == 0, "the server ketama_roll's continuum answers");
+    ketama_smoke(continuum);
+    CHECK(ketama_roll_file("/nonexistent/servers") == NULL && ketama_last_status() == KETAMA_ERR_IO
+          && strstr(ketama_error(), "/nonexistent/servers") != NULL, "NULL for a file ketama_roll cannot read");
+    s = stats();
+    CHECK(s.hits == 48 && s.misses == 5, "the rings returned counted as hits, the missing file as a miss");
+
     write_settled(path, "10.0.0.1:11211\t100\n10.0.0.2:11211\t100\n10.0.0.3:11211\t100\n");
     const ketama_ring *edited;
     CHECK(ketama_ring_new_from_file_named(path, "libketama", NULL, NULL, NULL, &edited) == KETAMA_OK, "after the edit");
     CHECK(edited != by_ids && ketama_ring_server_count(edited) == 3 && ketama_ring_server_count(by_ids) == 2,
           "the edit is read, the ring handed out before untouched");
-    CHECK(stats().misses == 5, "the edit read again");
+    CHECK(stats().misses == 6, "the edit read again");
 
     CHECK(ketama_ring_cache_configure(1, 1u << 30) == KETAMA_OK, "configure");
     s = stats();

@@ -58,6 +58,16 @@ final class Library
         }
     }
 
+    /**
+     * Throws a KetamaException for a call that returned NULL: the status is
+     * `ketama_last_status()`, the message `ketama_error()`.
+     */
+    public static function fail(): never
+    {
+        self::check(self::ffi()->ketama_last_status());
+        throw new KetamaException('the library returned NULL without reporting a failure');
+    }
+
     /** The library's last error message on this thread (`ketama_error()`). */
     public static function lastError(): string
     {

@@ -68,21 +68,18 @@ final class Ring
      */
     public static function fromFile(string $path, string $flavour = 'libketama', string $hash = 'default', bool|string $parse = false, ?string $options = null): self
     {
-        // One crossing: the library resolves the names and answers from its ring cache.
+        // One crossing: the library resolves the names and answers from its
+        // ring cache. The ring is returned, not written through an out-pointer,
+        // which FFI would make by parsing a type on every request.
         $ffi = Library::ffi();
-        $ring = $ffi->new('const ketama_ring*');
-        $status = $ffi->ketama_ring_new_from_file_named(
+        $ring = $ffi->ketama_ring_from_file_named(
             $path,
             $flavour,
             $hash,
             is_string($parse) ? $parse : ($parse ? 'libketama' : 'strict'),
             $options,
-            FFI::addr($ring),
         );
-        if ($status !== 0) {
-            Library::check($status);
-        }
-        return new self($ring, $ffi);
+        return new self($ring ?? Library::fail(), $ffi);
     }
 
     /**
@@ -101,8 +98,8 @@ final class Ring
         // in its ring cache by the bytes alone: no PHP loop over the list.
         $ffi = Library::ffi();
         $serialized = serialize($servers);
-        $ring = $ffi->new('const ketama_ring*');
-        if ($ffi->ketama_ring_new_serialized($serialized, strlen($serialized), $flavour, $hash, $options, FFI::addr($ring)) === 0) {
+        $ring = $ffi->ketama_ring_from_serialized($serialized, strlen($serialized), $flavour, $hash, $options);
+        if ($ring !== null) {
             return new self($ring, $ffi);
         }
         // Refused (another entry form, a bad server or name): the list is read
