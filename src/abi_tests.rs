@@ -10,7 +10,9 @@ use super::batch::*;
 use super::compat::*;
 use super::file_ring::*;
 use super::ring::*;
+use super::ring_named::*;
 use super::set::*;
+use super::status::ketama_last_status;
 use super::status::ketama_status::{self, *};
 use ketama_core::setcodec::recipe::{Reply, SetAction};
 use std::ffi::{CStr, CString, c_char};
@@ -75,10 +77,35 @@ fn the_same_list_given_packed_or_as_structs_is_the_same_ring() {
         find(packed, b"user:1").server_index,
         find(by_structs, b"user:1").server_index
     );
-    // SAFETY: two references, each released once.
+    let serialized = br#"a:3:{s:14:"10.0.0.1:11211";i:100;s:14:"10.0.0.2:11211";i:200;s:14:"10.0.0.3:11211";i:100;}"#;
+    // SAFETY: the text is valid for its length; the names are NUL-terminated.
+    let returned = unsafe {
+        ketama_ring_from_serialized(
+            serialized.as_ptr().cast(),
+            serialized.len(),
+            c"libketama".as_ptr(),
+            ptr::null(),
+            ptr::null(),
+        )
+    };
+    assert_eq!(returned, by_structs, "returned rather than written");
+    // SAFETY: as above, with a text of no form the reader takes.
+    let refused = unsafe {
+        ketama_ring_from_serialized(
+            c"a:1:{i:0;d:1.5;}".as_ptr(),
+            16,
+            c"libketama".as_ptr(),
+            ptr::null(),
+            ptr::null(),
+        )
+    };
+    assert!(refused.is_null());
+    assert_eq!(ketama_last_status(), KETAMA_ERR_INVALID_ARGUMENT);
+    // SAFETY: three references, each released once.
     unsafe {
         ketama_ring_free(packed);
         ketama_ring_free(by_structs);
+        ketama_ring_free(returned);
     }
 }
 
@@ -240,6 +267,18 @@ fn the_compat_functions_roll_look_up_and_smoke() {
         assert_eq!(ketama_roll(&mut untouched, missing.as_ptr().cast_mut()), 0);
         assert!(untouched.is_null());
         assert!(!CStr::from_ptr(ketama_error()).to_bytes().is_empty());
+        assert_eq!(ketama_last_status(), KETAMA_ERR_IO);
+
+        assert!(ketama_roll_file(missing.as_ptr()).is_null());
+        let returned = ketama_roll_file(name.as_ptr());
+        assert!(!returned.is_null());
+        assert_eq!((*returned).numpoints, 316);
+        assert_eq!(
+            ketama_last_status(),
+            KETAMA_OK,
+            "a good roll clears the status"
+        );
+        ketama_smoke(returned);
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -485,6 +524,11 @@ fn errors_come_back_as_statuses_not_crashes() {
         let status: ketama_status = ketama_find_server(ring, ptr::null(), 1, &mut out);
         assert_eq!(status, KETAMA_ERR_NULL_ARGUMENT);
         assert!(!CStr::from_ptr(ketama_error()).to_bytes().is_empty());
+        assert_eq!(
+            ketama_last_status(),
+            status,
+            "the status goes with the message"
+        );
         assert_eq!(
             ketama_find_server(ptr::null(), b"k".as_ptr().cast(), 1, &mut out),
             KETAMA_ERR_NULL_ARGUMENT
