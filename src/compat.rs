@@ -64,7 +64,7 @@ use ketama_core::file_ring::{Followed, Refresh};
 use ketama_core::hash::md5_digest;
 use ketama_core::parser::ParseMode;
 use ketama_core::parser::libketama as compat_parser;
-use ketama_core::ring_cache::{Bounds, Lru};
+use ketama_core::ring_cache::{self, Bounds, Lru};
 use ketama_core::{Error, Ring, RingConfig};
 
 /// Size of the original's SysV shared memory segment (512 KiB). Kept for
@@ -170,7 +170,9 @@ fn build_snapshot(
     servers: Vec<ketama_core::ServerSpec>,
     stamp: &ketama_core::server_file::FileStamp,
 ) -> Result<Snapshot, Error> {
-    let ring = Ring::new(servers, RingConfig::default())?;
+    // Built as the ring cache builds: a large continuum is mapped from the
+    // image another process (or this one's `fromFile`) published.
+    let ring = ring_cache::global().build(servers, RingConfig::default())?;
     Ok(Snapshot {
         records: mcs_records(&ring),
         ring,

@@ -26,8 +26,9 @@ pub struct ketama_ring_cache_stats {
     pub evictions: u64,
 }
 
-/// How the process's ring cache built its rings, and whether large continua
-/// are shared with other processes (`ketama_ring_cache_get_sharing`).
+/// How the process's ring cache built its rings (the rings of `ketama_roll`'s
+/// continua included), and whether large continua are shared with other
+/// processes (`ketama_ring_cache_get_sharing`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ketama_ring_cache_sharing {

@@ -1453,8 +1453,9 @@ typedef struct {
 } ketama_ring_cache_stats;
 
 /**
- * How the process's ring cache built its rings, and whether large continua
- * are shared with other processes (`ketama_ring_cache_get_sharing`).
+ * How the process's ring cache built its rings (the rings of `ketama_roll`'s
+ * continua included), and whether large continua are shared with other
+ * processes (`ketama_ring_cache_get_sharing`).
  */
 typedef struct {
   /**

@@ -3,7 +3,8 @@
 //! ring cache (`KETAMA_SHARED_RINGS` naming a scratch directory). The
 //! first rolls and publishes the image, and maps it; the second, while the
 //! first still runs, attaches (`ketama_ring_cache_sharing.attached`), answers
-//! 100,000 keys as the first and as a third with sharing off, and its
+//! 100,000 keys as the first and as a third with sharing off (so does
+//! `ketama_roll`'s continuum of the file, whose ring is mapped too), and its
 //! mapping of the image (in `/proc/self/maps` by the image's path) is all
 //! shared pages: `/proc/self/smaps` gives it no private page and a Pss of
 //! half its Rss.
@@ -79,6 +80,26 @@ int main(int argc, char **argv)
     }
     printf("digest=%016llx\n", (unsigned long long) digest);
     print_mapping(argv[2]);
+    if (strcmp(argv[3], "exit") == 0) {
+        /* ketama_roll's continuum of the same file: its ring is built as the
+           cache builds, so it maps the image too; the same 100,000 answers. */
+        ketama_continuum continuum;
+        if (ketama_roll(&continuum, argv[1]) != 1) {
+            printf("FAIL roll: %s\n", ketama_error());
+            return 1;
+        }
+        uint64_t compat = 14695981039346656037ull;
+        for (int i = 0; i < 100000; i++) {
+            snprintf(key, sizeof key, "user:%d", i);
+            mcs *found = ketama_get_server(key, continuum);
+            for (const char *c = found->ip; *c; c++) compat = (compat ^ (unsigned char) *c) * 1099511628211ull;
+            compat = (compat ^ 0xff) * 1099511628211ull;
+        }
+        ketama_smoke(continuum);
+        if (ketama_ring_cache_get_sharing(&s) != KETAMA_OK) return 1;
+        printf("compat_attached=%llu compat_rolled=%llu compat_digest=%016llx\n", (unsigned long long) s.attached,
+               (unsigned long long) s.rolled, (unsigned long long) compat);
+    }
     if (strcmp(argv[3], "hold") == 0) {
         /* Keeps the ring mapped until the test closes standard input (or two minutes pass). */
         printf("ready\n");
@@ -221,7 +242,8 @@ fn a_second_process_maps_the_ring_the_first_rolled() {
         &mut command(std::path::Path::new("off"), "exit"),
         Duration::from_secs(60),
     );
-    let private = report(&String::from_utf8_lossy(&off.stdout));
+    let private_out = String::from_utf8_lossy(&off.stdout).into_owned();
+    let private = report(&private_out);
 
     assert_eq!(
         (first_report.attached, first_report.rolled),
@@ -236,6 +258,31 @@ fn a_second_process_maps_the_ring_the_first_rolled() {
     assert_eq!(private.mapping, "mapped none");
     assert_eq!(second.digest, first_report.digest);
     assert_eq!(second.digest, private.digest);
+    // ketama_roll's continuum: mapped from the image where sharing is on,
+    // rolled where it is off; the same servers either way.
+    let compat = |out: &str| {
+        let field = |name: &str| {
+            out.split_whitespace()
+                .find_map(|w| w.strip_prefix(name))
+                .unwrap_or_else(|| panic!("no {name} in {out}"))
+                .to_string()
+        };
+        (
+            field("compat_attached=").parse::<u64>().unwrap(),
+            field("compat_rolled=").parse::<u64>().unwrap(),
+            field("compat_digest="),
+        )
+    };
+    assert_eq!(
+        compat(&second_out),
+        (2, 0, second.digest.clone()),
+        "{second_out}"
+    );
+    assert_eq!(
+        compat(&private_out),
+        (0, 2, second.digest.clone()),
+        "{private_out}"
+    );
     // Both map the one image, by its path in the directory.
     let image = |mapping: &str| mapping.split(' ').nth(1).unwrap().to_string();
     assert!(

@@ -134,8 +134,9 @@ impl RingCache {
 
     /// The ring of `servers`, as [`Ring::new`] builds it, its continuum
     /// shared with other processes where the setting says so; counted as
-    /// attached or rolled.
-    fn build(&self, servers: Vec<ServerSpec>, config: RingConfig) -> Result<Ring, Error> {
+    /// attached or rolled. Not kept: for the cache's own entries, and for a
+    /// holder that follows its files itself (the compat roll's continua).
+    pub fn build(&self, servers: Vec<ServerSpec>, config: RingConfig) -> Result<Ring, Error> {
         let (ring, origin) = self.shared.build(servers, config)?;
         let counter = match origin {
             shared::Origin::Attached => &self.attached,

@@ -509,8 +509,9 @@ final class NativeStructs {
     }
 
     /**
-     * How the process's ring cache built its rings, and whether large continua
-     * are shared with other processes ({@code ketama_ring_cache_get_sharing}).
+     * How the process's ring cache built its rings (the rings of {@code ketama_roll}'s
+     * continua included), and whether large continua are shared with other
+     * processes ({@code ketama_ring_cache_get_sharing}).
      *
      * <p>The C struct {@code ketama_ring_cache_sharing} of include/ketama.h.
      */
