@@ -9,6 +9,11 @@
 //!   inode with the same size, mtime and ctime, costs one `stat`; a file
 //!   whose content changed, even with its mtime kept, is read again. A
 //!   continuum handed out is never modified; it stays valid until smoked.
+//!   A large one (1 MiB of `mcs` records and more) is shared between the
+//!   user's processes instead (the ring cache's shared images,
+//!   `KETAMA_SHARED_RINGS`): its ring mapped read-only, its records mapped
+//!   copy-on-write (`compat_records.rs`), so that a client writing through
+//!   `mcs*` changes its own process's copy only.
 //!   The cache holds the last good continuum of the 32 most recently rolled
 //!   files (fewer when they hold over 2^22 points in all). The handles
 //!   handed out are recorded without a lock a reader can wait on
@@ -58,12 +63,12 @@ use std::sync::Arc;
 
 use super::boundary::{arg_opt_cstr, arg_opt_out, arg_opt_ref, guard_value, param};
 use super::compat_handles;
+use super::compat_records::{McsRecord, Records};
 use super::handle::{box_out, handle_free, handle_opt};
 use super::status::{clear_last_error, ketama_status, last_error_ptr, set_last_error};
 use ketama_core::file_ring::{Followed, Refresh};
 use ketama_core::hash::md5_digest;
 use ketama_core::parser::ParseMode;
-use ketama_core::parser::libketama as compat_parser;
 use ketama_core::ring_cache::{self, Bounds, Lru};
 use ketama_core::{Error, Ring, RingConfig};
 
@@ -109,15 +114,6 @@ pub struct continuum {
 /// Handle type of the original API.
 pub type ketama_continuum = *mut continuum;
 
-/// The record actually stored: `mcs` with its two padding bytes named, so
-/// the 23rd address byte and a terminating NUL can live there.
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct McsRecord {
-    point: c_uint,
-    ip: [u8; 24],
-}
-
 const _: () = assert!(size_of::<McsRecord>() == size_of::<mcs>());
 const _: () = assert!(align_of::<McsRecord>() == align_of::<mcs>());
 const _: () = assert!(size_of::<mcs>() == 28);
@@ -127,7 +123,7 @@ const _: () = assert!(size_of::<continuum>() == 24 && size_of::<serverinfo>() ==
 /// A built continuum shared by every handle rolled from the same file state.
 struct Snapshot {
     ring: Ring,
-    records: Box<[McsRecord]>,
+    records: Records,
     modtime: Box<libc::time_t>,
 }
 
@@ -171,10 +167,13 @@ fn build_snapshot(
     stamp: &ketama_core::server_file::FileStamp,
 ) -> Result<Snapshot, Error> {
     // Built as the ring cache builds: a large continuum is mapped from the
-    // image another process (or this one's `fromFile`) published.
-    let ring = ring_cache::global().build(servers, RingConfig::default())?;
+    // image another process (or this one's `fromFile`) published, and so
+    // are its records.
+    let config = RingConfig::default();
+    let keyed = servers.clone();
+    let ring = ring_cache::global().build(servers, config)?;
     Ok(Snapshot {
-        records: mcs_records(&ring),
+        records: Records::of(&ring, &keyed, config),
         ring,
         modtime: Box::new(stamp.mtime.0 as libc::time_t),
     })
@@ -207,27 +206,6 @@ fn snapshot_for(filename: &[u8]) -> Result<(Arc<Snapshot>, Option<Error>), Error
         Refresh::KeptLastGood { problem, .. } => Ok((snapshot, Some(problem))),
         _ => Ok((snapshot, None)),
     }
-}
-
-/// The `mcs` mirror of a ring's continuum.
-fn mcs_records(ring: &Ring) -> Box<[McsRecord]> {
-    let continuum = ring.continuum();
-    // 28 bytes per point (45 MB at 10,000 servers): pages mapped up front.
-    let mut records = ketama_core::prefault::vec_with_capacity(continuum.len());
-    records.extend(
-        continuum
-            .points()
-            .iter()
-            .zip(continuum.owners())
-            .map(|(&point, &owner)| {
-                let address = ring.servers()[owner as usize].address();
-                let mut ip = [0u8; 24];
-                let kept = address.len().min(compat_parser::MAX_ADDRESS_BYTES);
-                ip[..kept].copy_from_slice(&address[..kept]);
-                McsRecord { point, ip }
-            }),
-    );
-    records.into_boxed_slice()
 }
 
 /// Message for a failed roll, in the original's words where it had some.
@@ -282,7 +260,7 @@ pub unsafe extern "C" fn ketama_roll(
                     cont: continuum {
                         numpoints,
                         modtime: &*snapshot.modtime as *const libc::time_t as *mut c_void,
-                        array: snapshot.records.as_ptr() as *mut c_void,
+                        array: snapshot.records.as_mut_ptr().cast(),
                     },
                     snapshot,
                 });
@@ -401,7 +379,7 @@ pub unsafe extern "C" fn ketama_get_server(key: *mut c_char, cont: ketama_contin
         match snapshot
             .ring
             .continuum()
-            .locate_in(hash, &snapshot.records, |r| r.point)
+            .locate_in(hash, snapshot.records.as_slice(), |r| r.point)
         {
             Some(index) => c.array.cast::<mcs>().wrapping_add(index),
             None => null_mut(),

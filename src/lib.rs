@@ -99,6 +99,7 @@ pub mod batch;
 mod boundary;
 pub mod compat;
 mod compat_handles;
+mod compat_records;
 pub mod enums;
 pub mod file_ring;
 mod handle;

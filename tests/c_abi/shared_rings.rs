@@ -4,7 +4,9 @@
 //! first rolls and publishes the image, and maps it; the second, while the
 //! first still runs, attaches (`ketama_ring_cache_sharing.attached`), answers
 //! 100,000 keys as the first and as a third with sharing off (so does
-//! `ketama_roll`'s continuum of the file, whose ring is mapped too), and its
+//! `ketama_roll`'s continuum of the file: its ring is mapped too, and its
+//! `mcs` records copy-on-write, a write through `mcs*` the writer's own),
+//! and its
 //! mapping of the image (in `/proc/self/maps` by the image's path) is all
 //! shared pages: `/proc/self/smaps` gives it no private page and a Pss of
 //! half its Rss.
@@ -56,6 +58,62 @@ static void print_mapping(const char *dir)
     else printf("mapped none\n");
 }
 
+/* Prints `label` and the mapping holding `addr`, with its path and its
+ * Rss, Pss, shared and private kB from /proc/self/smaps. */
+static void print_mapping_of(const char *label, const void *addr)
+{
+    FILE *smaps = fopen("/proc/self/smaps", "r");
+    char line[4096], path[4096] = "";
+    long rss = -1, pss = -1, shared = 0, private_kb = 0, value;
+    unsigned long lo, hi, at = (unsigned long) addr;
+    int in = 0;
+    while (smaps && fgets(line, sizeof line, smaps)) {
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            if (in) break;
+            if (lo <= at && at < hi) {
+                in = 1;
+                char *slash = strchr(line, '/');
+                snprintf(path, sizeof path, "%s", slash ? slash : "(anonymous)");
+                path[strcspn(path, "\n")] = 0;
+            }
+        } else if (in && sscanf(line, "Rss: %ld kB", &value) == 1) {
+            rss = value;
+        } else if (in && sscanf(line, "Pss: %ld kB", &value) == 1) {
+            pss = value;
+        } else if (in && (sscanf(line, "Shared_Clean: %ld kB", &value) == 1 || sscanf(line, "Shared_Dirty: %ld kB", &value) == 1)) {
+            shared += value;
+        } else if (in && (sscanf(line, "Private_Clean: %ld kB", &value) == 1 || sscanf(line, "Private_Dirty: %ld kB", &value) == 1)) {
+            private_kb += value;
+        }
+    }
+    if (smaps) fclose(smaps);
+    printf("%s %s rss=%ld pss=%ld shared=%ld private=%ld\n", label, path, rss, pss, shared, private_kb);
+}
+
+/* Rolls `path` with ketama_roll and prints the sharing counters after it
+ * and a digest of the servers its continuum gives 100,000 keys. */
+static ketama_continuum roll_compat(const char *path)
+{
+    ketama_continuum continuum;
+    if (ketama_roll(&continuum, (char *) path) != 1) {
+        printf("FAIL roll: %s\n", ketama_error());
+        exit(1);
+    }
+    uint64_t compat = 14695981039346656037ull;
+    char key[32];
+    for (int i = 0; i < 100000; i++) {
+        snprintf(key, sizeof key, "user:%d", i);
+        mcs *found = ketama_get_server(key, continuum);
+        for (const char *c = found->ip; *c; c++) compat = (compat ^ (unsigned char) *c) * 1099511628211ull;
+        compat = (compat ^ 0xff) * 1099511628211ull;
+    }
+    ketama_ring_cache_sharing s;
+    if (ketama_ring_cache_get_sharing(&s) != KETAMA_OK) exit(1);
+    printf("compat_attached=%llu compat_rolled=%llu compat_digest=%016llx\n", (unsigned long long) s.attached,
+           (unsigned long long) s.rolled, (unsigned long long) compat);
+    return continuum;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) return 2;
@@ -80,25 +138,15 @@ int main(int argc, char **argv)
     }
     printf("digest=%016llx\n", (unsigned long long) digest);
     print_mapping(argv[2]);
+    /* ketama_roll's continuum of the same file: its ring is built as the
+       cache builds, so it maps the ring's image too, and its mcs records are
+       mapped copy-on-write from their own image; the same 100,000 answers. */
+    ketama_continuum continuum = roll_compat(argv[1]);
+    print_mapping_of("records", continuum->array);
     if (strcmp(argv[3], "exit") == 0) {
-        /* ketama_roll's continuum of the same file: its ring is built as the
-           cache builds, so it maps the image too; the same 100,000 answers. */
-        ketama_continuum continuum;
-        if (ketama_roll(&continuum, argv[1]) != 1) {
-            printf("FAIL roll: %s\n", ketama_error());
-            return 1;
-        }
-        uint64_t compat = 14695981039346656037ull;
-        for (int i = 0; i < 100000; i++) {
-            snprintf(key, sizeof key, "user:%d", i);
-            mcs *found = ketama_get_server(key, continuum);
-            for (const char *c = found->ip; *c; c++) compat = (compat ^ (unsigned char) *c) * 1099511628211ull;
-            compat = (compat ^ 0xff) * 1099511628211ull;
-        }
-        ketama_smoke(continuum);
-        if (ketama_ring_cache_get_sharing(&s) != KETAMA_OK) return 1;
-        printf("compat_attached=%llu compat_rolled=%llu compat_digest=%016llx\n", (unsigned long long) s.attached,
-               (unsigned long long) s.rolled, (unsigned long long) compat);
+        /* A client may write through mcs*: the page becomes its own. */
+        ((mcs *) continuum->array)[0].ip[0] = '#';
+        print_mapping_of("written", continuum->array);
     }
     if (strcmp(argv[3], "hold") == 0) {
         /* Keeps the ring mapped until the test closes standard input (or two minutes pass). */
@@ -107,6 +155,7 @@ int main(int argc, char **argv)
         alarm(120);
         while (getchar() != EOF) {}
     }
+    ketama_smoke(continuum);
     ketama_ring_free(ring);
     return 0;
 }
@@ -215,6 +264,19 @@ fn a_second_process_maps_the_ring_the_first_rolled() {
         }
     }
     let first_report = report(&first_out);
+    // The image of the records the first published, as it was written.
+    let records_line = |out: &str, label: &str| {
+        out.lines()
+            .find(|l| l.starts_with(&format!("{label} ")))
+            .unwrap_or_else(|| panic!("no {label} line in {out}"))
+            .to_string()
+    };
+    let records_image = records_line(&first_out, "records")
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let image_before = std::fs::read(&records_image).unwrap();
 
     // The second, while the first runs, attaches.
     let out = common::run_with_timeout(&mut command(&rings, "exit"), Duration::from_secs(60));
@@ -277,6 +339,34 @@ fn a_second_process_maps_the_ring_the_first_rolled() {
         compat(&second_out),
         (2, 0, second.digest.clone()),
         "{second_out}"
+    );
+    assert_eq!(
+        compat(&first_out),
+        (1, 1, first_report.digest.clone()),
+        "{first_out}"
+    );
+    // The records: the first published them and maps them; the second maps
+    // the same image, every page shared with the first and none its own,
+    // until it writes through mcs* (one page its own, the image untouched).
+    assert!(
+        records_image.starts_with(rings.to_str().unwrap()),
+        "{first_out}"
+    );
+    let mapped = records_line(&second_out, "records");
+    assert_eq!(
+        mapped.split(' ').nth(1).unwrap(),
+        records_image,
+        "{second_out}"
+    );
+    assert_eq!(kb(&mapped, "private"), 0, "{mapped}");
+    assert!(kb(&mapped, "rss") >= 40_000, "45 MB of records: {mapped}");
+    assert!(kb(&mapped, "pss") * 2 <= kb(&mapped, "rss") + 8, "{mapped}");
+    let written = records_line(&second_out, "written");
+    assert!(kb(&written, "private") >= 4, "{written}");
+    assert_eq!(std::fs::read(&records_image).unwrap(), image_before);
+    assert!(
+        !records_line(&private_out, "records").contains(rings.to_str().unwrap()),
+        "sharing off: the records are the process's own: {private_out}"
     );
     assert_eq!(
         compat(&private_out),

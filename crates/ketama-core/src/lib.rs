@@ -55,6 +55,7 @@ pub mod analysis;
 mod batch;
 mod config;
 pub mod continuum;
+pub mod cow_map;
 pub mod error;
 pub mod escape;
 pub mod file_ring;

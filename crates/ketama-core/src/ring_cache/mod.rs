@@ -146,6 +146,26 @@ impl RingCache {
         Ok(ring)
     }
 
+    /// An array derived from the ring of `servers` with `config` (`count`
+    /// records of `record` bytes; `fill(first, out)` writes records
+    /// `first..` into `out`), shared between processes as a large ring is
+    /// ([`shared::Mirror`]): mapped copy-on-write from the image another
+    /// process published, or built, published and mapped. `None` when it
+    /// is not shared (sharing off, under the threshold, no usable
+    /// directory): the caller builds its own.
+    pub fn mirror(
+        &self,
+        servers: &[ServerSpec],
+        config: RingConfig,
+        kind: &str,
+        record: usize,
+        count: usize,
+        fill: impl Fn(usize, &mut [u8]),
+    ) -> Option<shared::Mirror> {
+        self.shared
+            .mirror(servers, config, kind, record, count, fill)
+    }
+
     /// Counts one build, answered from the cache (`hit`) or not.
     fn count(&self, hit: bool) {
         let counter = if hit { &self.hits } else { &self.misses };

@@ -28,7 +28,7 @@ use crate::continuum::{Continuum, TiePolicy};
 use crate::hash::xxh3::xxh3_64;
 use crate::words::{Mapping, Words};
 
-/// The first eight bytes of an image.
+/// The first eight bytes of a ring's image.
 const MAGIC: [u8; 8] = *b"KETAMAri";
 /// The format version this library writes and reads.
 pub(super) const VERSION: u32 = 1;
@@ -37,20 +37,21 @@ const ORDER: u32 = 0x0102_0304;
 /// The header's size.
 pub(super) const HEADER: usize = 64;
 
-/// The fields of a header.
+/// The fields of a header (a mirror's, `mirror.rs`, has the same layout:
+/// its records in place of the points, their size in place of the servers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Header {
-    version: u32,
-    key_len: u64,
-    points: u64,
-    servers: u64,
-    checksum: u64,
+pub(super) struct Header {
+    pub(super) version: u32,
+    pub(super) key_len: u64,
+    pub(super) points: u64,
+    pub(super) servers: u64,
+    pub(super) checksum: u64,
 }
 
 impl Header {
-    fn to_bytes(self) -> [u8; HEADER] {
+    pub(super) fn to_bytes(self, magic: [u8; 8]) -> [u8; HEADER] {
         let mut bytes = [0u8; HEADER];
-        bytes[..8].copy_from_slice(&MAGIC);
+        bytes[..8].copy_from_slice(&magic);
         bytes[8..12].copy_from_slice(&self.version.to_ne_bytes());
         bytes[12..16].copy_from_slice(&ORDER.to_ne_bytes());
         bytes[16..24].copy_from_slice(&self.key_len.to_ne_bytes());
@@ -60,11 +61,12 @@ impl Header {
         bytes
     }
 
-    fn read(bytes: &[u8; HEADER]) -> Result<Header, String> {
+    /// The header in `bytes` when they start with `magic`; else why not.
+    pub(super) fn read(bytes: &[u8; HEADER], magic: [u8; 8]) -> Result<Header, String> {
         let u32_at = |at: usize| u32::from_ne_bytes(bytes[at..at + 4].try_into().unwrap());
         let u64_at = |at: usize| u64::from_ne_bytes(bytes[at..at + 8].try_into().unwrap());
-        if bytes[..8] != MAGIC {
-            return Err("it is not a ring image (wrong magic)".into());
+        if bytes[..8] != magic {
+            return Err("it is not an image of this kind (wrong magic)".into());
         }
         if u32_at(12) != ORDER {
             return Err("it was written in another byte order".into());
@@ -115,7 +117,7 @@ pub(super) fn encode(key: &[u8], servers: usize, continuum: &Continuum) -> Vec<u
         }
     }
     header.checksum = xxh3_64(&image[HEADER..], 0);
-    image[..HEADER].copy_from_slice(&header.to_bytes());
+    image[..HEADER].copy_from_slice(&header.to_bytes(MAGIC));
     image
 }
 
@@ -136,7 +138,7 @@ pub(super) fn attach(
     }
     file.read_exact_at(&mut bytes, 0)
         .map_err(|e| format!("its header cannot be read: {e}"))?;
-    let header = Header::read(&bytes)?;
+    let header = Header::read(&bytes, MAGIC)?;
     let (points_at, owners_at, expected) = header
         .layout()
         .ok_or("its header gives sizes past the address space")?;

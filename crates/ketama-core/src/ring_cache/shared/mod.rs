@@ -28,10 +28,16 @@
 //!   makes a build fail.
 //! * **Bounded**: publishing removes images unused (attached) for a day,
 //!   then the least recently used beyond 64 images or 4 GiB (`dir.rs`).
+//! * **Mirrors**: an array derived from a large ring (the compat roll's
+//!   `mcs` records) is published and mapped the same way, copy-on-write
+//!   (`mirror.rs`).
 
 mod dir;
 mod image;
 mod key;
+mod mirror;
+
+pub use mirror::Mirror;
 
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;

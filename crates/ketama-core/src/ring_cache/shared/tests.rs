@@ -434,3 +434,83 @@ fn the_setting_reads_as_documented() {
     assert_eq!(env(Some("relative/dir")), Sharing::Off);
     assert_eq!(env(Some("/tmp/x")), Sharing::Dir("/tmp/x".into()));
 }
+
+/// A mirror of `ring` for the tests: four bytes a point, its point.
+fn points_mirror(shared: &SharedRings, servers: &[ServerSpec], ring: &Ring) -> Option<Mirror> {
+    let points = ring.continuum().points();
+    shared.mirror(
+        servers,
+        RingConfig::default(),
+        "points",
+        4,
+        points.len(),
+        |first, out| {
+            for (i, bytes) in out.chunks_exact_mut(4).enumerate() {
+                bytes.copy_from_slice(&points[first + i].to_ne_bytes());
+            }
+        },
+    )
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "Miri does not map files")]
+fn a_mirror_is_published_attached_checked_and_copied_on_write() {
+    let scratch = ScratchDir::new("shared-mirror");
+    let dir = scratch.join("rings");
+    let servers = list(300);
+    let ring = Ring::new(servers.clone(), RingConfig::default()).unwrap();
+    let expected: Vec<u8> = ring
+        .continuum()
+        .points()
+        .iter()
+        .flat_map(|p| p.to_ne_bytes())
+        .collect();
+
+    // One process publishes and maps it; another maps the same image.
+    let first = points_mirror(&sharing(&dir), &servers, &ring).expect("published");
+    let second = points_mirror(&sharing(&dir), &servers, &ring).expect("attached");
+    assert_eq!(first.bytes(), &expected[..]);
+    assert_eq!(second.bytes(), &expected[..]);
+    assert_eq!(first.as_mut_ptr() as usize % 8, 0, "aligned records");
+    let image = images(&dir)
+        .into_iter()
+        .find(|p| std::fs::read(p).unwrap().starts_with(b"KETAMAmi"))
+        .expect("the mirror's image");
+    let written = std::fs::read(&image).unwrap();
+
+    // A write through the pointer is the writer's alone.
+    // SAFETY: the first byte of a live mirror, which callers may write.
+    unsafe { first.as_mut_ptr().write(!expected[0]) };
+    assert_eq!(first.bytes()[0], !expected[0]);
+    assert_eq!(second.bytes(), &expected[..]);
+    assert_eq!(std::fs::read(&image).unwrap(), written);
+
+    // Records other than the ring's, even resealed, are refused and replaced.
+    let records_at = written.len() - expected.len();
+    tamper(&image, true, |b| b[records_at] ^= 1);
+    let rebuilt = points_mirror(&sharing(&dir), &servers, &ring).expect("republished");
+    assert_eq!(rebuilt.bytes(), &expected[..]);
+    assert_eq!(std::fs::read(&image).unwrap(), written);
+    // A damaged header or checksum: the same.
+    tamper(&image, false, |b| b[records_at + 5] ^= 1);
+    assert_eq!(
+        points_mirror(&sharing(&dir), &servers, &ring)
+            .unwrap()
+            .bytes(),
+        &expected[..]
+    );
+    tamper(&image, true, |b| b[0] ^= 1);
+    assert_eq!(
+        points_mirror(&sharing(&dir), &servers, &ring)
+            .unwrap()
+            .bytes(),
+        &expected[..]
+    );
+    assert_eq!(std::fs::read(&image).unwrap(), written);
+
+    // Not shared: sharing off, or under the threshold.
+    assert!(points_mirror(&SharedRings::off(), &servers, &ring).is_none());
+    let high = SharedRings::off();
+    high.set(Sharing::Dir(dir.clone()), expected.len() + 1);
+    assert!(points_mirror(&high, &servers, &ring).is_none());
+}
