@@ -31,7 +31,8 @@
 #      caches, which multiplies what each one costs).
 #
 #   4. Memory across workers: one FPM with WORKERS (4) static workers, each
-#      made to serve Ring::fromFile on the 10,000-server file, one after the
+#      made to serve Ring::fromFile (then, in another FPM, the compat pair
+#      ketama_roll + ketama_get_server) on the 10,000-server file, one after the
 #      other (each request held open so that the next goes to another
 #      worker), timed inside the request: the first worker rolls the ring,
 #      the others map the continuum it published (sharing on: the directory
@@ -255,28 +256,31 @@ done
 # with the continuum shared between them and without.
 WORKERS=${WORKERS:-4}
 script=$PWD/bindings/php/bench_request.php
-for sharing in on off; do
-  echo "bench-php-fpm: memory across $WORKERS workers, sharing $sharing"
-  current=workers-$sharing
-  fresh_shared_dir
-  setting=$shared_dir
-  [ "$sharing" = off ] && setting=off
-  start_fpm "$current" "$snippet" "$WORKERS" "env[KETAMA_SHARED_RINGS] = \"$setting\""
-  # One after the other, each held 3 s after answering: each worker serves one.
-  for i in $(seq "$WORKERS"); do
-    first=$(ask "$script" "layout=$layout&case=first&hold_ms=3000&servers=$work/servers10000&key=user:$i")
-    printf 'first: %s\t%s\t%s\n' "$sharing" "$i" "$first" >> "$out/php-fpm.tsv"
+for row in fromFile compat; do
+  case=first; [ "$row" = compat ] && case=first_compat
+  for sharing in on off; do
+    echo "bench-php-fpm: memory across $WORKERS workers, $row, sharing $sharing"
+    current=workers-$row-$sharing
+    fresh_shared_dir
+    setting=$shared_dir
+    [ "$sharing" = off ] && setting=off
+    start_fpm "$current" "$snippet" "$WORKERS" "env[KETAMA_SHARED_RINGS] = \"$setting\""
+    # One after the other, each held 3 s after answering: each worker serves one.
+    for i in $(seq "$WORKERS"); do
+      first=$(ask "$script" "layout=$layout&case=$case&hold_ms=3000&servers=$work/servers10000&key=user:$i")
+      printf 'first: %s %s\t%s\t%s\n' "$row" "$sharing" "$i" "$first" >> "$out/php-fpm.tsv"
+    done
+    sleep 3.2
+    # WORKERS requests at once, each held open 0.5 s after answering: each worker serves one.
+    for i in $(seq "$WORKERS"); do
+      ask "$script" "layout=$layout&case=memory&hold=1&servers=$work/servers10000&key=user:$i" > "$work/workers.memory.$i" &
+    done
+    wait $(jobs -p | grep -vx "$fpm_pid") 2>/dev/null || true
+    for i in $(seq "$WORKERS"); do
+      printf 'workers: %s %s\t%s\n' "$row" "$sharing" "$(cat "$work/workers.memory.$i")" >> "$out/php-fpm.tsv"
+    done
+    stop_fpm
   done
-  sleep 3.2
-  # WORKERS requests at once, each held open 0.5 s after answering: each worker serves one.
-  for i in $(seq "$WORKERS"); do
-    ask "$script" "layout=$layout&case=memory&hold=1&servers=$work/servers10000&key=user:$i" > "$work/workers.memory.$i" &
-  done
-  wait $(jobs -p | grep -vx "$fpm_pid") 2>/dev/null || true
-  for i in $(seq "$WORKERS"); do
-    printf 'workers: %s\t%s\n' "$sharing" "$(cat "$work/workers.memory.$i")" >> "$out/php-fpm.tsv"
-  done
-  stop_fpm
 done
 rm -rf "$shared_dir"
 
@@ -348,22 +352,27 @@ if table:
             mib = lambda r: "n/a" if r is None or not r[4].isdigit() else f"{int(r[4]) / 1024:.1f}"
             print(f"| {case} | " + " | ".join(mib(got.get((case, s))) for s in sizes) + " |")
     print(f"\nThe library and the binding: {sys.argv[5]}.")
+# workers: [row, sharing, pid, rss, pss]; firsts: (row, sharing, pid) -> (order, µs)
 workers = [r[0][len("workers: "):].split() + r[1:] for r in rows if r[0].startswith("workers: ")]
-firsts = {(r[0][len("first: "):], r[2]): (r[1], r[3]) for r in rows if r[0].startswith("first: ")}
+firsts = {tuple(r[0][len("first: "):].split()) + (r[2],): (r[1], r[3])
+          for r in rows if r[0].startswith("first: ")}
 if workers:
-    count = len([w for w in workers if w[0] == "on"])
-    print(f"\n{count} workers, each after a `fromFile` request on the 10,000-server file, in the order "
-          "they served it: the first request's time inside PHP (µs: the first worker rolls the ring; "
-          "with sharing on the others map the continuum it published), then the worker's memory "
+    count = len([w for w in workers if w[:2] == ["fromFile", "on"]])
+    print(f"\n{count} workers, each after one request on the 10,000-server file (`fromFile`, or the "
+          "compat pair `ketama_roll` + `ketama_get_server`), in the order they served it: the first "
+          "request's time inside PHP (µs: the first worker rolls the ring; with sharing on the others "
+          "map the continuum it published, and the compat records), then the worker's memory "
           "(MiB; Pss divides each shared page among the processes mapping it):\n")
-    print("| sharing | worker | first request µs | VmRSS | Pss |\n|---|---|---|---|---|")
-    for sharing in ["on", "off"]:
-        rows_of = sorted(((order, pid, us) for (s, pid), (order, us) in firsts.items() if s == sharing),
-                         key=lambda t: int(t[0]))
-        memory = {w[1]: w[2:] for w in workers if w[0] == sharing}
-        for order, pid, us in rows_of:
-            rss, pss = memory.get(pid, ["0", "0"])
-            print(f"| {sharing} | {order} | {int(us):,} | {int(rss) / 1024:.1f} | {int(pss) / 1024:.1f} |")
+    print("| request | sharing | worker | first request µs | VmRSS | Pss |\n|---|---|---|---|---|---|")
+    for row in ["fromFile", "compat"]:
+        for sharing in ["on", "off"]:
+            rows_of = sorted(((order, pid, us) for (r, s, pid), (order, us) in firsts.items()
+                              if (r, s) == (row, sharing)), key=lambda t: int(t[0]))
+            memory = {w[2]: w[3:] for w in workers if w[:2] == [row, sharing]}
+            for order, pid, us in rows_of:
+                rss, pss = memory.get(pid, ["0", "0"])
+                print(f"| {row} | {sharing} | {order} | {int(us):,} | {int(rss) / 1024:.1f} | "
+                      f"{int(pss) / 1024:.1f} |")
 if calls:
     print("\nPer call inside one request (`bindings/php/bench.php` run as an FPM request and from the CLI, "
           "same run, same keys; median ns per key, by number of servers):\n")

@@ -20,6 +20,8 @@
  *   first        fromFile timed inside the request: PID<TAB>µs<TAB>server (a
  *                worker's first request rolls its ring, or maps the one
  *                another worker published)
+ *   first_compat the same for ketama_roll + ketama_get_server (the ring and
+ *                its mcs records)
  *
  * `layout=debian` loads the binding as the php-ketama package's users do;
  * `hold=1` keeps the worker busy for 0.5 s after the answer is sent (so
@@ -68,6 +70,11 @@ switch ($case) {
     case 'first':
         $started = hrtime(true);
         $server = Ketama\Ring::fromFile($servers)->server($key);
+        echo getmypid(), "\t", intdiv(hrtime(true) - $started, 1000), "\t", $server, "\n";
+        break;
+    case 'first_compat':
+        $started = hrtime(true);
+        $server = ketama_get_server($key, ketama_roll($servers))['ip'];
         echo getmypid(), "\t", intdiv(hrtime(true) - $started, 1000), "\t", $server, "\n";
         break;
     case 'empty':
