@@ -26,41 +26,10 @@ const PROGRAM: &str = r#"
 #include <string.h>
 #include <unistd.h>
 
-/* Prints the first mapping whose path starts with `dir` and its Rss, Pss,
- * shared and private kB from /proc/self/smaps ("mapped none" if none). */
-static void print_mapping(const char *dir)
-{
-    FILE *smaps = fopen("/proc/self/smaps", "r");
-    char line[4096], path[4096] = "";
-    long rss = -1, pss = -1, shared = 0, private_kb = 0, value;
-    int in = 0;
-    while (smaps && fgets(line, sizeof line, smaps)) {
-        char *slash = strchr(line, '/');
-        if (strchr(line, '-') && strchr(line, '-') < strchr(line, ' ')) { /* a mapping's header line */
-            if (in) break;
-            if (slash && strncmp(slash, dir, strlen(dir)) == 0) {
-                in = 1;
-                snprintf(path, sizeof path, "%s", slash);
-                path[strcspn(path, "\n")] = 0;
-            }
-        } else if (in && sscanf(line, "Rss: %ld kB", &value) == 1) {
-            rss = value;
-        } else if (in && sscanf(line, "Pss: %ld kB", &value) == 1) {
-            pss = value;
-        } else if (in && (sscanf(line, "Shared_Clean: %ld kB", &value) == 1 || sscanf(line, "Shared_Dirty: %ld kB", &value) == 1)) {
-            shared += value;
-        } else if (in && (sscanf(line, "Private_Clean: %ld kB", &value) == 1 || sscanf(line, "Private_Dirty: %ld kB", &value) == 1)) {
-            private_kb += value;
-        }
-    }
-    if (smaps) fclose(smaps);
-    if (in) printf("mapped %s rss=%ld pss=%ld shared=%ld private=%ld\n", path, rss, pss, shared, private_kb);
-    else printf("mapped none\n");
-}
-
-/* Prints `label` and the mapping holding `addr`, with its path and its
- * Rss, Pss, shared and private kB from /proc/self/smaps. */
-static void print_mapping_of(const char *label, const void *addr)
+/* Prints `label` and the first mapping whose path starts with `dir` (or,
+ * `dir` NULL, the mapping holding `addr`), its path and its Rss, Pss,
+ * shared and private kB from /proc/self/smaps; "`label` none" if none. */
+static void print_mapping_of(const char *label, const char *dir, const void *addr)
 {
     FILE *smaps = fopen("/proc/self/smaps", "r");
     char line[4096], path[4096] = "";
@@ -68,11 +37,11 @@ static void print_mapping_of(const char *label, const void *addr)
     unsigned long lo, hi, at = (unsigned long) addr;
     int in = 0;
     while (smaps && fgets(line, sizeof line, smaps)) {
-        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+        char *slash = strchr(line, '/');
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) { /* a mapping's header line */
             if (in) break;
-            if (lo <= at && at < hi) {
+            if (dir ? slash && strncmp(slash, dir, strlen(dir)) == 0 : lo <= at && at < hi) {
                 in = 1;
-                char *slash = strchr(line, '/');
                 snprintf(path, sizeof path, "%s", slash ? slash : "(anonymous)");
                 path[strcspn(path, "\n")] = 0;
             }
@@ -87,7 +56,8 @@ static void print_mapping_of(const char *label, const void *addr)
         }
     }
     if (smaps) fclose(smaps);
-    printf("%s %s rss=%ld pss=%ld shared=%ld private=%ld\n", label, path, rss, pss, shared, private_kb);
+    if (in) printf("%s %s rss=%ld pss=%ld shared=%ld private=%ld\n", label, path, rss, pss, shared, private_kb);
+    else printf("%s none\n", label);
 }
 
 /* Rolls `path` with ketama_roll and prints the sharing counters after it
@@ -137,16 +107,16 @@ int main(int argc, char **argv)
         digest = (digest ^ 0xff) * 1099511628211ull;
     }
     printf("digest=%016llx\n", (unsigned long long) digest);
-    print_mapping(argv[2]);
+    print_mapping_of("mapped", argv[2], NULL);
     /* ketama_roll's continuum of the same file: its ring is built as the
        cache builds, so it maps the ring's image too, and its mcs records are
        mapped copy-on-write from their own image; the same 100,000 answers. */
     ketama_continuum continuum = roll_compat(argv[1]);
-    print_mapping_of("records", continuum->array);
+    print_mapping_of("records", NULL, continuum->array);
     if (strcmp(argv[3], "exit") == 0) {
         /* A client may write through mcs*: the page becomes its own. */
         ((mcs *) continuum->array)[0].ip[0] = '#';
-        print_mapping_of("written", continuum->array);
+        print_mapping_of("written", NULL, continuum->array);
     }
     if (strcmp(argv[3], "hold") == 0) {
         /* Keeps the ring mapped until the test closes standard input (or two minutes pass). */

@@ -11,8 +11,9 @@
 
 use std::fs::File;
 use std::io;
-use std::os::fd::AsRawFd;
 use std::ptr::NonNull;
+
+use crate::words::map_file;
 
 /// A whole file mapped readable and writable, private to the process
 /// (`MAP_PRIVATE`); unmapped when dropped.
@@ -37,26 +38,12 @@ impl CowMapping {
     /// that size); 0 is refused. The pages are mapped as they are read, not
     /// up front: populating a writable private mapping would copy each one.
     pub fn map(file: &File, len: usize) -> io::Result<CowMapping> {
-        if len == 0 {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty mapping"));
-        }
-        // SAFETY: a fresh mapping chosen by the kernel (no address given),
-        // of an open descriptor; nothing is read or written through it here.
-        let start = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE,
-                file.as_raw_fd(),
-                0,
-            )
-        };
-        if start == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let start =
-            NonNull::new(start.cast::<u8>()).ok_or_else(|| io::Error::other("mmap at 0"))?;
+        let start = map_file(
+            file,
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE,
+        )?;
         Ok(CowMapping { start, len })
     }
 

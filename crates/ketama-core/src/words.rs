@@ -46,27 +46,8 @@ impl Mapping {
     /// not exceed the file's size as the caller has just checked it (the
     /// file is one nobody writes, so it stays that size); 0 is refused.
     pub fn map(file: &File, len: usize) -> io::Result<Mapping> {
-        if len == 0 {
-            return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty mapping"));
-        }
-        // SAFETY: a fresh mapping chosen by the kernel (no address given),
-        // of an open descriptor, read-only; nothing is read through it here.
         // MAP_POPULATE only maps the pages now rather than on first read.
-        let start = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ,
-                libc::MAP_SHARED | POPULATE,
-                file.as_raw_fd(),
-                0,
-            )
-        };
-        if start == libc::MAP_FAILED {
-            return Err(io::Error::last_os_error());
-        }
-        let start =
-            NonNull::new(start.cast::<u8>()).ok_or_else(|| io::Error::other("mmap at 0"))?;
+        let start = map_file(file, len, libc::PROT_READ, libc::MAP_SHARED | POPULATE)?;
         Ok(Mapping { start, len })
     }
 
@@ -84,6 +65,27 @@ impl Drop for Mapping {
         // outlives `self` (every `Words` reading it holds an `Arc` of it).
         unsafe { libc::munmap(self.start.as_ptr().cast(), self.len) };
     }
+}
+
+/// The first `len` bytes of `file` mapped with `prot` and `flags` at an
+/// address the kernel chooses (0 bytes refused): the one `mmap` call of
+/// [`Mapping`] and [`crate::cow_map::CowMapping`], whose owners unmap it.
+pub(crate) fn map_file(
+    file: &File,
+    len: usize,
+    prot: libc::c_int,
+    flags: libc::c_int,
+) -> io::Result<NonNull<u8>> {
+    if len == 0 {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "empty mapping"));
+    }
+    // SAFETY: a fresh mapping chosen by the kernel (no address given), of
+    // an open descriptor; nothing is read or written through it here.
+    let start = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, flags, file.as_raw_fd(), 0) };
+    if start == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    NonNull::new(start.cast::<u8>()).ok_or_else(|| io::Error::other("mmap at 0"))
 }
 
 /// What keeps a [`Words`]' memory alive.

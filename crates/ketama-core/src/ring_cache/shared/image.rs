@@ -62,7 +62,7 @@ impl Header {
     }
 
     /// The header in `bytes` when they start with `magic`; else why not.
-    pub(super) fn read(bytes: &[u8; HEADER], magic: [u8; 8]) -> Result<Header, String> {
+    fn read(bytes: &[u8; HEADER], magic: [u8; 8]) -> Result<Header, String> {
         let u32_at = |at: usize| u32::from_ne_bytes(bytes[at..at + 4].try_into().unwrap());
         let u64_at = |at: usize| u64::from_ne_bytes(bytes[at..at + 8].try_into().unwrap());
         if bytes[..8] != magic {
@@ -94,6 +94,18 @@ impl Header {
         let owners_at = points_at.checked_add(array)?;
         Some((points_at, owners_at, owners_at.checked_add(array)?))
     }
+}
+
+/// The header of the image `file` of `size` bytes, when it is one that
+/// starts with `magic`; else why not.
+pub(super) fn read_header(file: &File, size: u64, magic: [u8; 8]) -> Result<Header, String> {
+    let mut bytes = [0u8; HEADER];
+    if size < HEADER as u64 {
+        return Err(format!("it is {size} bytes, shorter than a header"));
+    }
+    file.read_exact_at(&mut bytes, 0)
+        .map_err(|e| format!("its header cannot be read: {e}"))?;
+    Header::read(&bytes, magic)
 }
 
 /// The image of `continuum`, built from the key bytes `key` for `servers`
@@ -132,13 +144,7 @@ pub(super) fn attach(
     servers: usize,
     ties: TiePolicy,
 ) -> Result<Continuum, String> {
-    let mut bytes = [0u8; HEADER];
-    if size < HEADER as u64 {
-        return Err(format!("it is {size} bytes, shorter than a header"));
-    }
-    file.read_exact_at(&mut bytes, 0)
-        .map_err(|e| format!("its header cannot be read: {e}"))?;
-    let header = Header::read(&bytes, MAGIC)?;
+    let header = read_header(file, size, MAGIC)?;
     let (points_at, owners_at, expected) = header
         .layout()
         .ok_or("its header gives sizes past the address space")?;

@@ -15,12 +15,11 @@
 
 use std::path::Path;
 
-use super::image::{HEADER, Header, VERSION};
+use super::image::{self, HEADER, Header, VERSION};
 use super::{SharedRings, Sharing, dir, key};
 use crate::cow_map::CowMapping;
 use crate::hash::xxh3::xxh3_64;
 use crate::{RingConfig, ServerSpec};
-use std::os::unix::fs::FileExt;
 
 /// The first eight bytes of a mirror's image.
 const MAGIC: [u8; 8] = *b"KETAMAmi";
@@ -106,13 +105,7 @@ fn attach(
     fill: &impl Fn(usize, &mut [u8]),
 ) -> Result<Mirror, String> {
     let (file, size) = dir::open_image(path)?.ok_or("no image")?;
-    let mut bytes = [0u8; HEADER];
-    if size < HEADER as u64 {
-        return Err(format!("it is {size} bytes, shorter than a header"));
-    }
-    file.read_exact_at(&mut bytes, 0)
-        .map_err(|e| format!("its header cannot be read: {e}"))?;
-    let header = Header::read(&bytes, MAGIC)?;
+    let header = image::read_header(&file, size, MAGIC)?;
     let records_at = HEADER + key.len().next_multiple_of(8);
     let len = record * count;
     if (header.key_len, header.points, header.servers)
