@@ -96,13 +96,14 @@ fn encode(key: &[u8], record: usize, count: usize, fill: &impl Fn(usize, &mut [u
 }
 
 /// The mirror the image at `path` holds, when it is the image of `key`
-/// and every record is what `fill` builds (marked used); else why not.
+/// for `count` records of `record` bytes and `expected` accepts its
+/// records (marked used); else why not.
 fn attach(
     path: &Path,
     key: &[u8],
     record: usize,
     count: usize,
-    fill: &impl Fn(usize, &mut [u8]),
+    expected: impl FnOnce(&[u8]) -> bool,
 ) -> Result<Mirror, String> {
     let (file, size) = dir::open_image(path)?.ok_or("no image")?;
     let header = image::read_header(&file, size, MAGIC)?;
@@ -122,10 +123,7 @@ fn attach(
     if xxh3_64(&image[HEADER..], 0) != header.checksum {
         return Err("its checksum does not match its contents".into());
     }
-    let records = &image[records_at..];
-    if !chunks(record, count, fill, |at, built| {
-        &records[at..at + built.len()] == built
-    }) {
+    if !expected(&image[records_at..]) {
         return Err("its records are not the ones this ring gives".into());
     }
     dir::touch(&file);
@@ -166,15 +164,23 @@ impl SharedRings {
         let mut key = key::key_bytes(servers, config);
         key.extend_from_slice(format!("mirror {kind} {record}\n").as_bytes());
         let name = key::file_name(&key);
-        if let Ok(mirror) = attach(&dir.join(&name), &key, record, count, &fill) {
+        // Another process's image: every record compared with one built here.
+        let built_here = |records: &[u8]| {
+            chunks(record, count, &fill, |at, built| {
+                &records[at..at + built.len()] == built
+            })
+        };
+        if let Ok(mirror) = attach(&dir.join(&name), &key, record, count, built_here) {
             return Some(mirror);
         }
         let image = encode(&key, record, count, &fill);
         match dir::publish(&dir, &name, &image) {
             Ok(path) => {
-                drop(image);
                 dir::sweep(&dir, &path, dir::MAX_IMAGES, dir::MAX_BYTES);
-                attach(&path, &key, record, count, &fill).ok()
+                // The image just written: compared with its bytes, not built again.
+                let records_at = image.len() - record * count;
+                let written = |records: &[u8]| records == &image[records_at..];
+                attach(&path, &key, record, count, written).ok()
             }
             Err(e) => {
                 self.warn(&format!(
